@@ -34,7 +34,7 @@ func CutBack(b []byte, n int) int {
 	// Find the start of the character that holds b[n], looking back at most
 	// utf8.UTFMax-1 bytes; b[:start] then ends on a boundary.
 	k := n
-	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+	for i := n; i >= 0 && i > n-utf8.UTFMax; i-- {
 		if utf8.RuneStart(b[i]) {
 			k = i
 			break
