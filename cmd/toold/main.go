@@ -1,0 +1,191 @@
+// Command toold is a daemon that gives AI coding agents windows of files and
+// of command output that fit a context window: whole lines, exact metadata,
+// and nothing lost. See README.md and docs/protocol.md.
+//
+// Usage:
+//
+//	toold [flags]                 serve one client on stdin/stdout (= toold serve --stdio)
+//	toold serve --stdio [flags]
+//	toold call METHOD [JSON]      send one request, print the result
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+
+	"toold/lifecycle"
+	"toold/rpc"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+const usage = `toold: file and command windows for AI coding agents, over JSON-RPC 2.0.
+
+Usage:
+  toold [flags]                  serve one client on stdin/stdout (same as: toold serve --stdio)
+  toold serve --stdio [flags]    the same, explicitly
+  toold call METHOD [JSON]       send one request to a daemon of its own, print the
+                                 result as JSON on stdout; an error goes to stderr, exit 1
+
+On stdio the framing is detected from the first bytes: Content-Length headers (LSP,
+VS Code) or one JSON message per line (scripts). Replies use the same framing. Logs go
+to stderr only. Methods: initialize, read, readBytes, page, exec, stats, session/close,
+shutdown, exit, $/cancelRequest (see docs/protocol.md).
+
+Example:
+  echo '{"jsonrpc":"2.0","id":1,"method":"read","params":{"path":"README.md","limit":5}}' | toold
+
+Flags:
+`
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("toold", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
+	stdio := fs.Bool("stdio", true, "serve one client on stdin/stdout")
+	spoolRoot := fs.String("spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
+
+	// Flags may come before and after the subcommand.
+	cmd := "serve"
+	if err := fs.Parse(args); err != nil {
+		return flagExit(err)
+	}
+	if fs.NArg() > 0 {
+		cmd = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return flagExit(err)
+		}
+	}
+	if *showVersion {
+		fmt.Println("toold", version)
+		return 0
+	}
+	logger, err := newLogger(*logLevel, *logFormat)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toold:", err)
+		return 2
+	}
+	slog.SetDefault(logger)
+	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, Logger: logger}
+
+	switch cmd {
+	case "serve":
+		if !*stdio {
+			fmt.Fprintln(os.Stderr, "toold: serve needs --stdio (the only transport so far)")
+			return 2
+		}
+		return serve(opts)
+	case "call":
+		return call(opts, fs.Args())
+	case "help":
+		fs.SetOutput(os.Stdout)
+		fs.Usage()
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "toold: unknown command %q (try toold --help)\n", cmd)
+	return 2
+}
+
+func serve(opts lifecycle.Options) int {
+	ctx, stop := lifecycle.NotifyContext(context.Background())
+	defer stop()
+	d, err := lifecycle.New(opts)
+	if err != nil {
+		opts.Logger.Error("starting", "err", err)
+		return 1
+	}
+	code := d.ServeStdio(ctx)
+	if err := d.Close(); err != nil {
+		opts.Logger.Warn("stopping", "err", err)
+	}
+	return code
+}
+
+// call runs one request against an in-process daemon over a pipe, as a
+// client would, and prints the result.
+func call(opts lifecycle.Options, args []string) int {
+	if len(args) < 1 || len(args) > 2 {
+		fmt.Fprintln(os.Stderr, "usage: toold call METHOD [JSON]")
+		return 2
+	}
+	var params json.RawMessage
+	if len(args) == 2 {
+		params = json.RawMessage(args[1])
+		if !json.Valid(params) {
+			fmt.Fprintf(os.Stderr, "toold call: params are not valid JSON: %s\n", args[1])
+			return 2
+		}
+	}
+	ctx, stop := lifecycle.NotifyContext(context.Background())
+	defer stop()
+	d, err := lifecycle.New(opts)
+	if err != nil {
+		opts.Logger.Error("starting", "err", err)
+		return 1
+	}
+	defer d.Close()
+	server, conn := net.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.ServeConn(ctx, server)
+	}()
+	client := rpc.NewClient(ctx, conn, rpc.FramingLines)
+	var result json.RawMessage
+	err = client.Call(ctx, args[0], params, &result)
+	client.Close()
+	<-done
+	if err != nil {
+		var rerr *rpc.Error
+		if errors.As(err, &rerr) {
+			b, _ := json.Marshal(map[string]any{"code": rerr.Code, "message": rerr.Message, "data": rerr.Data})
+			fmt.Fprintln(os.Stderr, string(b))
+		} else {
+			fmt.Fprintln(os.Stderr, "toold call:", err)
+		}
+		return 1
+	}
+	out, _ := json.MarshalIndent(result, "", "  ")
+	fmt.Println(string(out))
+	return 0
+}
+
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+func newLogger(level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	o := &slog.HandlerOptions{Level: l}
+	var w io.Writer = os.Stderr
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, o)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, o)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
+}

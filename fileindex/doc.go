@@ -1,0 +1,50 @@
+// Package fileindex owns the per-file sparse line index that read, readBytes
+// and page use to turn line numbers into byte offsets, the LRU cache that keeps
+// those indexes between requests, and the fsnotify watcher that invalidates
+// them.
+//
+// # The index
+//
+// An index stores, every Spacing bytes (64 KiB by default), the number of '\n'
+// bytes before that offset, plus the file's size, its total '\n' count and
+// whether its last byte is '\n'. A 1 GiB file costs some 16K checkpoints
+// (128 KiB) whatever its line count, and finding where a line starts costs a
+// binary search and a scan of at most Spacing bytes: paging deep into a huge
+// file costs the window, not the file. The index is built by one pass of large
+// preads (a pooled buffer, not one per file) counting newlines with
+// bytes.Count.
+//
+// # Opening and indexing
+//
+// [Cache.Open] only opens the file and fstats the open descriptor, so a caller
+// can sniff a binary file without indexing it. [File.Index] builds or
+// validates the index and must be called before [File.Lines],
+// [File.LineStart] and [File.LineAt] (they call it with
+// context.Background() as a fallback). Cancelling Index's context aborts a
+// long build.
+//
+// # Staleness
+//
+// Every index is checked against the fstat of the handle that wants it:
+// device, inode, size, mtime and ctime. A file that only grew (same inode,
+// larger, and the bytes from its last checkpoint to its old size unchanged,
+// checked with a CRC-32C kept at build time) has its index extended from that
+// checkpoint instead of rebuilt, so paging through a growing log stays cheap.
+// Any other difference rebuilds it.
+//
+// The watcher watches the parent directory of every cached file (editors save
+// by rename), refcounted, and drains its events in one goroutine: Create,
+// Remove and Rename of a name drop its entry; Write marks it suspect so the
+// next Index rechecks it even when size and times look unchanged; an overflow
+// or any watcher error drops every entry. When inotify cannot be used the
+// stat checks alone keep the indexes right.
+//
+// # Accounting
+//
+// The LRU is bounded both by entries (Options.MaxEntries) and by the memory
+// of all indexes (Options.MaxIndexBytes). In [Stats], a hit is an Index call
+// that reused a cached index, extended or not (Extends counts those extended);
+// a miss is one that built an index from scratch; invalidations count entries
+// dropped by the watcher, by [Cache.Invalidate] or by a flush, and indexes
+// rebuilt because they were stale. LRU evictions are counted apart.
+package fileindex

@@ -1,0 +1,62 @@
+package methods
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+
+	"toold/exec"
+	"toold/fileindex"
+	"toold/spool"
+)
+
+// Service holds what every session shares: the file index cache, the
+// process runner and the spool directories.
+type Service struct {
+	Files  *fileindex.Cache
+	Runner *exec.Runner
+	Spools *spool.Manager
+	Logger *slog.Logger
+}
+
+// Session is one client's state: where it works, what it may read, its
+// per-call defaults and its spool directory.
+type Session struct {
+	ID    string
+	Cwd   string
+	Env   map[string]string
+	Roots []string // resolved, symlinks followed; empty means everywhere
+	Limits
+	Spool *spool.Dir
+}
+
+// EnvList returns the session's environment merged with extra (extra wins),
+// as os/exec wants it, sorted for a stable order.
+func (s *Session) EnvList(extra map[string]string) []string {
+	m := make(map[string]string, len(s.Env)+len(extra))
+	for k, v := range s.Env {
+		m[k] = v
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A Method answers one request of a session.
+type Method func(ctx context.Context, s *Session, params []byte) (any, error)
+
+// Methods returns the working methods by name.
+func (svc *Service) Methods() map[string]Method {
+	return map[string]Method{
+		"read":      svc.Read,
+		"readBytes": svc.ReadBytes,
+		"page":      svc.Page,
+		"exec":      svc.Exec,
+	}
+}

@@ -1,0 +1,390 @@
+package methods
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"unicode/utf8"
+
+	"toold/fileindex"
+	"toold/rpc"
+	"toold/truncate"
+)
+
+// Window is the one shape read, readBytes and page answer with.
+type Window struct {
+	Path         string  `json:"path"`
+	Content      string  `json:"content"`
+	StartLine    int64   `json:"startLine"`
+	EndLine      int64   `json:"endLine"`
+	TotalLines   int64   `json:"totalLines"`
+	StartByte    int64   `json:"startByte"`
+	EndByte      int64   `json:"endByte"`
+	TotalBytes   int64   `json:"totalBytes"`
+	Truncated    bool    `json:"truncated"`
+	TruncatedBy  *string `json:"truncatedBy"`
+	Next         *Next   `json:"next"`
+	ClippedLines int     `json:"clippedLines"`
+	PartialLine  bool    `json:"partialLine"`
+	Binary       bool    `json:"binary"`
+	Notice       *string `json:"notice"`
+	Image        *Image  `json:"image,omitempty"`
+}
+
+// Next says where the following window starts: Offset in line mode,
+// StartByte in byte mode.
+type Next struct {
+	Offset    *int64 `json:"offset,omitempty"`
+	StartByte *int64 `json:"startByte,omitempty"`
+}
+
+// Image is an image file's content, for a client that shows images.
+type Image struct {
+	MimeType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+// lineRequest is a window by lines: read, and page without startByte.
+type lineRequest struct {
+	offset int64
+	truncate.LineOptions
+}
+
+// byteRequest is a window by bytes: readBytes, and page with startByte.
+type byteRequest struct {
+	startByte int64
+	maxBytes  int
+	clean     bool
+}
+
+// window reads one window of path, by lines when lr is set, else by bytes.
+func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br *byteRequest) (*Window, error) {
+	f, err := svc.Files.Open(ctx, path)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	defer f.Close()
+	w := &Window{Path: path, StartLine: 1, TotalBytes: f.Size()}
+
+	sniff := make([]byte, min(f.Size(), 8192))
+	if _, err := f.ReadAt(sniff, 0); err != nil {
+		return nil, fileError(path, err)
+	}
+	if truncate.IsBinary(sniff) {
+		return w, svc.binary(f, w, sniff, lr != nil)
+	}
+	if err := f.Index(ctx); err != nil {
+		return nil, fileError(path, err)
+	}
+	w.TotalLines = f.Lines()
+	w.TotalBytes = f.Size()
+	if lr != nil {
+		err = lineWindow(f, w, lr)
+	} else {
+		err = byteWindow(f, w, br)
+	}
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	return w, nil
+}
+
+// binary fills the window of a file that is not text: an image small enough
+// to send, or a notice that says what the file is.
+func (svc *Service) binary(f *fileindex.File, w *Window, sniff []byte, lineMode bool) error {
+	w.Binary = true
+	w.EndLine = w.StartLine - 1
+	mime := http.DetectContentType(sniff)
+	switch mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		if !lineMode {
+			break
+		}
+		if f.Size() > MaxImageBytes {
+			w.Notice = ptr(fmt.Sprintf("[Image file (%s, %s): too large to show; images up to %s are returned]",
+				mime, truncate.Size(f.Size()), truncate.Size(MaxImageBytes)))
+			return nil
+		}
+		data := make([]byte, f.Size())
+		if _, err := f.ReadAt(data, 0); err != nil {
+			return fileError(w.Path, err)
+		}
+		w.Image = &Image{MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}
+		w.Notice = ptr(fmt.Sprintf("[Image file (%s, %s): returned in image]", mime, truncate.Size(f.Size())))
+		return nil
+	}
+	w.Notice = ptr(fmt.Sprintf("[Binary file (%s, %s): not shown. Inspect it with exec, e.g. file, xxd or strings]",
+		mime, truncate.Size(f.Size())))
+	return nil
+}
+
+// lineWindow cuts the window of whole lines that starts at line lr.offset.
+func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
+	w.StartLine = lr.offset
+	facts := truncate.WindowFacts{StartLine: lr.offset, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes,
+		MaxBytes: lr.MaxBytes, MaxLineChars: lr.MaxLineChars, MaxReadBytes: MaxWindowBytes}
+	if lr.offset > w.TotalLines {
+		w.EndLine = lr.offset - 1
+		w.StartByte, w.EndByte = w.TotalBytes, w.TotalBytes
+		facts.PastEnd = true
+		w.Notice = notice(facts)
+		return nil
+	}
+	start, err := f.LineStart(lr.offset)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, min(int64(lr.MaxBytes+utf8.UTFMax), w.TotalBytes-start))
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return err
+	}
+	cut := truncate.Lines(buf, start+int64(len(buf)) == w.TotalBytes, lr.LineOptions)
+	w.Content = cut.Content
+	w.EndLine = lr.offset + int64(cut.Lines) - 1
+	w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
+	w.ClippedLines = cut.Clipped
+	w.PartialLine = cut.Partial
+	w.Truncated = w.EndByte < w.TotalBytes
+	if w.Truncated {
+		w.TruncatedBy = ptr(cut.StoppedBy)
+		if w.EndLine < w.TotalLines {
+			w.Next = &Next{Offset: ptr(w.EndLine + 1)}
+		}
+	}
+	facts.EndLine, facts.StartByte, facts.EndByte = w.EndLine, w.StartByte, w.EndByte
+	facts.TruncatedBy, facts.Partial = cut.StoppedBy, cut.Partial
+	if cut.Partial {
+		end, err := lineEnd(f, lr.offset)
+		if err != nil {
+			return err
+		}
+		facts.PartialLineBytes = end - start
+	}
+	if cut.Clipped > 0 {
+		facts.Clipped = cut.Clipped
+		facts.ClippedLine = lr.offset + int64(cut.FirstClipped)
+		facts.ClippedStart = start + int64(cut.FirstClippedAt)
+		facts.ClippedLen = int64(cut.FirstClippedLen)
+	}
+	w.Notice = notice(facts)
+	return nil
+}
+
+// byteWindow cuts the window that starts at the line holding br.startByte:
+// whole lines that fit, or a slice of that line when it alone is longer than
+// br.maxBytes.
+func byteWindow(f *fileindex.File, w *Window, br *byteRequest) error {
+	facts := truncate.WindowFacts{ByteMode: true, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes, MaxBytes: br.maxBytes}
+	if br.startByte >= w.TotalBytes {
+		w.StartLine, w.EndLine = w.TotalLines+1, w.TotalLines
+		w.StartByte, w.EndByte = w.TotalBytes, w.TotalBytes
+		if w.TotalBytes > 0 {
+			w.Notice = ptr(fmt.Sprintf("[startByte %d is past the end: the file has %d bytes. Use startByte=0 to %d]",
+				br.startByte, w.TotalBytes, w.TotalBytes-1))
+		} else {
+			w.Notice = notice(facts)
+		}
+		return nil
+	}
+	line, start, err := f.LineAt(br.startByte)
+	if err != nil {
+		return err
+	}
+	end, err := lineEnd(f, line)
+	if err != nil {
+		return err
+	}
+	w.StartLine, w.EndLine = line, line
+	if end-start > int64(br.maxBytes) {
+		// A slice of one long line, from startByte moved forward to a
+		// character boundary.
+		from := max(start, br.startByte-utf8.UTFMax+1)
+		buf := make([]byte, min(end, br.startByte+int64(br.maxBytes)+utf8.UTFMax)-from)
+		if _, err := f.ReadAt(buf, from); err != nil {
+			return err
+		}
+		skip := truncate.SkipForward(buf, int(br.startByte-from))
+		if from+int64(skip) >= end {
+			// startByte fell in the line's last character: go on at the next line.
+			w.StartByte, w.EndByte = end, end
+		} else {
+			n := truncate.Slice(buf[skip:], br.maxBytes)
+			w.Content = truncate.Valid(buf[skip : skip+n])
+			w.StartByte, w.EndByte = from+int64(skip), from+int64(skip+n)
+		}
+		w.PartialLine = true
+		facts.Partial, facts.PartialLineBytes = true, end-start
+	} else {
+		buf := make([]byte, min(int64(br.maxBytes+utf8.UTFMax), w.TotalBytes-start))
+		if _, err := f.ReadAt(buf, start); err != nil {
+			return err
+		}
+		cut := truncate.Lines(buf, start+int64(len(buf)) == w.TotalBytes,
+			truncate.LineOptions{MaxBytes: br.maxBytes, Clean: br.clean})
+		w.Content = cut.Content
+		w.EndLine = line + int64(cut.Lines) - 1
+		w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
+	}
+	w.Truncated = w.EndByte < w.TotalBytes
+	if w.Truncated {
+		w.TruncatedBy = ptr(truncate.ByBytes)
+		w.Next = &Next{StartByte: ptr(w.EndByte)}
+	}
+	facts.StartLine, facts.EndLine, facts.StartByte, facts.EndByte = w.StartLine, w.EndLine, w.StartByte, w.EndByte
+	if w.Truncated {
+		facts.TruncatedBy = truncate.ByBytes
+	}
+	w.Notice = notice(facts)
+	return nil
+}
+
+// lineEnd returns the byte offset just past line n, its ending included.
+func lineEnd(f *fileindex.File, n int64) (int64, error) {
+	if n >= f.Lines() {
+		return f.Size(), nil
+	}
+	return f.LineStart(n + 1)
+}
+
+func notice(f truncate.WindowFacts) *string {
+	if s := truncate.WindowNotice(f); s != "" {
+		return &s
+	}
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// readParams are read's params, and page's in line mode.
+type readParams struct {
+	Path         string `json:"path"`
+	Offset       *Num   `json:"offset"`
+	Limit        *Num   `json:"limit"`
+	MaxBytes     *Num   `json:"maxBytes"`
+	MaxLineChars *Num   `json:"maxLineChars"`
+}
+
+func (p *readParams) lineRequest(l ReadLimits) (*lineRequest, error) {
+	var lr lineRequest
+	var err error
+	if lr.offset, err = count("offset", p.Offset, 1, 1, 1<<62); err != nil {
+		return nil, err
+	}
+	if lr.Limit, err = intCount("limit", p.Limit, l.Limit, 1, MaxLimitLines); err != nil {
+		return nil, err
+	}
+	if lr.MaxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, MaxWindowBytes); err != nil {
+		return nil, err
+	}
+	if lr.MaxLineChars, err = intCount("maxLineChars", p.MaxLineChars, l.MaxLineChars, 0, 1<<30); err != nil {
+		return nil, err
+	}
+	return &lr, nil
+}
+
+// readBytesParams are readBytes' params.
+type readBytesParams struct {
+	Path      string `json:"path"`
+	StartByte *Num   `json:"startByte"`
+	MaxBytes  *Num   `json:"maxBytes"`
+}
+
+func (p *readBytesParams) byteRequest(l ReadBytesLimits) (*byteRequest, error) {
+	var br byteRequest
+	var err error
+	if br.startByte, err = count("startByte", p.StartByte, 0, 0, 1<<62); err != nil {
+		return nil, err
+	}
+	if br.maxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, MaxWindowBytes); err != nil {
+		return nil, err
+	}
+	return &br, nil
+}
+
+// Read answers read: a window of whole lines of a file.
+func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, error) {
+	var p readParams
+	if err := rpc.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	lr, err := p.lineRequest(s.Limits.Read)
+	if err != nil {
+		return nil, err
+	}
+	path, err := s.resolve("path", p.Path)
+	if err != nil {
+		return nil, err
+	}
+	return svc.window(ctx, path, lr, nil)
+}
+
+// ReadBytes answers readBytes: a window of a file by byte offset.
+func (svc *Service) ReadBytes(ctx context.Context, s *Session, params []byte) (any, error) {
+	var p readBytesParams
+	if err := rpc.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	br, err := p.byteRequest(s.Limits.ReadBytes)
+	if err != nil {
+		return nil, err
+	}
+	path, err := s.resolve("path", p.Path)
+	if err != nil {
+		return nil, err
+	}
+	return svc.window(ctx, path, nil, br)
+}
+
+// pageParams are page's params: a spool, then read's or readBytes'.
+type pageParams struct {
+	Spool string `json:"spool"`
+	readParams
+	StartByte *Num  `json:"startByte"`
+	Clean     *bool `json:"clean"`
+}
+
+// Page answers page: a window of one of the session's spooled outputs.
+func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, error) {
+	var p pageParams
+	if err := rpc.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Spool == "" {
+		return nil, rpc.InvalidParams("spool", "required: the id of a spool from an exec result")
+	}
+	clean := p.Clean == nil || *p.Clean
+	var lr *lineRequest
+	var br *byteRequest
+	var err error
+	if p.StartByte != nil {
+		bp := readBytesParams{StartByte: p.StartByte, MaxBytes: p.MaxBytes}
+		if br, err = bp.byteRequest(s.Limits.ReadBytes); err != nil {
+			return nil, err
+		}
+		br.clean = clean
+	} else {
+		if lr, err = p.lineRequest(s.Limits.Read); err != nil {
+			return nil, err
+		}
+		lr.Clean = clean
+	}
+	path, ok := "", false
+	if s.Spool != nil {
+		path, ok = s.Spool.Lookup(p.Spool)
+	}
+	if !ok {
+		return nil, rpc.Errorf(rpc.CodeNoSuchFile, map[string]string{"spool": p.Spool},
+			"no such spool: %q (spools belong to the session that ran the command and end with it)", p.Spool)
+	}
+	w, err := svc.window(ctx, path, lr, br)
+	if err != nil {
+		var rerr *rpc.Error
+		if errors.As(err, &rerr) && rerr.Code == rpc.CodeNoSuchFile {
+			rerr.Data = map[string]string{"spool": p.Spool}
+		}
+		return nil, err
+	}
+	return w, nil
+}

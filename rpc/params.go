@@ -1,0 +1,118 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// DecodeParams decodes a request's params into v, a pointer to a struct.
+// Absent or null params leave v as it is, so defaults set beforehand stay.
+// Params that are not a JSON object, that are not JSON, or whose fields have
+// the wrong type give a -32602 *Error; a type error names the JSON field (its
+// dotted path, e.g. "limits.read.maxBytes"). Unknown fields are ignored.
+func DecodeParams(params json.RawMessage, v any) error {
+	p := bytes.TrimSpace(params)
+	if len(p) == 0 || string(p) == "null" {
+		return nil
+	}
+	if p[0] != '{' {
+		return Errorf(CodeInvalidParams, nil, "invalid params: must be an object, not %s", jsonKind(p[0]))
+	}
+	err := json.Unmarshal(p, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	var ie *json.InvalidUnmarshalError
+	switch {
+	case errors.As(err, &te):
+		return InvalidParams(te.Field, "%s", typeMessage(te))
+	case errors.As(err, &se):
+		return Errorf(CodeInvalidParams, nil, "invalid params: not valid JSON at byte %d: %v", se.Offset, se)
+	case errors.As(err, &ie):
+		// A bug in the caller, not in the client's input.
+		return Errorf(CodeInternalError, nil, "internal error: %v", ie)
+	default:
+		// e.g. a field type's own UnmarshalJSON refused the value.
+		return Errorf(CodeInvalidParams, nil, "invalid params: %v", err)
+	}
+}
+
+// typeMessage says, in JSON's words, what a field should have been and what
+// it was.
+func typeMessage(te *json.UnmarshalTypeError) string {
+	want := "a valid value"
+	if te.Type != nil {
+		want = jsonTypeName(te.Type)
+	}
+	got, isNumber := strings.CutPrefix(te.Value, "number ")
+	if isNumber {
+		// A number that the Go type cannot hold: a fraction, a sign, or too
+		// many digits.
+		negative := strings.HasPrefix(got, "-")
+		if !strings.ContainsAny(got, ".eE") && !(negative && want == "a non-negative integer") {
+			return fmt.Sprintf("must be %s, got %s (out of range)", want, got)
+		}
+		return fmt.Sprintf("must be %s, got %s", want, got)
+	}
+	return fmt.Sprintf("must be %s, got %s", want, article(te.Value))
+}
+
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	default:
+		return "a valid value"
+	}
+}
+
+func article(kind string) string {
+	switch kind {
+	case "string", "number", "boolean", "bool":
+		if kind == "bool" {
+			kind = "boolean"
+		}
+		return "a " + kind
+	case "object", "array":
+		return "an " + kind
+	default:
+		return kind
+	}
+}
+
+// jsonKind names the JSON type that starts with byte c.
+func jsonKind(c byte) string {
+	switch {
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number"
+	default:
+		return "JSON"
+	}
+}

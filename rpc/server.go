@@ -1,0 +1,326 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Request is one request or notification, as a Handler sees it.
+type Request struct {
+	// Method is the method's name.
+	Method string
+	// Params is the raw params: nil when absent, "null" when null.
+	Params json.RawMessage
+	// ID is the request's id (zero for a notification).
+	ID jsonrpc2.ID
+	// Notif is true for a notification: no reply is sent.
+	Notif bool
+}
+
+// Handler answers one request or notification. For a request its (result,
+// err) becomes the reply: err, when not nil, is turned into the error object
+// (see Server); otherwise result is encoded as JSON. For a notification both
+// are dropped. ctx is cancelled by $/cancelRequest, when the client goes away
+// and when ServeConn's context is done.
+type Handler func(ctx context.Context, req *Request) (result any, err error)
+
+// CancelMethod is the notification that cancels an in-flight request of the
+// same client; the server handles it itself and never passes it to Handler.
+const CancelMethod = "$/cancelRequest"
+
+// Server serves JSON-RPC 2.0 clients, one per ServeConn call, with Handler.
+//
+// Requests run concurrently, each in its own goroutine with its own context,
+// except those Inline names. A handler's error becomes the reply's error
+// object: an *Error anywhere in its chain (errors.As) gives that code, message
+// and data; an error that is or wraps context.Canceled gives -32800; any other
+// error -32603 with its message. A panic in a handler is logged with its stack
+// and answered with -32603; the connection goes on.
+type Server struct {
+	// Handler answers every request and notification but $/cancelRequest;
+	// it returns MethodNotFound for a method it does not know.
+	Handler Handler
+	// Inline reports the methods to run on the read loop, in order, before the
+	// next message is read (initialize, shutdown, exit, session/close), so a
+	// client that pipes "initialize" then "read" sees them run in that order.
+	// An inline handler cannot be cancelled by $/cancelRequest (nothing is
+	// read while it runs). Nil means none.
+	Inline func(method string) bool
+	// MaxMessageBytes caps one message; a larger one is dropped unread and
+	// answered with -32600. 0 means DefaultMaxMessageBytes (16 MiB).
+	MaxMessageBytes int
+	// DrainTimeout is how long running requests may go on after the client's
+	// input ends before their contexts are cancelled. 0 means 1s.
+	DrainTimeout time.Duration
+	// Logger receives the server's logs. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// ServeConn serves one client on rwc until its input ends, a write fails, or
+// ctx is done, and returns after every handler it started has returned and
+// its reply has been written (or has failed).
+//
+// At the end of the input, running requests get DrainTimeout to finish, then
+// their contexts are cancelled, and the replies they still give are written.
+// A failed write (the client is gone) cancels every running request at once.
+// ctx done cancels every running request and closes rwc.
+//
+// It returns nil when the input ended, ctx.Err() when ctx was done, and the
+// write or read error otherwise. rwc is closed on return. Closing rwc must
+// unblock a pending Read (true of net.Conn and of os.Pipe files; for stdin,
+// set the descriptor non-blocking before os.NewFile) or ServeConn waits for
+// the next byte or end of input.
+func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
+	if s.Handler == nil {
+		rwc.Close()
+		return errors.New("rpc: Server.Handler is nil")
+	}
+	log := s.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	drain := s.DrainTimeout
+	if drain <= 0 {
+		drain = time.Second
+	}
+	base, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	c := &serverConn{
+		handler:   s.Handler,
+		inline:    s.Inline,
+		drain:     drain,
+		log:       log,
+		base:      base,
+		cancelAll: cancelAll,
+		inflight:  make(map[jsonrpc2.ID][]*flight),
+	}
+	c.st = newStream(rwc, FramingAuto, s.MaxMessageBytes, true, log)
+	c.st.onEnd = c.drainRequests
+	c.st.onWriteErr = c.writeFailed
+
+	// jsonrpc2 closes the Conn when this context is done; we close it
+	// ourselves, and cancel this only to end jsonrpc2's watcher goroutine.
+	connCtx, stopConn := context.WithCancel(context.Background())
+	defer stopConn()
+	jc := jsonrpc2.NewConn(connCtx, c.st, c, jsonrpc2.SetLogger(libLogger{log}))
+
+	var err error
+	select {
+	case <-jc.DisconnectNotify():
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	cancelAll()
+	jc.Close()
+	<-c.st.done // the read loop has stopped: no handler starts after this
+	c.wg.Wait()
+	c.st.Close()
+
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	werr := c.writeErr
+	c.mu.Unlock()
+	if werr != nil {
+		return fmt.Errorf("rpc: write: %w", werr)
+	}
+	if c.st.readErr != nil {
+		return fmt.Errorf("rpc: read: %w", c.st.readErr)
+	}
+	return nil
+}
+
+// serverConn is one client's connection.
+type serverConn struct {
+	handler Handler
+	inline  func(string) bool
+	drain   time.Duration
+	log     *slog.Logger
+	st      *stream
+
+	base      context.Context // parent of every request's context
+	cancelAll context.CancelFunc
+
+	// wg counts request goroutines. Add is called only on the read loop, and
+	// ServeConn waits for the read loop before it waits for wg.
+	wg sync.WaitGroup
+
+	mu       sync.Mutex
+	inflight map[jsonrpc2.ID][]*flight // requests $/cancelRequest can reach
+	writeErr error                     // the first failed write
+}
+
+// flight is one running request.
+type flight struct{ cancel context.CancelFunc }
+
+// Handle implements jsonrpc2.Handler. It runs on the read loop.
+func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.Request) {
+	req := &Request{Method: jr.Method, ID: jr.ID, Notif: jr.Notif}
+	if jr.Params != nil {
+		req.Params = *jr.Params
+	}
+	if c.base.Err() != nil {
+		return // shutting down: start nothing new
+	}
+	if req.Method == CancelMethod {
+		c.cancelRequest(req.Params)
+		if !req.Notif {
+			c.reply(jc, req, nil, nil)
+		}
+		return
+	}
+	ctx, cancel := context.WithCancel(c.base)
+	var f *flight
+	if !req.Notif {
+		f = &flight{cancel: cancel}
+		c.mu.Lock()
+		c.inflight[req.ID] = append(c.inflight[req.ID], f)
+		c.mu.Unlock()
+	}
+	if c.inline != nil && c.inline(req.Method) {
+		c.run(ctx, cancel, f, jc, req)
+		return
+	}
+	c.wg.Go(func() { c.run(ctx, cancel, f, jc, req) })
+}
+
+// run calls the handler and sends its reply.
+func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flight, jc *jsonrpc2.Conn, req *Request) {
+	defer cancel()
+	result, err := c.call(ctx, req)
+	if f != nil {
+		c.mu.Lock()
+		list := c.inflight[req.ID]
+		for i, g := range list {
+			if g == f {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(c.inflight, req.ID)
+		} else {
+			c.inflight[req.ID] = list
+		}
+		c.mu.Unlock()
+	}
+	if req.Notif {
+		if err != nil {
+			c.log.Debug("rpc: notification failed", "method", req.Method, "err", err)
+		}
+		return
+	}
+	c.reply(jc, req, result, err)
+}
+
+// call runs the handler, turning a panic into -32603.
+func (c *serverConn) call(ctx context.Context, req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("rpc: handler panicked", "method", req.Method, "id", req.ID.String(),
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			result, err = nil, Errorf(CodeInternalError, nil, "internal error: %s panicked: %v", req.Method, p)
+		}
+	}()
+	return c.handler(ctx, req)
+}
+
+// reply sends the answer to req. A failed write has already been reported to
+// writeFailed by the stream.
+func (c *serverConn) reply(jc *jsonrpc2.Conn, req *Request, result any, err error) {
+	resp := &jsonrpc2.Response{ID: req.ID}
+	if err == nil {
+		if merr := resp.SetResult(result); merr != nil {
+			c.log.Error("rpc: cannot encode a result", "method", req.Method, "err", merr)
+			err = Errorf(CodeInternalError, nil, "internal error: cannot encode the result of %s: %v", req.Method, merr)
+		}
+	}
+	if err != nil {
+		resp.Result = nil
+		resp.Error = wireError(err, c.log)
+	}
+	if serr := jc.SendResponse(context.Background(), resp); serr != nil {
+		c.log.Debug("rpc: reply not sent", "method", req.Method, "id", req.ID.String(), "err", serr)
+	}
+}
+
+// cancelRequest cancels the requests $/cancelRequest names. An id that is
+// unknown, finished or malformed is ignored, as LSP says.
+func (c *serverConn) cancelRequest(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		c.log.Debug("rpc: ignored a malformed $/cancelRequest", "err", err)
+		return
+	}
+	id, ok := parseID(p.ID)
+	if !ok {
+		c.log.Debug("rpc: ignored a $/cancelRequest without a usable id", "id", string(p.ID))
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range c.inflight[id] {
+		f.cancel()
+	}
+}
+
+// drainRequests runs on the read loop when the input has ended: running
+// requests get c.drain to finish, then their contexts are cancelled; it
+// returns when all have returned (and replied).
+func (c *serverConn) drainRequests() {
+	idle := make(chan struct{})
+	go func() { // ends when wg does, before drainRequests returns
+		c.wg.Wait()
+		close(idle)
+	}()
+	t := time.NewTimer(c.drain)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return
+	case <-t.C:
+		c.log.Debug("rpc: input ended and requests still run after the drain timeout; cancelling them", "timeout", c.drain)
+	case <-c.base.Done():
+	}
+	c.cancelAll()
+	<-idle
+}
+
+// writeFailed reacts to a failed write: the client is gone, so every running
+// request is cancelled and the connection closed.
+func (c *serverConn) writeFailed(err error) {
+	if c.st.closed.Load() {
+		return // we closed it: not the client's doing
+	}
+	c.mu.Lock()
+	first := c.writeErr == nil
+	if first {
+		c.writeErr = err
+	}
+	c.mu.Unlock()
+	if first {
+		c.log.Debug("rpc: write failed; cancelling every request of the connection", "err", err)
+	}
+	c.cancelAll()
+	c.st.Close()
+}
+
+// libLogger sends jsonrpc2's own log lines to slog at debug level.
+type libLogger struct{ log *slog.Logger }
+
+func (l libLogger) Printf(format string, args ...any) {
+	l.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)))
+}

@@ -1,0 +1,274 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// stream is the jsonrpc2.ObjectStream under both Server and Client. Its
+// ReadObject hands jsonrpc2 only messages that jsonrpc2 can decode without
+// error, because jsonrpc2 closes the connection on any read error: the rest a
+// server answers itself (-32700, -32600) and a client logs and drops. It
+// returns an error only at the end of the input, and then always io.EOF.
+type stream struct {
+	rwc    io.ReadWriteCloser
+	fr     *frameReader
+	server bool // answer bad input; drop responses (a server sends no calls)
+	log    *slog.Logger
+
+	// onEnd, if set, runs on the read loop once the input has ended, before
+	// ReadObject returns io.EOF: jsonrpc2 closes the connection after that, so
+	// this is where a server lets running requests finish and reply.
+	onEnd func()
+	// onWriteErr, if set, is told of every failed write.
+	onWriteErr func(error)
+
+	wmu     sync.Mutex // serializes writes: one message's bytes are never interleaved
+	framing Framing    // for writes; guarded by wmu
+
+	ended   bool          // read loop only
+	readErr error         // the input's error other than EOF; read after done
+	done    chan struct{} // closed when ReadObject has returned io.EOF
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func newStream(rwc io.ReadWriteCloser, framing Framing, max int, server bool, log *slog.Logger) *stream {
+	s := &stream{
+		rwc:     rwc,
+		fr:      newFrameReader(rwc, framing, max),
+		server:  server,
+		log:     log,
+		framing: framing,
+		done:    make(chan struct{}),
+	}
+	s.fr.detected = func(f Framing) {
+		s.wmu.Lock()
+		s.framing = f
+		s.wmu.Unlock()
+	}
+	return s
+}
+
+// ReadObject implements jsonrpc2.ObjectStream.
+func (s *stream) ReadObject(v any) error {
+	if s.ended {
+		return io.EOF
+	}
+	for {
+		msg, err := s.fr.next()
+		var fe *frameError
+		if errors.As(err, &fe) {
+			if werr := s.reject(nil, fe.code, fe.msg); werr != nil {
+				return s.end(nil)
+			}
+			continue
+		}
+		if err != nil {
+			return s.end(err)
+		}
+		ok, werr := s.accept(msg, v)
+		if werr != nil {
+			return s.end(nil)
+		}
+		if ok {
+			return nil
+		}
+	}
+}
+
+// end finishes the input: it records a real read error, runs onEnd and
+// returns io.EOF.
+func (s *stream) end(err error) error {
+	if err != nil && err != io.EOF && !s.closed.Load() {
+		s.readErr = err
+		s.log.Debug("rpc: read failed", "err", err)
+	}
+	s.ended = true
+	if s.onEnd != nil {
+		s.onEnd()
+	}
+	close(s.done)
+	return io.EOF
+}
+
+// accept checks one message and decodes it into v (jsonrpc2's message type).
+// It reports false for a message it has answered or dropped, and an error
+// only when writing the answer failed.
+func (s *stream) accept(msg []byte, v any) (bool, error) {
+	if !json.Valid(msg) {
+		return false, s.reject(nil, CodeParseError, "parse error: not valid JSON")
+	}
+	switch msg[0] {
+	case '{':
+	case '[':
+		return false, s.reject(nil, CodeInvalidRequest, "invalid request: batches are not supported")
+	default:
+		return false, s.reject(nil, CodeInvalidRequest, "invalid request: not a JSON object")
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &fields); err != nil {
+		return false, s.reject(nil, CodeInvalidRequest, "invalid request: "+err.Error())
+	}
+	rawID, hasID := fields["id"]
+	var replyID json.RawMessage // the id to answer with, when it is one
+	if hasID && len(rawID) > 0 && (rawID[0] == '"' || rawID[0] == '-' || (rawID[0] >= '0' && rawID[0] <= '9')) {
+		replyID = rawID
+	}
+	idOK := !hasID || string(rawID) == "null" || validID(rawID)
+	method, hasMethod := fields["method"]
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+
+	switch {
+	case hasMethod:
+		var name string
+		if json.Unmarshal(method, &name) != nil {
+			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: "method" must be a string`)
+		}
+		if hasResult || hasError {
+			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: both "method" and "result" or "error"`)
+		}
+		if !idOK {
+			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: "id" must be a string, an integer from 0 to 2^63-1, or null`)
+		}
+	case hasResult || hasError:
+		if s.server {
+			s.log.Debug("rpc: dropped a response: this server sends no requests", "id", string(rawID))
+			return false, nil
+		}
+		if !hasID || string(rawID) == "null" || !idOK {
+			s.log.Warn("rpc: dropped a response with no usable id", "id", string(rawID), "error", string(fields["error"]))
+			return false, nil
+		}
+	default:
+		return false, s.reject(replyID, CodeInvalidRequest, `invalid request: no "method"`)
+	}
+
+	// Start from a zero value: a failed decode may have left v half set.
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero()
+	}
+	if err := json.Unmarshal(msg, v); err != nil {
+		if !hasMethod {
+			s.log.Warn("rpc: dropped a response that does not decode", "id", string(rawID), "err", err)
+			return false, nil
+		}
+		return false, s.reject(replyID, CodeInvalidRequest, "invalid request: "+err.Error())
+	}
+	return true, nil
+}
+
+// reject answers bad input with an error reply (a server) or logs it (a
+// client). It returns an error only when the write failed.
+func (s *stream) reject(id json.RawMessage, code int64, msg string) error {
+	if !s.server {
+		s.log.Warn("rpc: dropped bad input from the server", "code", code, "err", msg)
+		return nil
+	}
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	if err := json.Compact(&b, id); err != nil {
+		b.WriteString("null")
+	}
+	b.WriteString(`,"error":{"code":`)
+	b.WriteString(strconv.FormatInt(code, 10))
+	b.WriteString(`,"message":`)
+	m, _ := json.Marshal(msg) // a string always encodes
+	b.Write(m)
+	b.WriteString("}}")
+	s.log.Debug("rpc: rejected input", "code", code, "err", msg)
+	return s.write(b.Bytes())
+}
+
+// WriteObject implements jsonrpc2.ObjectStream.
+func (s *stream) WriteObject(obj any) error {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("rpc: encode message: %w", err)
+	}
+	return s.write(data)
+}
+
+// write frames one message and writes it in one call, under the write lock.
+func (s *stream) write(data []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	var buf []byte
+	if s.framing == FramingHeaders {
+		buf = make([]byte, 0, len(data)+32)
+		buf = append(buf, "Content-Length: "...)
+		buf = strconv.AppendInt(buf, int64(len(data)), 10)
+		buf = append(buf, "\r\n\r\n"...)
+		buf = append(buf, data...)
+	} else {
+		buf = make([]byte, 0, len(data)+1)
+		buf = append(buf, data...)
+		buf = append(buf, '\n')
+	}
+	if _, err := s.rwc.Write(buf); err != nil {
+		if s.onWriteErr != nil {
+			s.onWriteErr(err)
+		}
+		return fmt.Errorf("rpc: write: %w", err)
+	}
+	return nil
+}
+
+// Close implements jsonrpc2.ObjectStream; it closes rwc once.
+func (s *stream) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		s.closeErr = s.rwc.Close()
+	})
+	return s.closeErr
+}
+
+// validID reports whether raw is an id jsonrpc2 keeps as it is: a string or
+// an integer from 0 to 2^63-1 (it would turn a negative one into a huge
+// unsigned one, and refuses fractions and exponents).
+func validID(raw json.RawMessage) bool {
+	_, ok := parseID(raw)
+	return ok
+}
+
+// parseID reads a request id as jsonrpc2 represents it.
+func parseID(raw json.RawMessage) (jsonrpc2.ID, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return jsonrpc2.ID{}, false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return jsonrpc2.ID{}, false
+		}
+		return jsonrpc2.ID{Str: s, IsString: true}, true
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return jsonrpc2.ID{}, false
+		}
+	}
+	n, err := strconv.ParseUint(string(raw), 10, 64)
+	if err != nil || n > math.MaxInt64 {
+		return jsonrpc2.ID{}, false
+	}
+	return jsonrpc2.ID{Num: n}, true
+}

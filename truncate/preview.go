@@ -1,0 +1,210 @@
+package truncate
+
+import (
+	"bytes"
+	"strings"
+)
+
+// The preview modes: which end of the output gets the budget.
+const (
+	// ModeHeadTail splits the budget: the head gets ceil(MaxLines/2) lines
+	// and MaxBytes/2 bytes, the tail what the head left.
+	ModeHeadTail = "headTail"
+	// ModeHead gives the whole budget to the head.
+	ModeHead = "head"
+	// ModeTail gives the whole budget to the tail.
+	ModeTail = "tail"
+)
+
+// PreviewOptions are the limits of a preview. The budget counts shown lines
+// and bytes: after clean-up, clipping and U+FFFD replacement.
+type PreviewOptions struct {
+	MaxLines     int    // lines shown in head + tail; <= 0 shows none
+	MaxBytes     int    // bytes shown in head + tail; <= 0 shows none
+	MaxLineChars int    // lines are clipped at this many characters; 0 turns clipping off
+	Mode         string // ModeHeadTail (also for ""), ModeHead or ModeTail
+	Clean        bool   // CleanLine each line: drop ANSI escapes, keep the last \r redraw
+}
+
+// Omitted names the raw lines, 1-based and inclusive, that a preview leaves
+// out between its head and its tail, and how many raw bytes they hold.
+type Omitted struct {
+	FromLine int64
+	ToLine   int64
+	Bytes    int64
+}
+
+// PreviewResult is a preview of some output: whole lines of its beginning
+// (Head) and of its end (Tail). When everything fits, it is all in Head and
+// Omitted is nil.
+type PreviewResult struct {
+	Head         string
+	Tail         string
+	ShownLines   int // lines in Head + Tail
+	ShownBytes   int // bytes in Head + Tail
+	ClippedLines int // lines of Head + Tail cut at MaxLineChars
+	Omitted      *Omitted
+	Truncated    bool // true when anything is omitted
+}
+
+// Preview renders the head/tail preview of an output of totalBytes bytes and
+// totalLines lines (a last line without '\n' counts) of which the caller kept
+// prefix, the first bytes, and suffix, the last bytes. When the two together
+// hold totalBytes or more, they are taken to cover the whole output (they may
+// overlap); otherwise the bytes between them are unknown and omitted.
+//
+// Head and Tail hold whole lines with their endings. A line that does not fit
+// the budget ends the head (or, walking back, the tail); so a line longer than
+// the whole budget is omitted unless MaxLineChars clips it. The tail never
+// uses the suffix's first line, which may have begun before the suffix. Lines
+// are numbered in the raw output: cleaning only acts inside lines.
+func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOptions) PreviewResult {
+	if totalBytes <= 0 {
+		return PreviewResult{}
+	}
+	maxLines, maxBytes := max(opt.MaxLines, 0), max(opt.MaxBytes, 0)
+	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars}
+
+	var whole []byte
+	switch {
+	case int64(len(prefix)) >= totalBytes:
+		whole = prefix[:totalBytes]
+	case int64(len(prefix))+int64(len(suffix)) >= totalBytes:
+		whole = make([]byte, 0, totalBytes)
+		whole = append(whole, prefix...)
+		whole = append(whole, suffix[int64(len(prefix))+int64(len(suffix))-totalBytes:]...)
+	}
+
+	var headSrc, tailSrc []byte
+	if whole != nil {
+		// Everything that fits is shown whole, in Head.
+		all := w.head(whole, maxLines, maxBytes)
+		if all.raw == len(whole) {
+			return w.result(all, part{}, totalBytes, totalLines)
+		}
+		if opt.Mode == ModeHead {
+			return w.result(all, part{}, totalBytes, totalLines)
+		}
+		headSrc, tailSrc = whole, whole
+	} else {
+		// Only complete lines can be shown: the head ends at the prefix's
+		// last '\n'; the suffix's first line may have begun before it.
+		headSrc = prefix[:bytes.LastIndexByte(prefix, '\n')+1]
+		if i := bytes.IndexByte(suffix, '\n'); i >= 0 {
+			tailSrc = suffix[i+1:]
+		}
+	}
+
+	var hd part
+	switch opt.Mode {
+	case ModeHead:
+		hd = w.head(headSrc, maxLines, maxBytes)
+		return w.result(hd, part{}, totalBytes, totalLines)
+	case ModeTail:
+	default:
+		hd = w.head(headSrc, (maxLines+1)/2, maxBytes/2)
+	}
+	// In a whole output the tail must stop where the head ended.
+	lo := 0
+	if whole != nil {
+		lo = hd.raw
+	}
+	tl := w.tail(tailSrc, lo, maxLines-len(hd.lines), maxBytes-hd.shown)
+	return w.result(hd, tl, totalBytes, totalLines)
+}
+
+// part is the head or the tail of a preview.
+type part struct {
+	lines   []string // shown lines, in output order
+	raw     int      // raw bytes of those lines
+	shown   int      // bytes of the shown lines
+	clipped int      // lines clipped at maxChars
+}
+
+func (p *part) text() string {
+	var sb strings.Builder
+	sb.Grow(p.shown)
+	for _, l := range p.lines {
+		sb.WriteString(l)
+	}
+	return sb.String()
+}
+
+// walker renders lines for a preview.
+type walker struct {
+	clean    bool
+	maxChars int
+}
+
+// head takes the lines of src from its start while they fit in maxLines and
+// maxBytes. The last line of src counts even without '\n': callers pass
+// either the whole output or complete lines only.
+func (w walker) head(src []byte, maxLines, maxBytes int) part {
+	var p part
+	for i := 0; i < len(src) && len(p.lines) < maxLines; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			j = len(src)
+		} else {
+			j += i + 1
+		}
+		s, clipped := ShowLine(src[i:j], w.clean, w.maxChars)
+		if p.shown+len(s) > maxBytes {
+			break
+		}
+		p.add(s, j-i, clipped)
+		i = j
+	}
+	return p
+}
+
+// tail takes the lines of src from its end, walking back, while they fit in
+// maxLines and maxBytes and start at or after lo.
+func (w walker) tail(src []byte, lo, maxLines, maxBytes int) part {
+	var p part
+	for j := len(src); j > lo && len(p.lines) < maxLines; {
+		i := bytes.LastIndexByte(src[:j-1], '\n') + 1
+		if i < lo {
+			break
+		}
+		s, clipped := ShowLine(src[i:j], w.clean, w.maxChars)
+		if p.shown+len(s) > maxBytes {
+			break
+		}
+		p.add(s, j-i, clipped)
+		j = i
+	}
+	// Collected walking back: put them in output order.
+	for a, b := 0, len(p.lines)-1; a < b; a, b = a+1, b-1 {
+		p.lines[a], p.lines[b] = p.lines[b], p.lines[a]
+	}
+	return p
+}
+
+func (p *part) add(s string, raw int, clipped bool) {
+	p.lines = append(p.lines, s)
+	p.raw += raw
+	p.shown += len(s)
+	if clipped {
+		p.clipped++
+	}
+}
+
+func (w walker) result(hd, tl part, totalBytes, totalLines int64) PreviewResult {
+	r := PreviewResult{
+		Head:         hd.text(),
+		Tail:         tl.text(),
+		ShownLines:   len(hd.lines) + len(tl.lines),
+		ShownBytes:   hd.shown + tl.shown,
+		ClippedLines: hd.clipped + tl.clipped,
+	}
+	if omitted := totalBytes - int64(hd.raw) - int64(tl.raw); omitted > 0 {
+		r.Omitted = &Omitted{
+			FromLine: int64(len(hd.lines)) + 1,
+			ToLine:   totalLines - int64(len(tl.lines)),
+			Bytes:    omitted,
+		}
+		r.Truncated = true
+	}
+	return r
+}
