@@ -1,0 +1,344 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"toold/lifecycle"
+)
+
+// The same cases run against a daemon in this process (over net.Pipe) and
+// against the built binary over stdio, as an editor would spawn it.
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toold-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "toold")
+	out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
+	if err != nil {
+		// -race needs cgo; fall back to a plain build.
+		if out2, err2 := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err2 != nil {
+			fmt.Fprintf(os.Stderr, "building toold: %v\n%s\n%s", err2, out, out2)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// message is any JSON-RPC message the daemon writes.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *wireError      `json:"error"`
+}
+
+type wireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func (e *wireError) Error() string { return fmt.Sprintf("%d %s %s", e.Code, e.Message, e.Data) }
+
+// peer is a client of a daemon: it writes raw messages in the framing it
+// chose and matches replies to requests by id.
+type peer struct {
+	t       testing.TB
+	w       io.Writer
+	headers bool
+	nextID  int
+
+	mu      sync.Mutex
+	replies map[string]chan message
+	orphans chan message // replies with a null id
+	done    chan struct{}
+	// spoolRoot is the daemon's spool root.
+	spoolRoot string
+	// wait, for a separate process, waits for it to exit.
+	wait  func() (int, error)
+	close func()
+}
+
+func (p *peer) readLoop(r io.Reader) {
+	defer close(p.done)
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		var body []byte
+		if p.headers {
+			n := -1
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				line = strings.TrimRight(line, "\r\n")
+				if line == "" {
+					break
+				}
+				if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+					n, _ = strconv.Atoi(v)
+				}
+			}
+			body = make([]byte, n)
+			if _, err := io.ReadFull(br, body); err != nil {
+				return
+			}
+		} else {
+			line, err := br.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			body = line
+		}
+		var m message
+		if err := json.Unmarshal(body, &m); err != nil {
+			p.t.Errorf("daemon wrote a message that is not JSON: %q", body)
+			return
+		}
+		id := string(m.ID)
+		if id == "" || id == "null" {
+			p.orphans <- m
+			continue
+		}
+		p.mu.Lock()
+		ch := p.replies[id]
+		delete(p.replies, id)
+		p.mu.Unlock()
+		if ch == nil {
+			p.t.Errorf("reply to unknown id %s", id)
+			continue
+		}
+		ch <- m
+	}
+}
+
+// send writes one raw message in the peer's framing.
+func (p *peer) send(raw []byte) {
+	p.t.Helper()
+	var err error
+	if p.headers {
+		_, err = fmt.Fprintf(p.w, "Content-Length: %d\r\n\r\n%s", len(raw), raw)
+	} else {
+		_, err = p.w.Write(append(raw, '\n'))
+	}
+	if err != nil {
+		p.t.Fatalf("writing to the daemon: %v", err)
+	}
+}
+
+// start sends a request and returns the channel its reply comes on.
+func (p *peer) start(method string, params any) (id string, reply chan message) {
+	p.t.Helper()
+	p.mu.Lock()
+	p.nextID++
+	id = strconv.Itoa(p.nextID)
+	reply = make(chan message, 1)
+	p.replies[id] = reply
+	p.mu.Unlock()
+	req := map[string]any{"jsonrpc": "2.0", "id": p.nextID, "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.send(b)
+	return id, reply
+}
+
+func (p *peer) await(reply chan message) message {
+	p.t.Helper()
+	select {
+	case m := <-reply:
+		return m
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("no reply within 30s")
+	case <-p.done:
+		select {
+		case m := <-reply:
+			return m
+		default:
+		}
+		p.t.Fatal("the daemon closed the connection")
+	}
+	return message{}
+}
+
+// call sends a request and decodes its result into out (when not nil);
+// it returns the error reply, if any.
+func (p *peer) call(method string, params, out any) *wireError {
+	p.t.Helper()
+	_, reply := p.start(method, params)
+	m := p.await(reply)
+	if m.Error != nil {
+		return m.Error
+	}
+	if out != nil {
+		if err := json.Unmarshal(m.Result, out); err != nil {
+			p.t.Fatalf("%s: decoding result %s: %v", method, m.Result, err)
+		}
+	}
+	return nil
+}
+
+// mustCall is call that fails the test on an error reply.
+func (p *peer) mustCall(method string, params, out any) {
+	p.t.Helper()
+	if err := p.call(method, params, out); err != nil {
+		p.t.Fatalf("%s %v: %v", method, params, err)
+	}
+}
+
+func (p *peer) notify(method string, params any) {
+	p.t.Helper()
+	req := map[string]any{"jsonrpc": "2.0", "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	b, _ := json.Marshal(req)
+	p.send(b)
+}
+
+// orphan waits for a reply with a null id (to a message that was not JSON).
+func (p *peer) orphan() message {
+	p.t.Helper()
+	select {
+	case m := <-p.orphans:
+		return m
+	case <-time.After(30 * time.Second):
+		p.t.Fatal("no reply within 30s")
+	}
+	return message{}
+}
+
+func newPeer(t testing.TB, w io.Writer, r io.Reader, headers bool) *peer {
+	p := &peer{t: t, w: w, headers: headers, replies: make(map[string]chan message),
+		orphans: make(chan message, 16), done: make(chan struct{})}
+	go p.readLoop(r)
+	return p
+}
+
+// mode starts a daemon and a peer of it.
+type mode struct {
+	name  string
+	start func(t testing.TB, headers bool, env ...string) *peer
+}
+
+var modes = []mode{
+	{"in-process", startInProcess},
+	{"process", startProcess},
+}
+
+func startInProcess(t testing.TB, headers bool, _ ...string) *peer {
+	root := filepath.Join(t.TempDir(), "spool")
+	d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: root,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, client := net.Pipe()
+	served := make(chan int, 1)
+	go func() { served <- d.ServeConn(context.Background(), server) }()
+	p := newPeer(t, client, client, headers)
+	p.spoolRoot = root
+	p.wait = func() (int, error) { return <-served, nil }
+	var once sync.Once
+	p.close = func() {
+		once.Do(func() {
+			client.Close()
+			<-p.done
+			d.Close()
+		})
+	}
+	t.Cleanup(p.close)
+	return p
+}
+
+func startProcess(t testing.TB, headers bool, env ...string) *peer {
+	root := filepath.Join(t.TempDir(), "spool")
+	cmd := exec.Command(binPath, "--spool-root", root, "--log-level", "debug")
+	cmd.Env = append(os.Environ(), env...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := newPeer(t, in, out, headers)
+	p.spoolRoot = root
+	exited := make(chan struct{})
+	var code int
+	var werr error
+	go func() {
+		werr = cmd.Wait()
+		code = cmd.ProcessState.ExitCode()
+		close(exited)
+	}()
+	p.wait = func() (int, error) {
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the daemon did not exit within 30s")
+		}
+		return code, werr
+	}
+	p.close = func() {
+		in.Close()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	}
+	t.Cleanup(func() {
+		p.close()
+		if t.Failed() {
+			t.Logf("daemon stderr:\n%s", stderr.String())
+		}
+	})
+	return p
+}
+
+// forEachMode runs f in each mode, in both framings.
+func forEachMode(t *testing.T, f func(t *testing.T, start func(t testing.TB) *peer)) {
+	for _, m := range modes {
+		for _, headers := range []bool{false, true} {
+			framing := "lines"
+			if headers {
+				framing = "headers"
+			}
+			t.Run(m.name+"/"+framing, func(t *testing.T) {
+				t.Parallel()
+				f(t, func(t testing.TB) *peer { return m.start(t, headers) })
+			})
+		}
+	}
+}

@@ -1,0 +1,608 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// window mirrors the protocol's window, field names as on the wire.
+type window struct {
+	Path        string  `json:"path"`
+	Content     string  `json:"content"`
+	StartLine   int64   `json:"startLine"`
+	EndLine     int64   `json:"endLine"`
+	TotalLines  int64   `json:"totalLines"`
+	StartByte   int64   `json:"startByte"`
+	EndByte     int64   `json:"endByte"`
+	TotalBytes  int64   `json:"totalBytes"`
+	Truncated   bool    `json:"truncated"`
+	TruncatedBy *string `json:"truncatedBy"`
+	Next        *struct {
+		Offset    *int64 `json:"offset"`
+		StartByte *int64 `json:"startByte"`
+	} `json:"next"`
+	ClippedLines int     `json:"clippedLines"`
+	PartialLine  bool    `json:"partialLine"`
+	Binary       bool    `json:"binary"`
+	Notice       *string `json:"notice"`
+	Image        *struct {
+		MimeType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"image"`
+}
+
+type stream struct {
+	Head         string `json:"head"`
+	Tail         string `json:"tail"`
+	TotalBytes   int64  `json:"totalBytes"`
+	TotalLines   int64  `json:"totalLines"`
+	ShownLines   int    `json:"shownLines"`
+	ShownBytes   int    `json:"shownBytes"`
+	ClippedLines int    `json:"clippedLines"`
+	Omitted      *struct {
+		FromLine int64 `json:"fromLine"`
+		ToLine   int64 `json:"toLine"`
+		Bytes    int64 `json:"bytes"`
+	} `json:"omitted"`
+	Truncated bool `json:"truncated"`
+	Spool     *struct {
+		ID     string `json:"id"`
+		Path   string `json:"path"`
+		Bytes  int64  `json:"bytes"`
+		Capped bool   `json:"capped"`
+	} `json:"spool"`
+	Binary bool `json:"binary"`
+}
+
+type execResult struct {
+	ExitCode  *int    `json:"exitCode"`
+	Signal    *string `json:"signal"`
+	TimedOut  bool    `json:"timedOut"`
+	Cancelled bool    `json:"cancelled"`
+	Stdout    stream  `json:"stdout"`
+	Stderr    stream  `json:"stderr"`
+	Notice    *string `json:"notice"`
+}
+
+type initResult struct {
+	ServerInfo struct{ Name, Version string } `json:"serverInfo"`
+	Session    string                         `json:"session"`
+	SpoolDir   string                         `json:"spoolDir"`
+	Methods    []string                       `json:"methods"`
+	Limits     struct {
+		Read struct {
+			Limit    int `json:"limit"`
+			MaxBytes int `json:"maxBytes"`
+		} `json:"read"`
+	} `json:"limits"`
+}
+
+func testdata(name string) string {
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func TestInitialize(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		dir := t.TempDir()
+		var res initResult
+		p.mustCall("initialize", map[string]any{"clientInfo": map[string]string{"name": "test"}, "cwd": dir,
+			"roots": []string{dir}, "limits": map[string]any{"read": map[string]any{"limit": 10, "maxBytes": 1 << 30}}}, &res)
+		if res.ServerInfo.Name != "toold" || res.Session == "" {
+			t.Errorf("initialize: %+v", res)
+		}
+		if fi, err := os.Stat(res.SpoolDir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("spoolDir %s: %v %v", res.SpoolDir, fi, err)
+		}
+		if res.Limits.Read.Limit != 10 || res.Limits.Read.MaxBytes != 262144 {
+			t.Errorf("limits not applied or not clamped: %+v", res.Limits)
+		}
+		for _, m := range []string{"read", "readBytes", "page", "exec", "stats", "session/close"} {
+			if !strings.Contains(strings.Join(res.Methods, " "), m) {
+				t.Errorf("methods %v lack %s", res.Methods, m)
+			}
+		}
+		// A relative path resolves against the session cwd; the limit applies.
+		os.WriteFile(filepath.Join(dir, "f.txt"), bytes.Repeat([]byte("x\n"), 50), 0o644)
+		var w window
+		p.mustCall("read", map[string]any{"path": "f.txt"}, &w)
+		if w.EndLine != 10 || w.Path != filepath.Join(dir, "f.txt") {
+			t.Errorf("read with session limit: lines %d-%d path %s", w.StartLine, w.EndLine, w.Path)
+		}
+	})
+}
+
+func TestReadFiles(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		tests := []struct {
+			file       string
+			lines      int64
+			binary     bool
+			image      bool
+			contentLen int
+		}{
+			{"read/crlf.txt", 3, false, false, 46},
+			{"read/utf8.txt", 4, false, false, 60},
+			{"read/nonl.txt", 1, false, false, 19},
+			{"read/empty.txt", 0, false, false, 0},
+			{"read/blob.bin", 0, true, false, 0},
+			{"read/pixel.png", 0, true, true, 0},
+		}
+		for _, tt := range tests {
+			var w window
+			path := testdata(tt.file)
+			p.mustCall("read", map[string]any{"path": path}, &w)
+			data, _ := os.ReadFile(path)
+			if w.TotalLines != tt.lines || w.TotalBytes != int64(len(data)) || w.Binary != tt.binary || (w.Image != nil) != tt.image {
+				t.Errorf("%s: totalLines %d totalBytes %d binary %v image %v", tt.file, w.TotalLines, w.TotalBytes, w.Binary, w.Image != nil)
+			}
+			if !tt.binary && w.Content != string(data) {
+				t.Errorf("%s: content %q, want %q", tt.file, w.Content, data)
+			}
+			if w.Truncated || w.Next != nil {
+				t.Errorf("%s: truncated %v next %v for a whole file", tt.file, w.Truncated, w.Next)
+			}
+			if tt.binary && (w.Notice == nil || w.Content != "") {
+				t.Errorf("%s: binary window %+v", tt.file, w)
+			}
+		}
+		var w window
+		p.mustCall("read", map[string]any{"path": testdata("read/invalid.txt")}, &w)
+		if w.Content != "ok line\n\uFFFD\uFFFD broken bytes\nend\n" {
+			t.Errorf("invalid UTF-8: %q", w.Content)
+		}
+	})
+}
+
+func TestReadPaging(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		dir := t.TempDir()
+		path := filepath.Join(dir, "lines.txt")
+		var b strings.Builder
+		for i := 1; i <= 5000; i++ {
+			b.WriteString(strings.Repeat("y", i%37) + "\n")
+		}
+		os.WriteFile(path, []byte(b.String()), 0o644)
+
+		var w window
+		p.mustCall("read", map[string]any{"path": path, "limit": 2000, "maxBytes": 262144}, &w)
+		if w.StartLine != 1 || w.EndLine != 2000 || w.TotalLines != 5000 || *w.TruncatedBy != "lines" || *w.Next.Offset != 2001 {
+			t.Fatalf("first page: %d-%d of %d by %v", w.StartLine, w.EndLine, w.TotalLines, w.TruncatedBy)
+		}
+		if *w.Notice != "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]" {
+			t.Errorf("notice %q", *w.Notice)
+		}
+		// Page the whole file by bytes-limited windows and put it back together.
+		var got strings.Builder
+		for off := int64(1); ; {
+			var w window
+			p.mustCall("read", map[string]any{"path": path, "offset": off, "maxBytes": 1000}, &w)
+			if w.StartLine != off || w.EndByte-w.StartByte > 1000 {
+				t.Fatalf("window at %d: %d-%d bytes %d-%d", off, w.StartLine, w.EndLine, w.StartByte, w.EndByte)
+			}
+			got.WriteString(w.Content)
+			if w.Next == nil {
+				break
+			}
+			if *w.TruncatedBy != "bytes" {
+				t.Fatalf("truncatedBy %q", *w.TruncatedBy)
+			}
+			off = *w.Next.Offset
+		}
+		if got.String() != b.String() {
+			t.Fatal("paging by read did not give the file back")
+		}
+		// Past the end.
+		p.mustCall("read", map[string]any{"path": path, "offset": 6000}, &w)
+		if w.Content != "" || w.Truncated || w.Next != nil || w.EndLine != 5999 || !strings.Contains(*w.Notice, "5000 lines") {
+			t.Errorf("past the end: %+v", w)
+		}
+	})
+}
+
+func TestReadLongLines(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		dir := t.TempDir()
+		path := filepath.Join(dir, "long.txt")
+		long := strings.Repeat("é", 3000) // 6000 bytes, 3000 characters
+		os.WriteFile(path, []byte("short\n"+long+"\nend\n"), 0o644)
+
+		var w window
+		p.mustCall("read", map[string]any{"path": path}, &w)
+		if w.ClippedLines != 1 || w.Content != "short\n"+strings.Repeat("é", 2000)+"\nend\n" {
+			t.Errorf("clipping: clipped %d, content length %d", w.ClippedLines, len(w.Content))
+		}
+		if w.Notice == nil || !strings.Contains(*w.Notice, "readBytes startByte=6 maxBytes=6001") {
+			t.Errorf("clip notice %v", w.Notice)
+		}
+		p.mustCall("read", map[string]any{"path": path, "maxLineChars": 0}, &w)
+		if w.ClippedLines != 0 || w.Notice != nil || !strings.Contains(w.Content, long) {
+			t.Errorf("maxLineChars 0 still clips: %d", w.ClippedLines)
+		}
+		// A first line that alone passes maxBytes: partial, on a character boundary.
+		p.mustCall("read", map[string]any{"path": path, "offset": 2, "maxBytes": 1001}, &w)
+		if !w.PartialLine || w.Content != strings.Repeat("é", 500) || w.EndByte-w.StartByte != 1000 || *w.Next.Offset != 3 {
+			t.Errorf("partial: %v %d bytes next %v", w.PartialLine, w.EndByte-w.StartByte, w.Next)
+		}
+		if w.Notice == nil || !strings.Contains(*w.Notice, "readBytes startByte=1006") {
+			t.Errorf("partial notice %v", w.Notice)
+		}
+	})
+}
+
+// TestReadBytesWalk follows next.startByte from 0 and checks the windows put
+// end to end give the file back, for files of every awkward shape.
+func TestReadBytesWalk(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string][]byte{
+		"crlf":     []byte("a\r\nbb\r\nccc\r\n"),
+		"utf8":     bytes.Repeat([]byte("日本語 😀 é\n"), 200),
+		"giant":    bytes.Repeat([]byte("0123456789abcdé"), 5<<20/16),
+		"nonl":     []byte("x\ny\nno newline at the end"),
+		"empty":    nil,
+		"oneline":  []byte("\n"),
+		"longmid":  append(append([]byte("a\n"), bytes.Repeat([]byte("€"), 100000)...), []byte("\nz\n")...),
+		"shortend": append(bytes.Repeat([]byte("q"), 70000), '\n', 'r'),
+	}
+	for name, data := range files {
+		os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	}
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		for name, data := range files {
+			for _, maxBytes := range []int{1, 7, 4096, 65536} {
+				if len(data)/maxBytes > 2000 {
+					continue // too many round trips; methods' own walk test covers it
+				}
+				var got bytes.Buffer
+				var pos int64
+				for steps := 0; ; steps++ {
+					var w window
+					p.mustCall("readBytes", map[string]any{"path": filepath.Join(dir, name), "startByte": pos, "maxBytes": maxBytes}, &w)
+					if w.StartByte != pos && !(pos == 0 && w.StartByte == 0) {
+						t.Fatalf("%s/%d: window starts at %d, asked %d", name, maxBytes, w.StartByte, pos)
+					}
+					got.WriteString(w.Content)
+					if w.Next == nil {
+						if w.EndByte != int64(len(data)) || w.Truncated {
+							t.Fatalf("%s/%d: ended at %d of %d", name, maxBytes, w.EndByte, len(data))
+						}
+						break
+					}
+					if *w.Next.StartByte <= pos {
+						t.Fatalf("%s/%d: no progress at %d", name, maxBytes, pos)
+					}
+					pos = *w.Next.StartByte
+					if steps > len(data)+1 {
+						t.Fatalf("%s/%d: walk does not end", name, maxBytes)
+					}
+				}
+				if !bytes.Equal(got.Bytes(), data) {
+					t.Fatalf("%s/%d: walk gave %d bytes, not the file's %d", name, maxBytes, got.Len(), len(data))
+				}
+			}
+		}
+	})
+}
+
+func TestStaleness(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f.log")
+		read := func() window {
+			var w window
+			p.mustCall("read", map[string]any{"path": path}, &w)
+			return w
+		}
+		os.WriteFile(path, []byte("one\ntwo\n"), 0o644)
+		if w := read(); w.TotalLines != 2 {
+			t.Fatalf("lines %d", w.TotalLines)
+		}
+		// Appended.
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString("three\n")
+		f.Close()
+		if w := read(); w.TotalLines != 3 || w.Content != "one\ntwo\nthree\n" {
+			t.Fatalf("after append: %d %q", w.TotalLines, w.Content)
+		}
+		// Rewritten in place, same size, mtime forced back.
+		st, _ := os.Stat(path)
+		os.WriteFile(path, []byte("ONE\nTWO\nTHREE\n"), 0o644)
+		os.Chtimes(path, st.ModTime(), st.ModTime())
+		if w := read(); w.Content != "ONE\nTWO\nTHREE\n" {
+			t.Fatalf("after rewrite in place: %q", w.Content)
+		}
+		// Replaced by rename, as editors save.
+		tmp := filepath.Join(dir, ".f.log.swp")
+		os.WriteFile(tmp, []byte("a\nb\nc\nd\ne\n"), 0o644)
+		os.Rename(tmp, path)
+		if w := read(); w.TotalLines != 5 || w.Content != "a\nb\nc\nd\ne\n" {
+			t.Fatalf("after rename: %d %q", w.TotalLines, w.Content)
+		}
+		// Truncated.
+		os.WriteFile(path, []byte("z"), 0o644)
+		if w := read(); w.TotalLines != 1 || w.Content != "z" {
+			t.Fatalf("after truncation: %d %q", w.TotalLines, w.Content)
+		}
+	})
+}
+
+// TestBadInput sends bad input of every kind and checks the error, then that
+// the same connection still answers a good request.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.txt")
+	os.WriteFile(good, []byte("fine\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.Symlink("/etc/hostname", filepath.Join(dir, "escape"))
+	tests := []struct {
+		name   string
+		method string
+		params any
+		code   int64
+		words  []string // the message names these
+		data   string   // error.data holds this
+	}{
+		{"missing file", "read", map[string]any{"path": filepath.Join(dir, "nope")}, -32001, []string{"nope"}, `"path"`},
+		{"directory", "read", map[string]any{"path": filepath.Join(dir, "sub")}, -32003, []string{"directory"}, `"path"`},
+		{"outside roots", "read", map[string]any{"path": "/etc/passwd"}, -32002, []string{"roots"}, `"path"`},
+		{"symlink out of roots", "read", map[string]any{"path": filepath.Join(dir, "escape")}, -32002, nil, `"path"`},
+		{"dotdot out of roots", "readBytes", map[string]any{"path": dir + "/../../etc/passwd"}, -32002, nil, `"path"`},
+		{"no path", "read", map[string]any{}, -32602, []string{"path"}, ""},
+		{"path of wrong type", "read", map[string]any{"path": 5}, -32602, []string{"path"}, ""},
+		{"negative offset", "read", map[string]any{"path": good, "offset": -1}, -32602, []string{"offset"}, ""},
+		{"offset a string", "read", map[string]any{"path": good, "offset": "x"}, -32602, []string{"offset"}, ""},
+		{"fractional limit", "read", map[string]any{"path": good, "limit": 1.5}, -32602, []string{"limit"}, ""},
+		{"negative maxBytes", "readBytes", map[string]any{"path": good, "maxBytes": -5}, -32602, []string{"maxBytes"}, ""},
+		{"negative startByte", "readBytes", map[string]any{"path": good, "startByte": -5}, -32602, []string{"startByte"}, ""},
+		{"params an array", "read", []any{1, 2}, -32602, nil, ""},
+		{"params a string", "read", "x", -32602, nil, ""},
+		{"unknown method", "frobnicate", nil, -32601, []string{"frobnicate"}, ""},
+		{"unknown spool", "page", map[string]any{"spool": "deadbeef"}, -32001, []string{"spool"}, `"spool"`},
+		{"page without spool", "page", map[string]any{}, -32602, []string{"spool"}, ""},
+		{"exec without command", "exec", map[string]any{}, -32602, []string{"command"}, ""},
+		{"exec with both", "exec", map[string]any{"command": "true", "argv": []string{"true"}}, -32602, []string{"command"}, ""},
+		{"exec bad preview", "exec", map[string]any{"command": "true", "preview": "middle"}, -32602, []string{"preview"}, ""},
+		{"exec negative timeout", "exec", map[string]any{"command": "true", "timeoutMs": -1}, -32602, []string{"timeoutMs"}, ""},
+		{"exec missing binary", "exec", map[string]any{"argv": []string{"/no/such/binary"}}, -32005, []string{"/no/such/binary"}, ""},
+		{"exec missing cwd", "exec", map[string]any{"command": "true", "cwd": "/no/such/dir"}, -32005, nil, ""},
+		{"initialize with a bad root", "initialize", map[string]any{"roots": []string{"/no/such/root"}}, -32602, []string{"roots[0]"}, ""},
+		{"initialize with a bad limit", "initialize", map[string]any{"limits": map[string]any{"read": map[string]any{"limit": -1}}}, -32602, []string{"limits.read.limit"}, ""},
+	}
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		p.mustCall("initialize", map[string]any{"cwd": dir, "roots": []string{dir}}, nil)
+		check := func(name string) {
+			t.Helper()
+			var w window
+			p.mustCall("read", map[string]any{"path": good}, &w)
+			if w.Content != "fine\n" {
+				t.Fatalf("after %s: the good read gave %q", name, w.Content)
+			}
+		}
+		for _, tt := range tests {
+			err := p.call(tt.method, tt.params, nil)
+			if err == nil || err.Code != tt.code {
+				t.Errorf("%s: got %v, want code %d", tt.name, err, tt.code)
+				continue
+			}
+			for _, w := range tt.words {
+				if !strings.Contains(err.Message, w) {
+					t.Errorf("%s: message %q does not name %q", tt.name, err.Message, w)
+				}
+			}
+			if tt.data != "" && !strings.Contains(string(err.Data), tt.data) {
+				t.Errorf("%s: data %s lacks %s", tt.name, err.Data, tt.data)
+			}
+			check(tt.name)
+		}
+		// Huge sizes are clamped, not refused.
+		var w window
+		p.mustCall("read", map[string]any{"path": good, "limit": 1e15, "maxBytes": json.Number("99999999999999999999999")}, &w)
+		// Raw garbage on the wire.
+		for _, raw := range []string{`{"jsonrpc":"2.0","id":1,"method":`, `not json at all`, `{"id":1,`} {
+			p.send([]byte(raw))
+			if m := p.orphan(); m.Error == nil || m.Error.Code != -32700 {
+				t.Errorf("%q: got %+v, want -32700", raw, m.Error)
+			}
+			check(raw)
+		}
+		for _, raw := range []string{`[1,2]`, `5`, `{"jsonrpc":"2.0","id":null}`} {
+			p.send([]byte(raw))
+			if m := p.orphan(); m.Error == nil || m.Error.Code != -32600 {
+				t.Errorf("%q: got %+v, want -32600", raw, m.Error)
+			}
+			check(raw)
+		}
+		// A 20 MB message.
+		big := []byte(`{"jsonrpc":"2.0","id":"big","method":"read","params":{"path":"` + strings.Repeat("a", 20<<20) + `"}}`)
+		p.send(big)
+		if m := p.orphan(); m.Error == nil || m.Error.Code != -32600 {
+			t.Errorf("20 MB message: got %+v, want -32600", m.Error)
+		}
+		check("a 20 MB message")
+	})
+}
+
+func TestExecAndPage(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var r execResult
+		p.mustCall("exec", map[string]any{"command": "seq 1 5000"}, &r)
+		s := r.Stdout
+		if r.ExitCode == nil || *r.ExitCode != 0 || !s.Truncated || s.Omitted == nil || s.Spool == nil || s.TotalLines != 5000 {
+			t.Fatalf("exec seq: %+v", r)
+		}
+		// head + omitted lines read by page + tail == the output.
+		var mid strings.Builder
+		for off := s.Omitted.FromLine; off <= s.Omitted.ToLine; {
+			var w window
+			p.mustCall("page", map[string]any{"spool": s.Spool.ID, "offset": off, "limit": min(2000, s.Omitted.ToLine-off+1)}, &w)
+			mid.WriteString(w.Content)
+			off = w.EndLine + 1
+		}
+		var want strings.Builder
+		for i := 1; i <= 5000; i++ {
+			want.WriteString(strconv.Itoa(i) + "\n")
+		}
+		if got := s.Head + mid.String() + s.Tail; got != want.String() {
+			t.Errorf("head+page+tail differs from the output (%d vs %d bytes)", len(got), want.Len())
+		}
+		if r.Notice == nil || !strings.Contains(*r.Notice, s.Spool.ID) {
+			t.Errorf("notice %v", r.Notice)
+		}
+		// The spool is readable by read too.
+		var w window
+		p.mustCall("read", map[string]any{"path": s.Spool.Path, "limit": 1}, &w)
+		if w.Content != "1\n" {
+			t.Errorf("read of the spool: %q", w.Content)
+		}
+		// Small output: no spool, all in head.
+		p.mustCall("exec", map[string]any{"command": "echo hi; echo err >&2; exit 3"}, &r)
+		if *r.ExitCode != 3 || r.Stdout.Head != "hi\n" || r.Stderr.Head != "err\n" || r.Stdout.Spool != nil || r.Stdout.Truncated {
+			t.Errorf("small exec: %+v", r)
+		}
+		// session/close deletes the spool; the id is then unknown.
+		p.mustCall("session/close", nil, nil)
+		if _, err := os.Stat(s.Spool.Path); !os.IsNotExist(err) {
+			t.Errorf("spool %s still there after session/close: %v", s.Spool.Path, err)
+		}
+		if err := p.call("page", map[string]any{"spool": s.Spool.ID}, nil); err == nil || err.Code != -32001 {
+			t.Errorf("page after close: %v", err)
+		}
+	})
+}
+
+// TestConcurrency checks that a long exec does not delay a read, and that
+// $/cancelRequest ends it with its result.
+func TestConcurrency(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		mark := filepath.Join(t.TempDir(), "started")
+		id, slow := p.start("exec", map[string]any{"command": "echo started; touch " + mark + "; sleep 30"})
+		var w window
+		p.mustCall("read", map[string]any{"path": testdata("read/utf8.txt")}, &w)
+		select {
+		case <-slow:
+			t.Fatal("the exec answered before it was cancelled")
+		default:
+		}
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(mark); err == nil {
+				break
+			} else if time.Now().After(deadline) {
+				t.Fatal("the command did not start")
+			}
+		}
+		p.notify("$/cancelRequest", map[string]any{"id": jsonNumber(id)})
+		m := p.await(slow)
+		var r execResult
+		if m.Error != nil {
+			if m.Error.Code != -32800 {
+				t.Fatalf("cancelled exec: %v", m.Error)
+			}
+		} else if json.Unmarshal(m.Result, &r); !r.Cancelled || r.Stdout.Head != "started\n" {
+			t.Fatalf("cancelled exec: %+v", r)
+		}
+	})
+}
+
+func jsonNumber(id string) json.Number { return json.Number(id) }
+
+func TestShutdownExit(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			p := m.start(t, false)
+			var res initResult
+			p.mustCall("initialize", nil, &res)
+			var r execResult
+			p.mustCall("exec", map[string]any{"command": "seq 1 100000"}, &r)
+			if r.Stdout.Spool == nil {
+				t.Fatal("no spool")
+			}
+			p.mustCall("shutdown", nil, nil)
+			if err := p.call("read", map[string]any{"path": testdata("read/utf8.txt")}, nil); err == nil || err.Code != -32004 {
+				t.Errorf("read after shutdown: %v", err)
+			}
+			if _, err := os.Stat(res.SpoolDir); !os.IsNotExist(err) {
+				t.Errorf("spool dir after shutdown: %v", err)
+			}
+			p.notify("exit", nil)
+			if code, _ := p.wait(); code != 0 {
+				t.Errorf("exit after shutdown: code %d, want 0", code)
+			}
+		})
+	}
+	t.Run("exit without shutdown", func(t *testing.T) {
+		p := startProcess(t, false)
+		p.mustCall("stats", nil, nil)
+		p.notify("exit", nil)
+		if code, _ := p.wait(); code != 1 {
+			t.Errorf("exit without shutdown: code %d, want 1", code)
+		}
+	})
+}
+
+// TestSignalCleansUp sends SIGTERM to a daemon with a running command and a
+// spool, and checks both are gone.
+func TestSignalCleansUp(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "spool")
+			cmd := exec.Command(binPath, "--spool-root", root)
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			p := newPeer(t, in, out, false)
+			var res initResult
+			p.mustCall("initialize", nil, &res)
+			var r execResult
+			p.mustCall("exec", map[string]any{"command": "seq 1 100000"}, &r)
+			_, slow := p.start("exec", map[string]any{"command": "sleep 60 & echo $!; wait"})
+			time.Sleep(200 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("daemon did not exit on signal")
+			}
+			select {
+			case m := <-slow:
+				var er execResult
+				json.Unmarshal(m.Result, &er)
+				pid := strings.TrimSpace(er.Stdout.Head)
+				if pid != "" {
+					n, _ := json.Number(pid).Int64()
+					if n > 0 && syscall.Kill(int(n), 0) == nil {
+						t.Errorf("background sleep %d still alive", n)
+					}
+				}
+			default:
+			}
+			if _, err := os.Stat(res.SpoolDir); !os.IsNotExist(err) {
+				t.Errorf("spool dir %s after %v: %v", res.SpoolDir, sig, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,285 @@
+package exec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"toold/truncate"
+)
+
+// memSpool is a SpoolFile in memory.
+type memSpool struct {
+	buf    bytes.Buffer
+	limit  int64
+	capped bool
+	closed bool
+}
+
+func (m *memSpool) Write(p []byte) (int, error) {
+	n := len(p)
+	if m.limit > 0 && int64(m.buf.Len()+len(p)) > m.limit {
+		p = p[:m.limit-int64(m.buf.Len())]
+		m.capped = true
+	}
+	m.buf.Write(p)
+	return n, nil
+}
+func (m *memSpool) ID() string     { return "mem" }
+func (m *memSpool) Path() string   { return "/mem" }
+func (m *memSpool) Bytes() int64   { return int64(m.buf.Len()) }
+func (m *memSpool) Capped() bool   { return m.capped }
+func (m *memSpool) Err() error     { return nil }
+func (m *memSpool) Close() error   { m.closed = true; return nil }
+func (m *memSpool) String() string { return m.buf.String() }
+
+func countLines(b []byte) int64 {
+	n := int64(bytes.Count(b, []byte{'\n'}))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func rawLines(b []byte, from, to int64) []byte {
+	var out []byte
+	for line := int64(1); len(b) > 0; line++ {
+		i := bytes.IndexByte(b, '\n') + 1
+		if i == 0 {
+			i = len(b)
+		}
+		if line >= from && line <= to {
+			out = append(out, b[:i]...)
+		}
+		b = b[i:]
+	}
+	return out
+}
+
+// runCapture feeds out to a capture in chunks of the given sizes (cycled).
+func runCapture(out []byte, opt Options, keep int, chunks []int) (Stream, *memSpool) {
+	var sp *memSpool
+	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) {
+		if sp != nil {
+			panic("spool opened twice")
+		}
+		sp = &memSpool{}
+		return sp, nil
+	})
+	if keep > 0 {
+		c.keep = max(keep, opt.MaxBytes) // as in production: keep >= MaxBytes
+	}
+	for i := 0; len(out) > 0; i++ {
+		n := 1
+		if len(chunks) > 0 {
+			n = max(chunks[i%len(chunks)], 1)
+		}
+		n = min(n, len(out))
+		c.write(out[:n])
+		out = out[n:]
+	}
+	return c.finish(), sp
+}
+
+// checkCapture checks what a capture of out must give without clean-up or
+// clipping: exact totals, nothing lost between head, spool and tail, and no
+// spool for output shown whole.
+func checkCapture(t *testing.T, out []byte, opt Options, keep int, chunks []int) {
+	t.Helper()
+	s, sp := runCapture(out, opt, keep, chunks)
+	if s.TotalBytes != int64(len(out)) || s.TotalLines != countLines(out) {
+		t.Fatalf("totals %d bytes %d lines, want %d %d", s.TotalBytes, s.TotalLines, len(out), countLines(out))
+	}
+	if s.SpoolError != "" {
+		t.Fatalf("spool error %s", s.SpoolError)
+	}
+	if !s.Truncated {
+		if sp != nil || s.Spool != nil {
+			t.Fatalf("untruncated output spooled (%d bytes)", len(out))
+		}
+		if s.Head != truncate.Valid(out) || s.Tail != "" || s.Omitted != nil {
+			t.Fatalf("untruncated preview is not the output: %+v", s)
+		}
+		return
+	}
+	if sp == nil || s.Spool == nil || !sp.closed {
+		t.Fatal("truncated output not spooled")
+	}
+	if !bytes.Equal(sp.buf.Bytes(), out) || s.Spool.Bytes != int64(len(out)) {
+		t.Fatalf("spool holds %d bytes, not the output (%d)", sp.buf.Len(), len(out))
+	}
+	o := s.Omitted
+	if o == nil || o.FromLine < 1 || o.FromLine > o.ToLine || o.ToLine > s.TotalLines {
+		t.Fatalf("bad omitted %+v", o)
+	}
+	mid := rawLines(sp.buf.Bytes(), o.FromLine, o.ToLine)
+	if int64(len(mid)) != o.Bytes {
+		t.Fatalf("omitted bytes %d, lines hold %d", o.Bytes, len(mid))
+	}
+	if s.Binary {
+		if s.Head != "" || s.Tail != "" || o.FromLine != 1 || o.ToLine != s.TotalLines {
+			t.Fatalf("binary shows something: %+v", s)
+		}
+		return
+	}
+	if got := s.Head + truncate.Valid(mid) + s.Tail; got != truncate.Valid(out) {
+		t.Fatalf("head+omitted+tail != output\nhead %q\ntail %q\nomitted %+v", s.Head, s.Tail, *o)
+	}
+	if s.ShownLines > opt.MaxLines || s.ShownBytes > opt.MaxBytes {
+		t.Fatalf("over budget: %d lines %d bytes", s.ShownLines, s.ShownBytes)
+	}
+}
+
+// genOutput makes command-like output: short and long lines, multi-byte
+// text, empty lines, CRLF, maybe no trailing newline.
+func genOutput(r *rand.Rand, size int) []byte {
+	words := []string{"ok", "error:", "héllo", "wörld", "日本語", "🙂", "\t", "x", "build", "a-much-longer-word-for-the-line"}
+	var b bytes.Buffer
+	for b.Len() < size {
+		switch r.IntN(10) {
+		case 0:
+			b.WriteString(strings.Repeat("z", r.IntN(3000))) // long line
+		case 1: // empty line
+		default:
+			for n := r.IntN(12); n > 0; n-- {
+				b.WriteString(words[r.IntN(len(words))])
+				b.WriteByte(' ')
+			}
+		}
+		if r.IntN(8) == 0 {
+			b.WriteByte('\r')
+		}
+		b.WriteByte('\n')
+	}
+	out := b.Bytes()[:size]
+	return out
+}
+
+func TestCaptureGenerated(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		size := r.IntN(40000)
+		if i%10 == 0 {
+			size = r.IntN(200)
+		}
+		out := genOutput(r, size)
+		opt := Options{MaxLines: 1 + r.IntN(200), MaxBytes: 1 + r.IntN(8000), Preview: []string{"headTail", "head", "tail"}[i%3]}
+		keep := []int{0, 64, 1000, 4 * opt.MaxBytes}[i%4]
+		chunks := []int{1 + r.IntN(5000), 1 + r.IntN(100), 1 + r.IntN(70000)}
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkCapture(t, out, opt, keep, chunks) })
+	}
+}
+
+func TestCaptureCases(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789\n"), 10000)
+	tests := []struct {
+		name string
+		out  []byte
+		opt  Options
+		keep int
+	}{
+		{"empty", nil, Options{MaxLines: 10, MaxBytes: 100}, 0},
+		{"fits", []byte("a\nb\n"), Options{MaxLines: 10, MaxBytes: 100}, 0},
+		{"no newline", []byte("abc"), Options{MaxLines: 10, MaxBytes: 100}, 0},
+		{"by lines", big, Options{MaxLines: 10, MaxBytes: 100000}, 0},
+		{"by bytes", big, Options{MaxLines: 100000, MaxBytes: 100}, 0},
+		{"past the ring", big, Options{MaxLines: 10, MaxBytes: 100}, 50},
+		{"one huge line", bytes.Repeat([]byte("y"), 100000), Options{MaxLines: 10, MaxBytes: 100}, 1000},
+		{"huge line then lines", append(bytes.Repeat([]byte("y"), 5000), "\na\nb\n"...), Options{MaxLines: 10, MaxBytes: 100}, 1000},
+		{"zero budget", []byte("a\n"), Options{}, 0},
+		{"binary", append([]byte("\x00\x01\x02binary"), big...), Options{MaxLines: 10, MaxBytes: 100}, 0},
+		{"short binary", []byte("\x00\x01\x02"), Options{MaxLines: 10, MaxBytes: 100}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkCapture(t, tt.out, tt.opt, tt.keep, []int{4096})
+			checkCapture(t, tt.out, tt.opt, tt.keep, []int{1, 7, 100000})
+		})
+	}
+}
+
+func TestCaptureSpoolKeptWhenClipped(t *testing.T) {
+	out := []byte(strings.Repeat("w", 50) + "\n")
+	s, sp := runCapture(out, Options{MaxLines: 10, MaxBytes: 1000, MaxLineChars: 10}, 0, nil)
+	if s.Truncated || s.ClippedLines != 1 || s.Head != strings.Repeat("w", 10)+"\n" {
+		t.Fatalf("clipped preview %+v", s)
+	}
+	if sp == nil || sp.String() != string(out) {
+		t.Fatal("a clipped line was not spooled")
+	}
+}
+
+func TestCaptureCleanFitsWithoutSpool(t *testing.T) {
+	// Raw bytes past MaxBytes, shown bytes within it: shown whole, no file.
+	out := []byte(strings.Repeat("\x1b[32m#\x1b[0m", 100) + "\r100%\n")
+	s, sp := runCapture(out, Options{MaxLines: 10, MaxBytes: 100, Clean: true}, 0, []int{10})
+	if s.Truncated || s.Head != "100%\n" || sp != nil {
+		t.Fatalf("%+v spool %v", s, sp != nil)
+	}
+}
+
+type failSpool struct{ memSpool }
+
+func (f *failSpool) Write(p []byte) (int, error) { return 0, errors.New("boom") }
+
+func TestCaptureSpoolFailures(t *testing.T) {
+	out := bytes.Repeat([]byte("line\n"), 100)
+	opt := Options{MaxLines: 4, MaxBytes: 1000}
+	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return nil, errors.New("no room") })
+	c.write(out)
+	s := c.finish()
+	if !s.Truncated || s.Spool != nil || !strings.Contains(s.SpoolError, "no room") || s.Head != "line\nline\n" {
+		t.Fatalf("open failure: %+v", s)
+	}
+	c = newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &failSpool{}, nil })
+	c.write(out[:100])
+	c.write(out[100:])
+	s = c.finish()
+	if !s.Truncated || s.Spool == nil || !strings.Contains(s.SpoolError, "boom") || s.Tail != "line\nline\n" {
+		t.Fatalf("write failure: %+v", s)
+	}
+	c = newCapture(opt, "stdout", nil) // no spooling asked
+	c.write(out)
+	if s = c.finish(); !s.Truncated || s.Spool != nil || s.SpoolError != "" {
+		t.Fatalf("no spool: %+v", s)
+	}
+}
+
+func FuzzCapture(f *testing.F) {
+	f.Add([]byte("a\nb\nc\n"), 2, 4, 3, 1)
+	f.Add(bytes.Repeat([]byte("héllo wörld\n"), 100), 10, 60, 100, 7)
+	f.Add(append(bytes.Repeat([]byte("x"), 500), "\nend"...), 3, 50, 64, 33)
+	f.Add([]byte("日本語\n\n\nno newline"), 1, 10, 5, 2)
+	f.Fuzz(func(t *testing.T, out []byte, maxLines, maxBytes, keep, chunk int) {
+		opt := Options{MaxLines: abs(maxLines) % 500, MaxBytes: abs(maxBytes) % 5000}
+		checkCapture(t, out, opt, 1+abs(keep)%2000, []int{1 + abs(chunk)%300, 1 + abs(chunk)%17})
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n = -n; n < 0 {
+			return 0
+		}
+	}
+	return n
+}
+
+type discardSpool struct{ memSpool }
+
+func (d *discardSpool) Write(p []byte) (int, error) { return len(p), nil }
+
+// BenchmarkCaptureWrite is the per-byte cost of capture alone, without the
+// pipe or the spool's file: what the reader adds to each chunk.
+func BenchmarkCaptureWrite(b *testing.B) {
+	chunk := bytes.Repeat([]byte("some output line of a build tool, héllo\n"), 128<<10/40)
+	opt := Options{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Clean: true}
+	b.SetBytes(int64(len(chunk)))
+	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &discardSpool{}, nil })
+	for b.Loop() {
+		c.write(chunk)
+	}
+}

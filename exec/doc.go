@@ -1,0 +1,22 @@
+// Package exec owns the commands that the exec method runs: starting them in
+// a process group of their own, feeding their stdin, ending the whole group on
+// timeout, cancel or Close (SIGTERM, then SIGKILL after 2 s), and capturing
+// stdout and stderr as bounded head/tail previews while the complete raw
+// output streams to a spool file.
+//
+// It owns every process, pipe and goroutine it starts: none outlives
+// Runner.Close. It does not know sessions or JSON-RPC: the caller hands it the
+// complete environment and a function that opens spool files, and maps the
+// Result to the protocol.
+//
+// # Why not Cmd.Cancel and Cmd.WaitDelay
+//
+// The pipes are ours (os.Pipe, the write ends handed to the child as files),
+// so os/exec starts no copying goroutines and WaitDelay, which only bounds
+// those and then kills the leader, has nothing to do. Cmd.Cancel runs once, on
+// the context only, and knows nothing of the group once the leader is reaped;
+// we need the same escalation (SIGTERM to -pgid, SIGKILL 2 s later if anything
+// of the group is left) for timeout, cancel and Close, and also after a normal
+// exit when a background child still holds the output open. So Run watches
+// the leader itself and signals the group.
+package exec

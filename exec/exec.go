@@ -1,0 +1,534 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrStart is wrapped by Run's error when the command cannot be started: no
+// such file, not executable, a missing cwd, or a closed Runner.
+var ErrStart = errors.New("command could not be started")
+
+const (
+	// killDelay is how long a group has between SIGTERM and SIGKILL.
+	killDelay = 2 * time.Second
+	// drainIdle: after the leader exits, the output is read on while it
+	// keeps coming; a holder of the pipes that is silent this long is cut off.
+	drainIdle = 150 * time.Millisecond
+	// drainMax bounds the reading after the leader exits, whatever comes.
+	drainMax = killDelay
+	// pollGroup is how often a pending SIGKILL checks whether the group is gone.
+	pollGroup = 20 * time.Millisecond
+	// pipeSize is asked of the kernel for output pipes (F_SETPIPE_SZ).
+	pipeSize = 1 << 20
+	// readSize is the read buffer of each output stream.
+	readSize = 256 << 10
+)
+
+// Options shape the preview of each output stream.
+type Options struct {
+	MaxLines     int    // lines shown per stream (head + tail)
+	MaxBytes     int    // bytes shown per stream (head + tail)
+	MaxLineChars int    // longer lines are clipped in the preview; 0: no clipping
+	Preview      string // "headTail" (also ""), "head" or "tail"
+	Clean        bool   // strip ANSI escapes and keep the final state of \r redraws
+}
+
+// SpoolFile is where a stream's complete raw output goes. *spool.File
+// satisfies it; Write should not fail (keep the error for Err instead).
+type SpoolFile interface {
+	io.Writer
+	ID() string
+	Path() string
+	Bytes() int64
+	Capped() bool
+	Err() error
+	Close() error
+}
+
+// Spec is one command to run.
+type Spec struct {
+	// Argv is run directly, argv[0] looked up in Env's PATH, when set.
+	Argv []string
+	// Command is run by /bin/bash -c (or /bin/sh -c when bash is missing)
+	// when Argv is empty.
+	Command string
+	// Dir is the working directory; "" means the daemon's.
+	Dir string
+	// Env is the complete environment; nil means the daemon's own.
+	Env []string
+	// Stdin is written to the command's stdin, which is then closed; nil
+	// means the command reads EOF.
+	Stdin *string
+	// Timeout ends the command's group when it passes; 0 means none.
+	Timeout time.Duration
+	// MergeStderr sends stderr to the stdout stream; Result.Stderr is then
+	// empty.
+	MergeStderr bool
+	// Output shapes the previews.
+	Output Options
+	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
+	// output must be kept; nil means no spooling.
+	Spool func(stream string) (SpoolFile, error)
+}
+
+// Result is what a command did and printed.
+type Result struct {
+	ExitCode   *int    `json:"exitCode"`  // nil when killed by a signal
+	Signal     *string `json:"signal"`    // the signal that killed it, e.g. "SIGTERM"
+	TimedOut   bool    `json:"timedOut"`  // the timeout ended it
+	Cancelled  bool    `json:"cancelled"` // the context or Runner.Close ended it
+	DurationMs int64   `json:"durationMs"`
+	Stdout     Stream  `json:"stdout"`
+	Stderr     Stream  `json:"stderr"`
+}
+
+// Stream is the capture of one output stream: a preview of whole lines
+// (Head, the omitted middle, then Tail) and where the raw output was kept.
+type Stream struct {
+	Head         string    `json:"head"`
+	Tail         string    `json:"tail"`
+	TotalBytes   int64     `json:"totalBytes"`
+	TotalLines   int64     `json:"totalLines"`
+	ShownLines   int       `json:"shownLines"`
+	ShownBytes   int       `json:"shownBytes"`
+	ClippedLines int       `json:"clippedLines"`
+	Omitted      *Omitted  `json:"omitted"`
+	Truncated    bool      `json:"truncated"`
+	Spool        *SpoolRef `json:"spool"`
+	Binary       bool      `json:"binary"`
+	// SpoolError says why the spool could not be opened or written in
+	// full; Spool, when set, then holds what was written.
+	SpoolError string `json:"-"`
+}
+
+// Omitted names the raw lines (1-based, inclusive) that Head and Tail leave
+// out, and their raw bytes.
+type Omitted struct {
+	FromLine int64 `json:"fromLine"`
+	ToLine   int64 `json:"toLine"`
+	Bytes    int64 `json:"bytes"`
+}
+
+// SpoolRef names the spool file that holds a stream's raw output.
+type SpoolRef struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Bytes  int64  `json:"bytes"`
+	Capped bool   `json:"capped"` // output past the spool's cap was dropped
+}
+
+// Runner runs commands and owns their processes and goroutines.
+type Runner struct {
+	log     *slog.Logger
+	running atomic.Int64
+	done    chan struct{} // closed by Close
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup // Runs, and every goroutine they start
+}
+
+// NewRunner returns a Runner that logs to logger (nil: no logs).
+func NewRunner(logger *slog.Logger) *Runner {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{log: logger, done: make(chan struct{})}
+}
+
+// Running returns how many commands are running.
+func (r *Runner) Running() int { return int(r.running.Load()) }
+
+// Close cancels every running command (their groups get SIGTERM, then
+// SIGKILL after 2 s if anything is left) and waits for every goroutine the
+// Runner started, pending SIGKILLs included. Later Runs fail with ErrStart.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		close(r.done)
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	return nil
+}
+
+// goTracked runs f in a goroutine that Close waits for. The caller must
+// itself be tracked (a Run), so that the count cannot be zero here.
+func (r *Runner) goTracked(f func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+}
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
+
+// Run runs spec and returns when the command has exited and its output has
+// been read (a background child that keeps the pipes open is ended, not
+// waited for). A timeout, ctx's end or Close end the command's whole group;
+// the Result then still holds what was printed. The error, wrapping ErrStart,
+// is only for a command that could not be started.
+func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("%w: runner closed", ErrStart)
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	defer r.wg.Done()
+	r.running.Add(1)
+	defer r.running.Add(-1)
+
+	if ctx.Err() != nil {
+		return &Result{Cancelled: true}, nil
+	}
+	cmd, err := command(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	p, err := newPipes(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	cmd.Stdout = p.outW
+	cmd.Stderr = p.outW
+	if p.errW != nil {
+		cmd.Stderr = p.errW
+	}
+	if p.inR != nil {
+		cmd.Stdin = p.inR
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	p.closeChildEnds()
+	pgid := cmd.Process.Pid
+	r.log.Debug("exec started", "pid", pgid, "argv", cmd.Args)
+
+	// Output readers.
+	var busy atomic.Int32 // readers inside a chunk
+	var chunks atomic.Int64
+	readerDone := make(chan struct{}, 2)
+	read := func(f *os.File, c *capture) {
+		buf := readBufs.Get().(*[]byte)
+		defer readBufs.Put(buf)
+		for {
+			n, err := f.Read(*buf)
+			if n > 0 {
+				busy.Add(1)
+				c.write((*buf)[:n])
+				chunks.Add(1)
+				busy.Add(-1)
+			}
+			if err != nil {
+				break
+			}
+		}
+		readerDone <- struct{}{}
+	}
+	outCap := newCapture(spec.Output, "stdout", spec.Spool)
+	r.goTracked(func() { read(p.outR, outCap) })
+	readers := 1
+	var errCap *capture
+	if p.errR != nil {
+		errCap = newCapture(spec.Output, "stderr", spec.Spool)
+		r.goTracked(func() { read(p.errR, errCap) })
+		readers++
+	}
+
+	// Stdin: written in full, then closed. EPIPE from a command that does
+	// not read it is fine; closing inW below unblocks a write that is stuck.
+	stdinDone := make(chan struct{})
+	if p.inW != nil {
+		r.goTracked(func() {
+			defer close(stdinDone)
+			io.WriteString(p.inW, *spec.Stdin)
+			p.inW.Close()
+		})
+	} else {
+		close(stdinDone)
+	}
+
+	exited := make(chan error, 1)
+	r.goTracked(func() { exited <- cmd.Wait() })
+
+	var timeout <-chan time.Time
+	if spec.Timeout > 0 {
+		t := time.NewTimer(spec.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	res := &Result{}
+	var waitErr error
+	terminated := false
+	select {
+	case waitErr = <-exited:
+	case <-timeout:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.Cancelled = true
+	case <-r.done:
+		res.Cancelled = true
+	}
+	if res.TimedOut || res.Cancelled {
+		select {
+		case waitErr = <-exited: // it exited on its own meanwhile
+			res.TimedOut, res.Cancelled = false, false
+		default:
+			r.terminate(pgid)
+			terminated = true
+			waitErr = <-exited
+		}
+	}
+	end := time.Now()
+
+	// The leader is gone. Whatever is left of its group is a background
+	// child that may hold the pipes: end it too.
+	if !terminated && groupAlive(pgid) {
+		r.terminate(pgid)
+	}
+	p.inW.Close() // unblocks a stdin write to a command that is gone
+	<-stdinDone
+
+	// Read on while output keeps coming (a command that printed a lot just
+	// before exiting), but cut off a silent holder of the pipes.
+	pending := readers
+	idle := time.NewTicker(drainIdle)
+	hard := time.NewTimer(drainMax)
+	lastChunks := chunks.Load()
+drain:
+	for pending > 0 {
+		select {
+		case <-readerDone:
+			pending--
+		case <-idle.C:
+			if n := chunks.Load(); n == lastChunks && busy.Load() == 0 {
+				break drain
+			} else {
+				lastChunks = n
+			}
+		case <-hard.C:
+			break drain
+		}
+	}
+	idle.Stop()
+	hard.Stop()
+	p.closeReadEnds() // interrupts readers still blocked
+	for ; pending > 0; pending-- {
+		<-readerDone
+	}
+
+	res.DurationMs = end.Sub(start).Milliseconds()
+	res.Stdout = outCap.finish()
+	if errCap != nil {
+		res.Stderr = errCap.finish()
+	}
+	if st := cmd.ProcessState; st != nil {
+		ws := st.Sys().(syscall.WaitStatus)
+		if ws.Signaled() {
+			name := unix.SignalName(ws.Signal())
+			if name == "" {
+				name = fmt.Sprintf("SIG%d", int(ws.Signal()))
+			}
+			res.Signal = &name
+		} else {
+			code := ws.ExitStatus()
+			res.ExitCode = &code
+		}
+	} else {
+		r.log.Warn("exec wait", "pid", pgid, "err", waitErr)
+	}
+	for _, s := range []*Stream{&res.Stdout, &res.Stderr} {
+		if s.SpoolError != "" {
+			r.log.Warn("exec spool", "pid", pgid, "err", s.SpoolError)
+		}
+	}
+	r.log.Debug("exec done", "pid", pgid, "ms", res.DurationMs, "timedOut", res.TimedOut, "cancelled", res.Cancelled)
+	return res, nil
+}
+
+// terminate sends SIGTERM to the group and leaves a tracked goroutine that
+// sends SIGKILL after killDelay if anything of the group is left. The pgid
+// cannot be reused meanwhile: Linux keeps a pid allocated while it is the
+// pgid of a live process, and only a new group leader could take it once
+// the group is gone, which takes a pid wrap within killDelay.
+func (r *Runner) terminate(pgid int) {
+	unix.Kill(-pgid, unix.SIGTERM)
+	r.goTracked(func() {
+		deadline := time.NewTimer(killDelay)
+		defer deadline.Stop()
+		tick := time.NewTicker(pollGroup)
+		defer tick.Stop()
+		for {
+			select {
+			case <-deadline.C:
+				if groupAlive(pgid) {
+					unix.Kill(-pgid, unix.SIGKILL)
+				}
+				return
+			case <-tick.C:
+				if !groupAlive(pgid) {
+					return
+				}
+			}
+		}
+	})
+}
+
+// groupAlive reports whether any process of the group is left. A zombie
+// counts until it is reaped.
+func groupAlive(pgid int) bool {
+	return unix.Kill(-pgid, 0) != unix.ESRCH
+}
+
+// command builds the os/exec command of spec, without its I/O.
+func command(spec Spec) (*osexec.Cmd, error) {
+	var path string
+	var args []string
+	switch {
+	case len(spec.Argv) > 0:
+		p, err := lookPath(spec.Argv[0], spec.Env)
+		if err != nil {
+			return nil, err
+		}
+		path, args = p, spec.Argv
+	case spec.Command != "":
+		shell := "/bin/bash"
+		if _, err := os.Stat(shell); err != nil {
+			shell = "/bin/sh"
+		}
+		path, args = shell, []string{shell, "-c", spec.Command}
+	default:
+		return nil, errors.New("no command given")
+	}
+	// The child's failed chdir comes back as "fork/exec <path>: ...", which
+	// blames the wrong path: check the directory first to say why.
+	if spec.Dir != "" {
+		fi, err := os.Stat(spec.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("cwd: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("cwd %s: %w", spec.Dir, syscall.ENOTDIR)
+		}
+	}
+	return &osexec.Cmd{
+		Path:        path,
+		Args:        args,
+		Dir:         spec.Dir,
+		Env:         spec.Env,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+	}, nil
+}
+
+// defaultPath is searched when env has no PATH, as a shell would.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// lookPath finds name in the PATH of env (the daemon's when env is nil), not
+// in the daemon's own as os/exec.LookPath would. A name with a slash is used
+// as is (relative to the command's Dir). Relative PATH entries are skipped.
+func lookPath(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	path, found := "", false
+	if env == nil {
+		path, found = os.LookupEnv("PATH")
+	} else {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+				path, found = v, true
+			}
+		}
+	}
+	if !found {
+		path = defaultPath
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%q: %w", name, osexec.ErrNotFound)
+}
+
+// pipes are a command's stdio. The child's ends are plain files handed to
+// os/exec, so that it starts no copying goroutines; ours stay non-blocking,
+// so that Close interrupts a Read or Write in progress.
+type pipes struct {
+	outR, outW *os.File
+	errR, errW *os.File // nil with MergeStderr
+	inR, inW   *os.File // nil without Stdin
+}
+
+func newPipes(spec Spec) (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	growPipe(p.outR)
+	if !spec.MergeStderr {
+		if p.errR, p.errW, err = os.Pipe(); err != nil {
+			p.closeAll()
+			return nil, err
+		}
+		growPipe(p.errR)
+	}
+	if spec.Stdin != nil {
+		if p.inR, p.inW, err = os.Pipe(); err != nil {
+			p.closeAll()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// growPipe asks for a larger pipe buffer: fewer wake-ups for a command that
+// prints a lot. The kernel may refuse (pipe-max-size, per-user limits).
+func growPipe(f *os.File) {
+	if sc, err := f.SyscallConn(); err == nil {
+		sc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
+	}
+}
+
+// closeChildEnds closes, after Start, the ends the child inherited.
+func (p *pipes) closeChildEnds() {
+	p.outW.Close()
+	p.errW.Close()
+	p.inR.Close()
+}
+
+func (p *pipes) closeReadEnds() {
+	p.outR.Close()
+	p.errR.Close()
+}
+
+func (p *pipes) closeAll() {
+	p.closeChildEnds()
+	p.closeReadEnds()
+	p.inW.Close()
+}

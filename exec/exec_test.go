@@ -1,0 +1,522 @@
+package exec_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"toold/exec"
+	"toold/spool"
+	"toold/truncate"
+)
+
+var defaults = exec.Options{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Preview: "headTail", Clean: true}
+
+func newRunner(t testing.TB) *exec.Runner {
+	r := exec.NewRunner(nil)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func newSpool(t testing.TB) (*spool.Manager, *spool.Dir) {
+	t.Helper()
+	m, err := spool.NewManager(filepath.Join(t.TempDir(), "spool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	d, err := m.Open("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, d
+}
+
+// spoolTo adapts a spool.Dir to Spec.Spool.
+func spoolTo(d *spool.Dir) func(string) (exec.SpoolFile, error) {
+	return func(stream string) (exec.SpoolFile, error) {
+		f, err := d.Create(stream)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
+}
+
+func intp(n int) *int             { return &n }
+func strp(s string) *string       { return &s }
+func testdata(name string) string { return filepath.Join("..", "testdata", "exec", name) }
+
+// gone reports whether pid has exited: no such process, or a zombie that
+// its new parent has yet to reap.
+func gone(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
+}
+
+// waitGone fails unless every pid exits soon: signals are delivered
+// asynchronously, so allow a moment.
+func waitGone(t *testing.T, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for !gone(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d is still running", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func pids(t *testing.T, s string) []int {
+	t.Helper()
+	var out []int
+	for _, f := range strings.Fields(s) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("not a pid: %q in %q", f, s)
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+func TestRun(t *testing.T) {
+	r := newRunner(t)
+	cwd := t.TempDir()
+	cwd, _ = filepath.EvalSymlinks(cwd)
+	rawProgress, _ := os.ReadFile(testdata("progress.txt"))
+	rawBinary := []byte("\x00\x01\x02\xff\xfe binary\n")
+	tests := []struct {
+		name   string
+		spec   exec.Spec
+		stdout string
+		stderr string
+		exit   *int
+		signal string
+		check  func(t *testing.T, res *exec.Result)
+	}{
+		{name: "echo", spec: exec.Spec{Command: "echo hello"}, stdout: "hello\n", exit: intp(0)},
+		{name: "exit code", spec: exec.Spec{Command: "echo x; exit 3"}, stdout: "x\n", exit: intp(3)},
+		{name: "stderr", spec: exec.Spec{Command: "echo out; echo err >&2"}, stdout: "out\n", stderr: "err\n", exit: intp(0)},
+		{name: "merge stderr", spec: exec.Spec{Command: "echo out; echo err >&2; echo out2", MergeStderr: true}, stdout: "out\nerr\nout2\n", exit: intp(0)},
+		{name: "stdin", spec: exec.Spec{Command: "cat; echo end", Stdin: strp("in put\nno newline")}, stdout: "in put\nno newlineend\n", exit: intp(0)},
+		{name: "no stdin reads EOF", spec: exec.Spec{Command: "cat; echo eof"}, stdout: "eof\n", exit: intp(0)},
+		{name: "argv is not a shell", spec: exec.Spec{Argv: []string{"printf", "%s|", "a b", "$HOME", ";true"}}, stdout: "a b|$HOME|;true|", exit: intp(0)},
+		{name: "command is bash", spec: exec.Spec{Command: "echo $((1+2)); [[ x == x ]] && echo bash"}, stdout: "3\nbash\n", exit: intp(0)},
+		{name: "env", spec: exec.Spec{Command: "echo $FOO; echo ${HOME:-unset}", Env: []string{"FOO=bar baz", "PATH=/usr/bin:/bin"}}, stdout: "bar baz\nunset\n", exit: intp(0)},
+		{name: "argv looked up in env PATH", spec: exec.Spec{Argv: []string{"env"}, Env: []string{"A=1", "PATH=/usr/bin:/bin"}}, stdout: "A=1\nPATH=/usr/bin:/bin\n", exit: intp(0)},
+		{name: "cwd", spec: exec.Spec{Command: "pwd", Dir: cwd}, stdout: cwd + "\n", exit: intp(0)},
+		{name: "relative argv in cwd", spec: exec.Spec{Argv: []string{"./hello.sh"}, Dir: cwd}, stdout: "hi from script\n", exit: intp(0)},
+		{name: "killed by a signal", spec: exec.Spec{Command: "echo before; kill -KILL $$"}, stdout: "before\n", signal: "SIGKILL"},
+		{
+			name: "ansi and progress cleaned", spec: exec.Spec{Argv: []string{"cat", testdata("progress.txt")}},
+			stdout: "Downloading\n 100% [##########]\nerror: something failed\nDone\n", exit: intp(0),
+		},
+		{
+			name: "not cleaned", spec: exec.Spec{Argv: []string{"cat", testdata("progress.txt")}, Output: exec.Options{MaxLines: 100, MaxBytes: 10000}},
+			stdout: string(rawProgress), exit: intp(0),
+		},
+		{name: "crlf kept", spec: exec.Spec{Argv: []string{"cat", testdata("crlf.txt")}}, stdout: "first\r\nsecond\r\nthird\r\n", exit: intp(0)},
+		{name: "invalid utf-8", spec: exec.Spec{Command: `printf 'some text: a\xffb, and more\n'`}, stdout: "some text: a\uFFFDb, and more\n", exit: intp(0)},
+		{
+			name: "binary", spec: exec.Spec{Command: `printf '\000\001\002\377\376 binary\n'`}, exit: intp(0),
+			check: func(t *testing.T, res *exec.Result) {
+				s := res.Stdout
+				if !s.Binary || s.Head != "" || s.Tail != "" || !s.Truncated || s.TotalBytes != int64(len(rawBinary)) {
+					t.Fatalf("binary stream %+v", s)
+				}
+				if s.Spool == nil {
+					t.Fatal("binary output not spooled")
+				}
+				if got, _ := os.ReadFile(s.Spool.Path); !bytes.Equal(got, rawBinary) {
+					t.Fatalf("spool holds %q", got)
+				}
+			},
+		},
+		{
+			name: "shown whole writes no file", spec: exec.Spec{Command: "seq 1 100"}, exit: intp(0),
+			check: func(t *testing.T, res *exec.Result) {
+				s := res.Stdout
+				if s.Spool != nil || s.Truncated || s.TotalLines != 100 || s.ShownLines != 100 || s.Omitted != nil {
+					t.Fatalf("stream %+v", s)
+				}
+			},
+		},
+	}
+	os.WriteFile(filepath.Join(cwd, "hello.sh"), []byte("#!/bin/sh\necho hi from script\n"), 0o755)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, d := newSpool(t)
+			spec := tt.spec
+			if spec.Output == (exec.Options{}) {
+				spec.Output = defaults
+			}
+			spec.Spool = spoolTo(d)
+			res, err := r.Run(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.check == nil && (res.Stdout.Head != tt.stdout || res.Stderr.Head != tt.stderr) {
+				t.Errorf("stdout %q stderr %q, want %q %q", res.Stdout.Head, res.Stderr.Head, tt.stdout, tt.stderr)
+			}
+			if tt.exit != nil && (res.ExitCode == nil || *res.ExitCode != *tt.exit) || tt.exit == nil && res.ExitCode != nil {
+				t.Errorf("exit code %v, want %v", res.ExitCode, tt.exit)
+			}
+			if tt.signal != "" && (res.Signal == nil || *res.Signal != tt.signal) || tt.signal == "" && res.Signal != nil {
+				t.Errorf("signal %v, want %q", res.Signal, tt.signal)
+			}
+			if res.TimedOut || res.Cancelled {
+				t.Errorf("timedOut %v cancelled %v", res.TimedOut, res.Cancelled)
+			}
+			if tt.check != nil {
+				tt.check(t, res)
+			}
+		})
+	}
+}
+
+func TestStartFailures(t *testing.T) {
+	r := newRunner(t)
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "script")
+	os.WriteFile(notExec, []byte("#!/bin/sh\necho hi\n"), 0o644)
+	tests := []struct {
+		name string
+		spec exec.Spec
+		want string
+	}{
+		{"missing binary", exec.Spec{Argv: []string{"/nonexistent/tool"}}, "no such file or directory"},
+		{"not in PATH", exec.Spec{Argv: []string{"no-such-command-toold"}}, "executable file not found"},
+		{"missing cwd", exec.Spec{Command: "true", Dir: filepath.Join(dir, "missing")}, "cwd: stat " + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{"cwd not a directory", exec.Spec{Command: "true", Dir: notExec}, "not a directory"},
+		{"not executable", exec.Spec{Argv: []string{notExec}}, "permission denied"},
+		{"nothing to run", exec.Spec{}, "no command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := r.Run(context.Background(), tt.spec)
+			if !errors.Is(err, exec.ErrStart) || !strings.Contains(err.Error(), tt.want) || res != nil {
+				t.Fatalf("got %v, %v; want ErrStart saying %q", res, err, tt.want)
+			}
+		})
+	}
+	if _, err := r.Run(context.Background(), exec.Spec{Argv: []string{"no-such-command-toold"}}); !errors.Is(err, osexec.ErrNotFound) {
+		t.Errorf("not in PATH: %v does not wrap exec.ErrNotFound", err)
+	}
+}
+
+func TestTimeoutEndsTheGroup(t *testing.T) {
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), exec.Spec{
+		Command: "sleep 60 & echo $!; sleep 60 & echo $!; wait",
+		Timeout: 300 * time.Millisecond,
+		Output:  defaults,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Cancelled || res.ExitCode != nil || res.Signal == nil || *res.Signal != "SIGTERM" {
+		t.Fatalf("result %+v", res)
+	}
+	ps := pids(t, res.Stdout.Head)
+	if len(ps) != 2 {
+		t.Fatalf("pids %q", res.Stdout.Head)
+	}
+	waitGone(t, ps...)
+}
+
+func TestTimeoutEscalatesToSIGKILL(t *testing.T) {
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), exec.Spec{
+		Command: "trap '' TERM; echo $$; sleep 60",
+		Timeout: 200 * time.Millisecond,
+		Output:  defaults,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Signal == nil || *res.Signal != "SIGKILL" || res.Stdout.Head == "" {
+		t.Fatalf("result %+v", res)
+	}
+	waitGone(t, pids(t, res.Stdout.Head)...)
+}
+
+func TestCancel(t *testing.T) {
+	r := newRunner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err := r.Run(ctx, exec.Spec{Command: "echo started; sleep 60 & echo $!; wait", Output: defaults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cancelled || res.TimedOut || res.ExitCode != nil || res.Signal == nil {
+		t.Fatalf("result %+v", res)
+	}
+	lines := strings.Fields(res.Stdout.Head)
+	if len(lines) != 2 || lines[0] != "started" {
+		t.Fatalf("stdout %q", res.Stdout.Head)
+	}
+	waitGone(t, pids(t, lines[1])...)
+
+	// A context already done runs nothing.
+	res, err = r.Run(ctx, exec.Spec{Command: "echo never"})
+	if err != nil || !res.Cancelled || res.Stdout.Head != "" {
+		t.Fatalf("done context: %+v %v", res, err)
+	}
+}
+
+func TestBackgroundChildHoldingPipes(t *testing.T) {
+	r := newRunner(t)
+	for _, cmd := range []string{
+		"sleep 60 & echo $!",
+		"(trap '' TERM; exec sleep 60) & echo $!",       // ignores SIGTERM: cut off, then SIGKILLed
+		"setsid sleep 60 & echo $!; echo to stderr >&2", // left the group: cut off
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			start := time.Now()
+			res, err := r.Run(context.Background(), exec.Spec{Command: cmd, Output: defaults})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Not a speed check: without the cut-off this would take 60 s.
+			if d := time.Since(start); d > 1900*time.Millisecond {
+				t.Fatalf("result after %v", d)
+			}
+			if res.ExitCode == nil || *res.ExitCode != 0 || res.TimedOut || res.Cancelled {
+				t.Fatalf("result %+v", res)
+			}
+			ps := pids(t, res.Stdout.Head)
+			if strings.HasPrefix(cmd, "setsid") {
+				if res.Stderr.Head != "to stderr\n" {
+					t.Fatalf("stderr %q", res.Stderr.Head)
+				}
+				syscall.Kill(ps[0], syscall.SIGKILL) // not ours to end
+			}
+			waitGone(t, ps...)
+		})
+	}
+}
+
+func TestStdin(t *testing.T) {
+	r := newRunner(t)
+	big := strings.Repeat("0123456789abcdef\n", 200000) // 3.4 MB, past any pipe buffer
+	res, err := r.Run(context.Background(), exec.Spec{Command: "wc -c", Stdin: &big, Output: defaults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(res.Stdout.Head) != strconv.Itoa(len(big)) {
+		t.Fatalf("wc -c says %q, want %d", res.Stdout.Head, len(big))
+	}
+	// Commands that never read their stdin must not hang the writer.
+	for _, cmd := range []string{"exit 0", "sleep 0.2", "exec 0<&-; sleep 0.1; echo closed"} {
+		res, err := r.Run(context.Background(), exec.Spec{Command: cmd, Stdin: &big, Output: defaults})
+		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+			t.Fatalf("%s: %+v %v", cmd, res, err)
+		}
+	}
+	// Nor one that keeps running, unread, until its timeout.
+	res, err = r.Run(context.Background(), exec.Spec{Command: "sleep 60", Stdin: &big, Timeout: 100 * time.Millisecond, Output: defaults})
+	if err != nil || !res.TimedOut {
+		t.Fatalf("timeout with unread stdin: %+v %v", res, err)
+	}
+}
+
+func TestLargeOutputSpooled(t *testing.T) {
+	r := newRunner(t)
+	m, d := newSpool(t)
+	var want bytes.Buffer
+	for i := 1; i <= 200000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	res, err := r.Run(context.Background(), exec.Spec{
+		Command: "seq 1 200000; echo err >&2",
+		Output:  exec.Options{MaxLines: 100, MaxBytes: 51200, Clean: true, MaxLineChars: 2000},
+		Spool:   spoolTo(d),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Stdout
+	if s.TotalBytes != int64(want.Len()) || s.TotalLines != 200000 || s.ShownLines != 100 || !s.Truncated {
+		t.Fatalf("stream %+v", s)
+	}
+	if !strings.HasPrefix(s.Head, "1\n2\n") || !strings.HasSuffix(s.Head, "\n50\n") || !strings.HasPrefix(s.Tail, "199951\n") || !strings.HasSuffix(s.Tail, "\n200000\n") {
+		t.Fatalf("head %q... tail ...%q", s.Head[:10], s.Tail[len(s.Tail)-10:])
+	}
+	if *s.Omitted != (exec.Omitted{FromLine: 51, ToLine: 199950, Bytes: int64(want.Len() - 141 - 350)}) {
+		t.Fatalf("omitted %+v", *s.Omitted)
+	}
+	got, err := os.ReadFile(s.Spool.Path)
+	if err != nil || !bytes.Equal(got, want.Bytes()) || s.Spool.Bytes != int64(want.Len()) || s.Spool.Capped {
+		t.Fatalf("spool: %d bytes, %v, %+v", len(got), err, s.Spool)
+	}
+	if p, ok := d.Lookup(s.Spool.ID); !ok || p != s.Spool.Path {
+		t.Fatalf("lookup %s: %q %v", s.Spool.ID, p, ok)
+	}
+	if res.Stderr.Spool != nil || res.Stderr.Head != "err\n" {
+		t.Fatalf("stderr %+v", res.Stderr)
+	}
+	if m.Bytes() != int64(want.Len()) {
+		t.Fatalf("manager bytes %d", m.Bytes())
+	}
+}
+
+func TestSpoolCapAndFailure(t *testing.T) {
+	r := newRunner(t)
+	m, d := newSpool(t)
+	m.MaxFileBytes = 1000
+	spec := exec.Spec{Command: "seq 1 100000", Output: exec.Options{MaxLines: 10, MaxBytes: 1000, Clean: true}, Spool: spoolTo(d)}
+	res, err := r.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Stdout
+	if s.Spool == nil || !s.Spool.Capped || s.Spool.Bytes != 1000 || s.TotalLines != 100000 || s.Tail != "99996\n99997\n99998\n99999\n100000\n" {
+		t.Fatalf("capped: %+v %+v", s, s.Spool)
+	}
+
+	// A disk that is full: the preview comes anyway, with the reason.
+	m.OpenFile = func(string, int, os.FileMode) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
+	res, err = r.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = res.Stdout
+	if !strings.Contains(s.SpoolError, "no space left on device") || s.Head != "1\n2\n3\n4\n5\n" || s.TotalLines != 100000 {
+		t.Fatalf("disk full: %+v", s)
+	}
+}
+
+// TestOutputRebuilt checks on real processes that head, the spool's omitted
+// lines and tail give back the whole output.
+func TestOutputRebuilt(t *testing.T) {
+	r := newRunner(t)
+	_, d := newSpool(t)
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i, size := range []int{0, 10, 5000, 51200, 51201, 300000, 3 << 20} {
+		out := randomOutput(rng, size, i%2 == 0)
+		name := filepath.Join(dir, fmt.Sprint(i))
+		os.WriteFile(name, out, 0o644)
+		for _, mode := range []string{"headTail", "head", "tail"} {
+			res, err := r.Run(context.Background(), exec.Spec{
+				Argv:   []string{"cat", name},
+				Output: exec.Options{MaxLines: 2000, MaxBytes: 51200, Preview: mode},
+				Spool:  spoolTo(d),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := res.Stdout
+			if s.TotalBytes != int64(len(out)) || s.TotalLines != countLines(out) {
+				t.Fatalf("%d/%s: totals %d %d, want %d %d", size, mode, s.TotalBytes, s.TotalLines, len(out), countLines(out))
+			}
+			if !s.Truncated {
+				if s.Spool != nil || s.Head != string(out) {
+					t.Fatalf("%d/%s: untruncated output spooled or changed", size, mode)
+				}
+				continue
+			}
+			spooled, _ := os.ReadFile(s.Spool.Path)
+			if !bytes.Equal(spooled, out) {
+				t.Fatalf("%d/%s: spool differs from output", size, mode)
+			}
+			mid := rawLines(spooled, s.Omitted.FromLine, s.Omitted.ToLine)
+			if s.Head+string(mid)+s.Tail != string(out) || int64(len(mid)) != s.Omitted.Bytes {
+				t.Fatalf("%d/%s: head+omitted+tail != output (omitted %+v)", size, mode, *s.Omitted)
+			}
+		}
+	}
+}
+
+func randomOutput(rng *rand.Rand, size int, trailingNewline bool) []byte {
+	words := []string{"ok", "héllo", "日本語", "🙂", "build", "step", "x", "error:", "warning", "\t"}
+	var b bytes.Buffer
+	for b.Len() < size {
+		if rng.IntN(20) == 0 {
+			b.WriteString(strings.Repeat("long", rng.IntN(5000)))
+		}
+		for n := rng.IntN(15); n > 0; n-- {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		b.WriteByte('\n')
+	}
+	out := b.Bytes()
+	// Cut at a character boundary; maybe drop the final newline.
+	out = out[:truncate.CutBack(out, size)]
+	if !trailingNewline && len(out) > 0 && out[len(out)-1] == '\n' {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+func countLines(b []byte) int64 {
+	n := int64(bytes.Count(b, []byte{'\n'}))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func rawLines(b []byte, from, to int64) []byte {
+	var out []byte
+	for line := int64(1); len(b) > 0; line++ {
+		i := bytes.IndexByte(b, '\n') + 1
+		if i == 0 {
+			i = len(b)
+		}
+		if line >= from && line <= to {
+			out = append(out, b[:i]...)
+		}
+		b = b[i:]
+	}
+	return out
+}
+
+func TestCloseCancelsRunning(t *testing.T) {
+	r := exec.NewRunner(nil)
+	done := make(chan *exec.Result)
+	go func() {
+		res, err := r.Run(context.Background(), exec.Spec{Command: "echo $$; sleep 60", Output: defaults})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	for r.Running() != 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // let it print its pid
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if !res.Cancelled || res.Signal == nil || r.Running() != 0 {
+		t.Fatalf("result %+v, running %d", res, r.Running())
+	}
+	waitGone(t, pids(t, res.Stdout.Head)...)
+	if _, err := r.Run(context.Background(), exec.Spec{Command: "true"}); !errors.Is(err, exec.ErrStart) {
+		t.Fatalf("Run after Close: %v", err)
+	}
+}

@@ -1,0 +1,139 @@
+package fileindex
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// File is an open file and, once Index has run, its line index. The index
+// describes the file as it was at Open: Size bytes. A File is safe for
+// concurrent use; Close it when done.
+type File struct {
+	c    *Cache
+	path string
+	f    *os.File
+	id   fileID
+
+	mu  sync.Mutex
+	idx *index
+}
+
+var _ io.ReaderAt = (*File)(nil)
+
+// openFile opens path read-only and fstats the descriptor. Directories and
+// other non-regular files are refused with an *fs.PathError.
+func openFile(path string) (*os.File, fileID, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, fileID{}, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fileID{}, err
+	}
+	switch {
+	case fi.IsDir():
+		f.Close()
+		return nil, fileID{}, &fs.PathError{Op: "open", Path: path, Err: ErrIsDir}
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, fileID{}, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+	}
+	return f, statID(fi), nil
+}
+
+// Close closes the file. The cached index stays in the Cache.
+func (f *File) Close() error {
+	return f.f.Close()
+}
+
+// Path returns the absolute path the File was opened with.
+func (f *File) Path() string { return f.path }
+
+// Size returns the file's size when it was opened, which is what the index
+// covers. Bytes appended since are not counted in Lines.
+func (f *File) Size() int64 { return f.id.size }
+
+// Index builds the File's line index, or takes a valid one from the Cache,
+// extending it when the file only grew. It must be called before Lines,
+// LineStart and LineAt; cancelling ctx aborts a long build. It does nothing
+// once it has succeeded.
+func (f *File) Index(ctx context.Context) error {
+	_, err := f.index(ctx)
+	return err
+}
+
+func (f *File) index(ctx context.Context) (*index, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.idx != nil {
+		return f.idx, nil
+	}
+	x, err := f.c.index(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("fileindex: indexing %s: %w", f.path, err)
+	}
+	f.idx = x
+	return x, nil
+}
+
+// Lines returns the number of lines: the '\n' count, plus one when the file
+// is not empty and its last byte is not '\n'; 0 for an empty file. Without a
+// prior successful Index it indexes with context.Background(), and returns 0
+// if that fails.
+func (f *File) Lines() int64 {
+	x, err := f.index(context.Background())
+	if err != nil {
+		return 0
+	}
+	return x.lines()
+}
+
+// LineStart returns the byte offset where line n (1-based) starts. n ==
+// Lines()+1 gives Size(); other n outside 1..Lines() give ErrOutOfRange. It
+// reads at most Options.Spacing bytes.
+func (f *File) LineStart(n int64) (int64, error) {
+	x, err := f.index(context.Background())
+	if err != nil {
+		return 0, err
+	}
+	var start int64
+	err = f.c.withBuf(func(buf []byte) error {
+		start, err = x.lineStart(f.f, buf, n)
+		return err
+	})
+	return start, f.wrap(err)
+}
+
+// LineAt returns the line n that holds byte off, 0 <= off < Size(), and the
+// offset where that line starts. Other offsets give ErrOutOfRange.
+func (f *File) LineAt(off int64) (n int64, start int64, err error) {
+	x, err := f.index(context.Background())
+	if err != nil {
+		return 0, 0, err
+	}
+	err = f.c.withBuf(func(buf []byte) error {
+		n, start, err = x.lineAt(f.f, buf, off)
+		return err
+	})
+	return n, start, f.wrap(err)
+}
+
+// ReadAt reads the open file. Callers stay within Size(): bytes appended
+// since Open are readable but not indexed.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	return f.f.ReadAt(p, off)
+}
+
+// wrap names the file in ErrChanged, which then reads as an *fs.PathError.
+func (f *File) wrap(err error) error {
+	if err == ErrChanged {
+		return &fs.PathError{Op: "read", Path: f.path, Err: err}
+	}
+	return err
+}

@@ -1,0 +1,196 @@
+package methods
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"toold/fileindex"
+	"toold/truncate"
+)
+
+func newTestService(t testing.TB) (*Service, *Session) {
+	files, err := fileindex.New(fileindex.Options{Spacing: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { files.Close() })
+	return &Service{Files: files}, &Session{ID: "t", Cwd: t.TempDir(), Limits: DefaultLimits}
+}
+
+// walkBytes follows next.startByte from 0 and returns the windows' content
+// put end to end, checking each step moves forward and never splits a
+// character.
+func walkBytes(t testing.TB, svc *Service, path string, maxBytes int, clean bool) []byte {
+	var got []byte
+	var pos int64
+	for steps := 0; ; steps++ {
+		w, err := svc.window(context.Background(), path, nil, &byteRequest{startByte: pos, maxBytes: maxBytes, clean: clean})
+		if err != nil {
+			t.Fatalf("readBytes at %d: %v", pos, err)
+		}
+		if steps > 0 && w.StartByte != pos {
+			t.Fatalf("window at %d starts at %d", pos, w.StartByte)
+		}
+		if w.EndByte-w.StartByte > int64(maxBytes) && !(w.PartialLine && w.EndByte-w.StartByte <= utf8.UTFMax) {
+			t.Fatalf("window at %d spans %d bytes, max %d", pos, w.EndByte-w.StartByte, maxBytes)
+		}
+		got = append(got, w.Content...)
+		if w.Next == nil {
+			if w.EndByte != w.TotalBytes {
+				t.Fatalf("walk ended at %d of %d", w.EndByte, w.TotalBytes)
+			}
+			return got
+		}
+		if *w.Next.StartByte <= pos {
+			t.Fatalf("no progress at %d", pos)
+		}
+		pos = *w.Next.StartByte
+	}
+}
+
+// walkLines follows next.offset from 1, finishing partial lines with
+// readBytes as the notice says, and returns the content put end to end.
+func walkLines(t testing.TB, svc *Service, path string, lr lineRequest) []byte {
+	var got []byte
+	for off := int64(1); ; {
+		lr.offset = off
+		w, err := svc.window(context.Background(), path, &lr, nil)
+		if err != nil {
+			t.Fatalf("read at %d: %v", off, err)
+		}
+		if w.StartLine != off || lr.Limit > 0 && w.EndLine-w.StartLine+1 > int64(lr.Limit) {
+			t.Fatalf("window at %d: lines %d-%d", off, w.StartLine, w.EndLine)
+		}
+		got = append(got, w.Content...)
+		if w.PartialLine {
+			// readBytes the rest of the line, from the window's end.
+			for pos := w.EndByte; ; {
+				b, err := svc.window(context.Background(), path, nil, &byteRequest{startByte: pos, maxBytes: lr.MaxBytes})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b.StartLine != w.StartLine {
+					break
+				}
+				got = append(got, b.Content...)
+				if b.Next == nil {
+					break
+				}
+				pos = *b.Next.StartByte
+			}
+		}
+		if w.Next == nil {
+			return got
+		}
+		off = *w.Next.Offset
+	}
+}
+
+func writeFile(t testing.TB, data []byte) string {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var walkFiles = map[string][]byte{
+	"empty":       nil,
+	"newline":     []byte("\n"),
+	"crlf":        []byte("one\r\ntwo\r\n\r\nthree"),
+	"multibyte":   bytes.Repeat([]byte("日本語 é 😀\n"), 100),
+	"no newline":  []byte("a\nb\nc"),
+	"5 MB line":   bytes.Repeat([]byte("abcdefghé"), 5<<20/10),
+	"long middle": []byte("x\n" + strings.Repeat("€", 40000) + "\ny\n"),
+}
+
+func TestReadBytesWalk(t *testing.T) {
+	svc, _ := newTestService(t)
+	for name, data := range walkFiles {
+		path := writeFile(t, data)
+		for _, max := range []int{1, 3, 100, 65536, MaxWindowBytes} {
+			if len(data) > 1<<20 && max < 65536 {
+				continue
+			}
+			if got := walkBytes(t, svc, path, max, false); !bytes.Equal(got, data) {
+				t.Errorf("%s, maxBytes %d: walk gave %d bytes, want %d", name, max, len(got), len(data))
+			}
+		}
+	}
+}
+
+func TestReadWalk(t *testing.T) {
+	svc, _ := newTestService(t)
+	for name, data := range walkFiles {
+		path := writeFile(t, data)
+		for _, lr := range []truncate.LineOptions{{Limit: 1, MaxBytes: 10}, {Limit: 7, MaxBytes: 100}, {Limit: 2000, MaxBytes: 51200}} {
+			if len(data) > 1<<20 && lr.MaxBytes < 51200 {
+				continue
+			}
+			if got := walkLines(t, svc, path, lineRequest{LineOptions: lr}); !bytes.Equal(got, data) {
+				t.Errorf("%s, %+v: walk gave %d bytes, want %d", name, lr, len(got), len(data))
+			}
+		}
+	}
+}
+
+func FuzzReadBytesWalk(f *testing.F) {
+	for _, data := range walkFiles {
+		if len(data) < 1<<16 {
+			f.Add(data, 5)
+		}
+	}
+	svc, _ := newTestService(f)
+	f.Fuzz(func(t *testing.T, data []byte, maxBytes int) {
+		if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 || truncate.IsBinary(data) {
+			return // the walk gives back valid UTF-8 text; other bytes come back as U+FFFD
+		}
+		maxBytes = 1 + (maxBytes&0xffff)%300
+		path := writeFile(t, data)
+		if got := walkBytes(t, svc, path, maxBytes, false); !bytes.Equal(got, data) {
+			t.Fatalf("maxBytes %d: walk gave %q, want %q", maxBytes, got, data)
+		}
+		if got := walkLines(t, svc, path, lineRequest{LineOptions: truncate.LineOptions{Limit: 3, MaxBytes: maxBytes}}); !bytes.Equal(got, data) {
+			t.Fatalf("read walk, maxBytes %d: gave %q, want %q", maxBytes, got, data)
+		}
+	})
+}
+
+func TestResolve(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(root, "in.txt"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(outside, "out.txt"), []byte("x"), 0o644)
+	os.Symlink(filepath.Join(outside, "out.txt"), filepath.Join(root, "link"))
+	os.Symlink(outside, filepath.Join(root, "dirlink"))
+	roots, err := ResolveRoots(root, []string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{Cwd: root, Roots: roots}
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{"in.txt", true},
+		{filepath.Join(root, "in.txt"), true},
+		{"missing.txt", true}, // inside: the open then says it is missing
+		{"link", false},
+		{"dirlink/out.txt", false},
+		{"dirlink/missing", false},
+		{"../" + filepath.Base(outside) + "/out.txt", false},
+		{filepath.Join(outside, "out.txt"), false},
+		{root + "/sub/../in.txt", true},
+	}
+	for _, tt := range tests {
+		_, err := s.resolve("path", tt.path)
+		if (err == nil) != tt.ok {
+			t.Errorf("resolve(%q): %v, want ok=%v", tt.path, err, tt.ok)
+		}
+	}
+}

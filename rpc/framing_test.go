@@ -1,0 +1,65 @@
+package rpc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// readAll cuts input into messages and frame errors, as the server reads it.
+func readAll(input string, framing Framing, max int) (framed Framing, out []string) {
+	fr := newFrameReader(strings.NewReader(input), framing, max)
+	for {
+		msg, err := fr.next()
+		var fe *frameError
+		switch {
+		case errors.As(err, &fe):
+			out = append(out, fmt.Sprintf("error %d", fe.code))
+		case err == io.EOF:
+			return fr.framing, out
+		case err != nil:
+			return fr.framing, append(out, "read error "+err.Error())
+		default:
+			out = append(out, string(msg))
+		}
+	}
+}
+
+func TestFrameReader(t *testing.T) {
+	tests := []struct {
+		name    string
+		input   string
+		framing Framing // detected
+		want    []string
+	}{
+		{"empty", "", FramingAuto, nil},
+		{"only whitespace", " \r\n\t\n", FramingAuto, nil},
+		{"lines", "{\"a\":1}\n\n {\"b\":2} \r\n{\"c\":3}", FramingLines, []string{`{"a":1}`, `{"b":2}`, `{"c":3}`}},
+		{"lines: a number first", "5\n{}\n", FramingLines, []string{`5`, `{}`}},
+		{"a header first means headers", "hello: world\r\n\r\n", FramingHeaders, []string{"error -32700"}},
+		{"lines: garbage word", "hello\n{}\n", FramingLines, []string{"hello", "{}"}},
+		{"lines: too long", "{\"a\":\"xxxxxxxxxxxxxxxxxxxx\"}\n{}\n", FramingLines, []string{"error -32600", "{}"}},
+		{"lines: too long at EOF", "{\"a\":\"xxxxxxxxxxxxxxxxxxxx\"}", FramingLines, []string{"error -32600"}},
+		{"headers", "Content-Length: 2\r\n\r\n{}Content-Length: 3\r\n\r\n[1]", FramingHeaders, []string{`{}`, `[1]`}},
+		{"headers: any case, other headers", "content-type: x\r\nCONTENT-LENGTH:  2 \r\n\r\n{}", FramingHeaders, []string{`{}`}},
+		{"headers: body too long is dropped", "Content-Length: 30\r\n\r\n" + strings.Repeat("x", 30) + "Content-Length: 2\r\n\r\n{}", FramingHeaders, []string{"error -32600", `{}`}},
+		{"headers: garbage then resync", "Content-Length: 2\r\n\r\n{}junk\r\nmore junk\r\nContent-Length: 2\r\n\r\n{}", FramingHeaders, []string{`{}`, "error -32700", `{}`}},
+		{"headers: resync inside a line", "Content-Length: 2\r\n\r\n{}}}Content-Length: 2\r\n\r\n{}", FramingHeaders, []string{`{}`, "error -32700", `{}`}},
+		{"headers: truncated body", "Content-Length: 10\r\n\r\n{}", FramingHeaders, nil},
+		{"headers: truncated headers", "Content-Length: 10\r\n", FramingHeaders, nil},
+		{"headers: header line too long", "X: " + strings.Repeat("y", maxHeaderLine) + "\r\nContent-Length: 2\r\n\r\n{}", FramingHeaders, []string{"error -32700", `{}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			framed, got := readAll(tt.input, FramingAuto, 20)
+			if framed != tt.framing {
+				t.Errorf("framing %v, want %v", framed, tt.framing)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,111 @@
+package rpc
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+type readParams struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  uint   `json:"limit"`
+	Limits struct {
+		Read struct {
+			MaxBytes int `json:"maxBytes"`
+		} `json:"read"`
+	} `json:"limits"`
+	Roots []string          `json:"roots"`
+	Env   map[string]string `json:"env"`
+	Clean *bool             `json:"clean"`
+}
+
+func TestDecodeParams(t *testing.T) {
+	tests := []struct {
+		name   string
+		params string
+		code   int64  // 0: no error
+		field  string // the field the error names
+		inText string
+		check  func(t *testing.T, p readParams)
+	}{
+		{name: "absent keeps defaults", params: ``, check: func(t *testing.T, p readParams) {
+			if p.Offset != 1 || p.Limit != 2000 {
+				t.Errorf("defaults lost: %+v", p)
+			}
+		}},
+		{name: "null keeps defaults", params: ` null `, check: func(t *testing.T, p readParams) {
+			if p.Offset != 1 {
+				t.Errorf("defaults lost: %+v", p)
+			}
+		}},
+		{name: "fields set, unknown ignored", params: `{"path":"/a","offset":5,"bogus":[1,{}],"limits":{"read":{"maxBytes":9}}}`, check: func(t *testing.T, p readParams) {
+			if p.Path != "/a" || p.Offset != 5 || p.Limit != 2000 || p.Limits.Read.MaxBytes != 9 {
+				t.Errorf("got %+v", p)
+			}
+		}},
+		{name: "string for int", params: `{"offset":"x"}`, code: CodeInvalidParams, field: "offset", inText: "invalid params: offset: must be an integer, got a string"},
+		{name: "fraction for int", params: `{"offset":1.5}`, code: CodeInvalidParams, field: "offset", inText: "offset: must be an integer, got 1.5"},
+		{name: "negative for uint", params: `{"limit":-1}`, code: CodeInvalidParams, field: "limit", inText: "limit: must be a non-negative integer, got -1"},
+		{name: "too big", params: `{"offset":1e30}`, code: CodeInvalidParams, field: "offset", inText: "offset"},
+		{name: "nested field", params: `{"limits":{"read":{"maxBytes":true}}}`, code: CodeInvalidParams, field: "limits.read.maxBytes", inText: "limits.read.maxBytes: must be an integer, got a boolean"},
+		{name: "object for string", params: `{"path":{}}`, code: CodeInvalidParams, field: "path", inText: "path: must be a string, got an object"},
+		{name: "number in array of strings", params: `{"roots":["/a",1]}`, code: CodeInvalidParams, field: "roots", inText: "roots"},
+		{name: "array for map", params: `{"env":[]}`, code: CodeInvalidParams, field: "env", inText: "env: must be an object"},
+		{name: "number for pointer to bool", params: `{"clean":1}`, code: CodeInvalidParams, field: "clean", inText: "clean: must be a boolean"},
+		{name: "array params", params: `["/a", 1]`, code: CodeInvalidParams, inText: "must be an object, not an array"},
+		{name: "string params", params: `"x"`, code: CodeInvalidParams, inText: "must be an object, not a string"},
+		{name: "number params", params: `5`, code: CodeInvalidParams, inText: "must be an object"},
+		{name: "syntax error", params: `{"offset":`, code: CodeInvalidParams, inText: "invalid params"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := readParams{Offset: 1, Limit: 2000}
+			err := DecodeParams(json.RawMessage(tt.params), &p)
+			if tt.code == 0 {
+				if err != nil {
+					t.Fatalf("DecodeParams: %v", err)
+				}
+				tt.check(t, p)
+				return
+			}
+			var re *Error
+			if !errors.As(err, &re) {
+				t.Fatalf("DecodeParams: %v (%T), want *Error", err, err)
+			}
+			if re.Code != tt.code {
+				t.Errorf("code %d, want %d", re.Code, tt.code)
+			}
+			if !strings.Contains(re.Message, tt.inText) {
+				t.Errorf("message %q does not contain %q", re.Message, tt.inText)
+			}
+			if tt.field != "" {
+				data, _ := json.Marshal(re.Data)
+				if want := `{"field":"` + tt.field + `"}`; string(data) != want {
+					t.Errorf("data %s, want %s", data, want)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeParamsNotAPointer(t *testing.T) {
+	var re *Error
+	if err := DecodeParams(json.RawMessage(`{}`), readParams{}); !errors.As(err, &re) || re.Code != CodeInternalError {
+		t.Errorf("got %v, want -32603", err)
+	}
+}
+
+func TestErrorHelpers(t *testing.T) {
+	e := InvalidParams("offset", "must not be negative")
+	if e.Message != "invalid params: offset: must not be negative" || e.Code != CodeInvalidParams {
+		t.Errorf("InvalidParams: %+v", e)
+	}
+	if e := Errorf(CodeNoSuchFile, nil, "no such file: %s", "/x"); e.Error() != "rpc error -32001: no such file: /x" {
+		t.Errorf("Error(): %q", e.Error())
+	}
+	if e := MethodNotFound("frob"); e.Code != CodeMethodNotFound || !strings.Contains(e.Message, "frob") {
+		t.Errorf("MethodNotFound: %+v", e)
+	}
+}
