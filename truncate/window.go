@@ -1,9 +1,6 @@
 package truncate
 
-import (
-	"bytes"
-	"strings"
-)
+import "bytes"
 
 // Limits that end a window.
 const (
@@ -58,7 +55,11 @@ func Lines(buf []byte, atEOF bool, o LineOptions) LineWindow {
 		buf, atEOF = buf[:o.MaxBytes], false
 	}
 	w := LineWindow{FirstClipped: -1}
-	var sb strings.Builder
+	// Lines shown as they are are copied in spans; only a line that is
+	// clipped or cleaned is copied on its own. The common window is then
+	// one copy of buf.
+	var out []byte
+	span := 0 // start of the lines not yet copied to out
 	pos := 0
 	for pos < len(buf) {
 		if o.Limit > 0 && w.Lines == o.Limit {
@@ -70,14 +71,22 @@ func Lines(buf []byte, atEOF bool, o LineOptions) LineWindow {
 		} else if !atEOF {
 			break // the line goes on past buf
 		}
-		shown, clipped := ShowLine(buf[pos:end], o.Clean, o.MaxLineChars)
+		line := buf[pos:end]
+		shown := line
+		if o.Clean {
+			shown = CleanLine(shown)
+		}
+		shown, clipped := ClipLine(shown, o.MaxLineChars)
 		if clipped {
 			if w.Clipped == 0 {
 				w.FirstClipped, w.FirstClippedAt, w.FirstClippedLen = w.Lines, pos, end-pos
 			}
 			w.Clipped++
 		}
-		sb.WriteString(shown)
+		if len(shown) != len(line) || clipped {
+			out = append(append(out, buf[span:pos]...), shown...)
+			span = end
+		}
 		w.Lines++
 		pos = end
 	}
@@ -96,7 +105,11 @@ func Lines(buf []byte, atEOF bool, o LineOptions) LineWindow {
 		w.Content, w.Lines, w.Bytes, w.Partial = Valid(full[:n]), 1, n, true
 		return w
 	}
-	w.Content = sb.String()
+	if out == nil {
+		w.Content = Valid(buf[:pos])
+	} else {
+		w.Content = Valid(append(out, buf[span:pos]...))
+	}
 	return w
 }
 
