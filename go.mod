@@ -3,13 +3,16 @@ module toold
 go 1.26
 
 require (
-	github.com/charmbracelet/x/ansi v0.11.9 // indirect
+	github.com/charmbracelet/x/ansi v0.11.9
+	github.com/fsnotify/fsnotify v1.10.1
+	github.com/hashicorp/golang-lru/v2 v2.0.7
+	github.com/sourcegraph/jsonrpc2 v0.2.3
+	golang.org/x/sys v0.13.0
+)
+
+require (
 	github.com/clipperhouse/displaywidth v0.11.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
-	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
 	github.com/mattn/go-runewidth v0.0.27 // indirect
-	github.com/sourcegraph/jsonrpc2 v0.2.3 // indirect
-	golang.org/x/sys v0.13.0 // indirect
 )

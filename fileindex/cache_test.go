@@ -293,8 +293,13 @@ func TestWatcherDropsEntries(t *testing.T) {
 func TestOverflowFlushes(t *testing.T) {
 	c := newCache(t, Options{})
 	dir := t.TempDir()
-	for _, name := range []string{"a", "b", "c"} {
+	// All written before the directory is watched: a late Create event would
+	// drop an entry of its own.
+	names := []string{"a", "b", "c"}
+	for _, name := range names {
 		writeFile(t, filepath.Join(dir, name), []byte(name+"\n"))
+	}
+	for _, name := range names {
 		open(t, c, filepath.Join(dir, name))
 	}
 	c.flush(fsnotify.ErrEventOverflow)
@@ -313,6 +318,8 @@ func TestWatchesFollowEntries(t *testing.T) {
 	paths := []string{filepath.Join(a, "1"), filepath.Join(a, "2"), filepath.Join(b, "3")}
 	for _, p := range paths {
 		writeFile(t, p, []byte("x\n"))
+	}
+	for _, p := range paths {
 		open(t, c, p)
 	}
 	watched := func() []string {

@@ -246,11 +246,15 @@ func (c *serverConn) reply(jc *jsonrpc2.Conn, req *Request, result any, err erro
 			err = Errorf(CodeInternalError, nil, "internal error: cannot encode the result of %s: %v", req.Method, merr)
 		}
 	}
+	var serr error
 	if err != nil {
 		resp.Result = nil
 		resp.Error = wireError(err, c.log)
+		serr = jc.SendResponse(context.Background(), resp)
+	} else {
+		serr = c.st.writeResult(req.ID, *resp.Result)
 	}
-	if serr := jc.SendResponse(context.Background(), resp); serr != nil {
+	if serr != nil {
 		c.log.Debug("rpc: reply not sent", "method", req.Method, "id", req.ID.String(), "err", serr)
 	}
 }

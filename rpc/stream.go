@@ -197,24 +197,25 @@ func (s *stream) reject(id json.RawMessage, code int64, msg string) error {
 	return s.write(b.Bytes())
 }
 
+// writeResult sends a successful response whose result is already JSON,
+// in its envelope as it is: sent through jsonrpc2.Conn, encoding/json would
+// check and copy a large window three more times.
+func (s *stream) writeResult(id jsonrpc2.ID, result json.RawMessage) error {
+	idJSON, err := id.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("rpc: encode id: %w", err)
+	}
+	data := make([]byte, 0, len(result)+len(idJSON)+40)
+	data = append(data, `{"jsonrpc":"2.0","id":`...)
+	data = append(data, idJSON...)
+	data = append(data, `,"result":`...)
+	data = append(data, result...)
+	data = append(data, '}')
+	return s.write(data)
+}
+
 // WriteObject implements jsonrpc2.ObjectStream.
 func (s *stream) WriteObject(obj any) error {
-	if r, ok := obj.(*jsonrpc2.Response); ok && r.Error == nil && r.Result != nil && len(*r.Result) > 0 {
-		// A result is already JSON (jsonrpc2 marshalled it): put it in its
-		// envelope as it is, rather than have encoding/json check and copy
-		// a large window twice more.
-		id, err := r.ID.MarshalJSON()
-		if err != nil {
-			return fmt.Errorf("rpc: encode id: %w", err)
-		}
-		data := make([]byte, 0, len(*r.Result)+len(id)+40)
-		data = append(data, `{"jsonrpc":"2.0","id":`...)
-		data = append(data, id...)
-		data = append(data, `,"result":`...)
-		data = append(data, *r.Result...)
-		data = append(data, '}')
-		return s.write(data)
-	}
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return fmt.Errorf("rpc: encode message: %w", err)

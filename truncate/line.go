@@ -159,7 +159,7 @@ func ShowLine(line []byte, clean bool, maxChars int) (shown string, clipped bool
 const sniffLen = 8192
 
 // IsBinary reports whether sample, the first bytes of a file or stream, is not
-// text: it holds a NUL byte, or more than a tenth of it is invalid UTF-8 or
+// text: it holds a NUL byte, or more than a quarter of it is invalid UTF-8 or
 // control characters other than tab, newline, carriage return, form feed,
 // backspace and escape. Only the first 8 KiB are looked at; a character cut
 // at the end of the sample is not held against it.
@@ -189,5 +189,5 @@ func IsBinary(sample []byte) bool {
 		}
 		i += size
 	}
-	return bad*10 > len(sample)
+	return bad*4 > len(sample)
 }

@@ -150,6 +150,8 @@ func TestIsBinary(t *testing.T) {
 		{"nul", []byte("abc\x00def"), true},
 		{"ansi", []byte("\x1b[31mred\x1b[0m\n"), false},
 		{"latin-1 accents in text", []byte("caf\xe9 au lait, a long line of text\n"), false},
+		{"short latin-1", []byte("caf\xe9\n"), false},
+		{"control bytes", bytes.Repeat([]byte{1, 2, 3, 'a'}, 50), true},
 		{"random high bytes", bytes.Repeat([]byte{0xff, 0xfe, 0x81}, 100), true},
 		{"cut sequence at the end", append(bytes.Repeat([]byte("x"), sniffLen-1), 0xe6, 0x97), false},
 	}
