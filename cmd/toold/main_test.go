@@ -606,3 +606,46 @@ func TestSignalCleansUp(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepAfterSIGKILL kills a daemon that had a spool, and checks the
+// next daemon on the same spool root removes what it left, but not the
+// directory of a daemon that is alive.
+func TestSweepAfterSIGKILL(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "spool")
+	start := func() (*exec.Cmd, *peer) {
+		cmd := exec.Command(binPath, "--spool-root", root)
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, newPeer(t, in, out, false)
+	}
+	_, pa := start()
+	var ra initResult
+	pa.mustCall("initialize", nil, &ra)
+
+	killed, pk := start()
+	var rk initResult
+	pk.mustCall("initialize", nil, &rk)
+	var r execResult
+	pk.mustCall("exec", map[string]any{"command": "seq 1 100000"}, &r)
+	if r.Stdout.Spool == nil {
+		t.Fatal("no spool")
+	}
+	killed.Process.Signal(syscall.SIGKILL)
+	killed.Wait()
+	if _, err := os.Stat(r.Stdout.Spool.Path); err != nil {
+		t.Fatalf("the killed daemon's spool should still be there: %v", err)
+	}
+
+	_, pn := start()
+	pn.mustCall("stats", nil, nil) // the sweep ran at start
+	if _, err := os.Stat(rk.SpoolDir); !os.IsNotExist(err) {
+		t.Errorf("the dead daemon's spool dir %s was not swept: %v", rk.SpoolDir, err)
+	}
+	if _, err := os.Stat(ra.SpoolDir); err != nil {
+		t.Errorf("a live daemon's spool dir was swept: %v", err)
+	}
+}
