@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"maps"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ type client struct {
 	shutdown atomic.Bool
 
 	mu       sync.Mutex
+	side     *clientParams  // from a forwarder: the client side's cwd and env
 	config   *sessionConfig // from initialize; nil means defaults
 	live     *liveSession   // nil until the first request, and after session/close
 	exitCode int
@@ -65,6 +67,15 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 		return nil, rpc.Errorf(rpc.CodeShutDown, nil, "shut down: %s refused after shutdown; send exit", req.Method)
 	}
 	switch req.Method {
+	case ClientMethod:
+		var p clientParams
+		if err := rpc.DecodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		c.side = &p
+		c.mu.Unlock()
+		return nil, nil
 	case "initialize":
 		return c.initialize(req.Params)
 	case "session/close":
@@ -134,7 +145,10 @@ func (c *client) initialize(params []byte) (any, error) {
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	cfg, err := newConfig(&p)
+	c.mu.Lock()
+	side := c.side
+	c.mu.Unlock()
+	cfg, err := newConfig(&p, side)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +176,20 @@ func (c *client) initialize(params []byte) (any, error) {
 	}, nil
 }
 
-func newConfig(p *initializeParams) (*sessionConfig, error) {
+// newConfig makes a session's settings from initialize's params; what they
+// leave out comes from side (a forwarder's client side) or else the daemon.
+func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) {
 	cfg := &sessionConfig{cwd: p.Cwd, env: daemonEnv()}
+	if side != nil {
+		if side.Env != nil {
+			cfg.env = maps.Clone(side.Env)
+		}
+		if cfg.cwd == "" && side.Cwd != "" {
+			if fi, err := os.Stat(side.Cwd); err == nil && fi.IsDir() {
+				cfg.cwd = side.Cwd
+			}
+		}
+	}
 	if cfg.cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -197,7 +223,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		cfg := c.config
 		if cfg == nil {
 			var err error
-			if cfg, err = newConfig(&initializeParams{}); err != nil {
+			if cfg, err = newConfig(&initializeParams{}, c.side); err != nil {
 				return nil, nil, nil, err
 			}
 		}

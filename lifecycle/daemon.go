@@ -129,7 +129,7 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 // that pipes initialize and then read without waiting gets them in order.
 func inline(method string) bool {
 	switch method {
-	case "initialize", "shutdown", "exit", "session/close":
+	case "initialize", "shutdown", "exit", "session/close", ClientMethod:
 		return true
 	}
 	return false

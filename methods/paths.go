@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -81,7 +82,7 @@ func within(path, dir string) bool {
 // fileError maps an error opening or reading path to the protocol's codes.
 func fileError(path string, err error) error {
 	var rerr *rpc.Error
-	if errors.As(err, &rerr) {
+	if errors.As(err, &rerr) || errors.Is(err, context.Canceled) {
 		return err
 	}
 	data := map[string]string{"path": path}
@@ -92,6 +93,8 @@ func fileError(path string, err error) error {
 		return rpc.Errorf(rpc.CodeAccessDenied, data, "permission denied: %s", path)
 	case errors.Is(err, fileindex.ErrIsDir):
 		return rpc.Errorf(rpc.CodeIsDirectory, data, "is a directory: %s (list it with exec, e.g. ls)", path)
+	case errors.Is(err, fileindex.ErrNotRegular):
+		return rpc.Errorf(rpc.CodeNoSuchFile, data, "not a regular file: %s (a FIFO, socket or device cannot be read in windows)", path)
 	}
 	var perr *os.PathError
 	if errors.As(err, &perr) {

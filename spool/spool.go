@@ -76,10 +76,7 @@ func NewManager(root string) (*Manager, error) {
 		return nil, fmt.Errorf("spool: root %q is not an absolute path", root)
 	}
 	root = filepath.Clean(root)
-	if err := os.MkdirAll(root, 0o700); err != nil {
-		return nil, fmt.Errorf("spool: create root: %w", err)
-	}
-	if err := checkRoot(root); err != nil {
+	if err := PrivateDir(root); err != nil {
 		return nil, err
 	}
 	m := &Manager{root: root, pid: os.Getpid(), dirs: make(map[*Dir]struct{})}
@@ -97,6 +94,17 @@ func NewManager(root string) (*Manager, error) {
 		}
 	}
 	return m, nil
+}
+
+// PrivateDir creates dir (0700) if it is missing and refuses it, with an
+// error wrapping ErrUnsafeRoot, unless it is a directory owned by us that
+// no one else may read or write: the spool root, and the shared daemon's
+// socket directory.
+func PrivateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("spool: create %s: %w", dir, err)
+	}
+	return checkRoot(dir)
 }
 
 // checkRoot refuses a root that someone else could read or replace.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -247,6 +248,7 @@ type mode struct {
 var modes = []mode{
 	{"in-process", startInProcess},
 	{"process", startProcess},
+	{"forwarded", startForwarded},
 }
 
 func startInProcess(t testing.TB, headers bool, _ ...string) *peer {
@@ -274,9 +276,49 @@ func startInProcess(t testing.TB, headers bool, _ ...string) *peer {
 	return p
 }
 
+// startForwarded starts toold --remote=auto with a runtime dir of its own,
+// so that it starts a shared daemon for this test; the daemon exits a
+// second after its last client.
+func startForwarded(t testing.TB, headers bool, env ...string) *peer {
+	runtime := t.TempDir()
+	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
+	t.Cleanup(func() {
+		// The daemon goes when idle; make sure it has (its lock file goes with it).
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
+			if len(locks) == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				for _, l := range locks {
+					pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(l), ".lock"))
+					if pid > 0 {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+				t.Errorf("the shared daemon did not exit when idle: %v", locks)
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	p := startBinary(t, headers, []string{"--remote=auto", "--idle-timeout", "1s", "--log-level", "debug"},
+		append(env, "XDG_RUNTIME_DIR="+runtime)...)
+	p.spoolRoot = root
+	return p
+}
+
 func startProcess(t testing.TB, headers bool, env ...string) *peer {
 	root := filepath.Join(t.TempDir(), "spool")
-	cmd := exec.Command(binPath, "--spool-root", root, "--log-level", "debug")
+	p := startBinary(t, headers, []string{"--spool-root", root, "--log-level", "debug"}, env...)
+	p.spoolRoot = root
+	return p
+}
+
+// startBinary runs the built toold with args and serves a peer on its stdio.
+func startBinary(t testing.TB, headers bool, args []string, env ...string) *peer {
+	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -292,7 +334,6 @@ func startProcess(t testing.TB, headers bool, env ...string) *peer {
 		t.Fatal(err)
 	}
 	p := newPeer(t, in, out, headers)
-	p.spoolRoot = root
 	exited := make(chan struct{})
 	var code int
 	var werr error

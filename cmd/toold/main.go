@@ -6,6 +6,8 @@
 //
 //	toold [flags]                 serve one client on stdin/stdout (= toold serve --stdio)
 //	toold serve --stdio [flags]
+//	toold serve --listen SOCKET   the shared daemon: a session per connection
+//	toold --remote=auto           stdio forwarded to the shared daemon, started if needed
 //	toold call METHOD [JSON]      send one request, print the result
 package main
 
@@ -19,6 +21,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
+	"time"
 
 	"toold/lifecycle"
 	"toold/rpc"
@@ -32,6 +36,11 @@ const usage = `toold: file and command windows for AI coding agents, over JSON-R
 Usage:
   toold [flags]                  serve one client on stdin/stdout (same as: toold serve --stdio)
   toold serve --stdio [flags]    the same, explicitly
+  toold serve --listen SOCKET    the shared daemon: every connection to the unix socket is a
+                                 client with its own session (socket 0600 in a 0700 directory)
+  toold --remote=auto            serve stdio by forwarding it to the shared daemon at the
+                                 default socket, starting that daemon when none answers; it
+                                 exits after --idle-timeout (default 1m) with no clients
   toold call METHOD [JSON]       send one request to a daemon of its own, print the
                                  result as JSON on stdout; an error goes to stderr, exit 1
 
@@ -60,6 +69,9 @@ func run(args []string) int {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
 	stdio := fs.Bool("stdio", true, "serve one client on stdin/stdout")
+	listen := fs.String("listen", "", "serve: listen on this unix socket instead of stdio (\"auto\": the default socket, "+lifecycle.DefaultSocket()+")")
+	remote := fs.String("remote", "", "forward stdio to the shared daemon: \"auto\" (the default socket, started if needed) or a socket path")
+	idle := fs.Duration("idle-timeout", 0, "serve --listen: exit after this long with no clients (0: never; --remote=auto starts its daemon with 1m)")
 	spoolRoot := fs.String("spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
 
 	// Flags may come before and after the subcommand.
@@ -85,12 +97,17 @@ func run(args []string) int {
 	slog.SetDefault(logger)
 	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, Logger: logger}
 
+	switch {
+	case cmd == "serve" && *remote != "":
+		return forward(opts, *remote, *idle, *logLevel)
+	case cmd == "serve" && *listen != "":
+		return serveSocket(opts, *listen, *idle)
+	case cmd == "serve" && !*stdio:
+		fmt.Fprintln(os.Stderr, "toold: serve needs --stdio or --listen SOCKET")
+		return 2
+	}
 	switch cmd {
 	case "serve":
-		if !*stdio {
-			fmt.Fprintln(os.Stderr, "toold: serve needs --stdio (the only transport so far)")
-			return 2
-		}
 		return serve(opts)
 	case "call":
 		return call(opts, fs.Args())
@@ -116,6 +133,59 @@ func serve(opts lifecycle.Options) int {
 		opts.Logger.Warn("stopping", "err", err)
 	}
 	return code
+}
+
+func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int {
+	if socket == "auto" {
+		socket = lifecycle.DefaultSocket()
+	}
+	ctx, stop := lifecycle.NotifyContext(context.Background())
+	defer stop()
+	d, err := lifecycle.New(opts)
+	if err != nil {
+		opts.Logger.Error("starting", "err", err)
+		return 1
+	}
+	err = d.Listen(ctx, socket, idle)
+	if cerr := d.Close(); cerr != nil {
+		opts.Logger.Warn("stopping", "err", cerr)
+	}
+	if err != nil {
+		opts.Logger.Error("listening", "socket", socket, "err", err)
+		return 1
+	}
+	return 0
+}
+
+func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel string) int {
+	socket := remote
+	if remote == "auto" {
+		socket = lifecycle.DefaultSocket()
+	}
+	if idle == 0 {
+		idle = time.Minute
+	}
+	start := func() error {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		args := []string{"serve", "--listen", socket, "--idle-timeout", idle.String(), "--log-level", logLevel}
+		if opts.SpoolRoot != "" {
+			args = append(args, "--spool-root", opts.SpoolRoot)
+		}
+		return lifecycle.StartDaemon(exe, args, filepath.Join(filepath.Dir(socket), "toold.log"))
+	}
+	if remote != "auto" {
+		start = nil // a named socket is someone else's to start
+	}
+	ctx, stop := lifecycle.NotifyContext(context.Background())
+	defer stop()
+	if err := lifecycle.Forward(ctx, os.Stdin, os.Stdout, lifecycle.ForwardOptions{Socket: socket, Start: start}); err != nil {
+		opts.Logger.Error("forwarding", "socket", socket, "err", err)
+		return 1
+	}
+	return 0
 }
 
 // call runs one request against an in-process daemon over a pipe, as a

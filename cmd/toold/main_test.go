@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -647,5 +648,70 @@ func TestSweepAfterSIGKILL(t *testing.T) {
 	}
 	if _, err := os.Stat(ra.SpoolDir); err != nil {
 		t.Errorf("a live daemon's spool dir was swept: %v", err)
+	}
+}
+
+// TestSharedDaemon starts two forwarders with --remote=auto: they share one
+// daemon, each with its own session working in its own cwd, and the socket
+// is the user's alone.
+func TestSharedDaemon(t *testing.T) {
+	runtime := t.TempDir()
+	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
+	var peers []*peer
+	var dirs []string
+	for i := range 2 {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "who.txt"), []byte("client "+strconv.Itoa(i)+"\n"), 0o644)
+		cmd := exec.Command(binPath, "--remote=auto", "--idle-timeout", "1s")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		p := newPeer(t, in, out, i == 1)
+		var once sync.Once
+		p.close = func() { once.Do(func() { in.Close(); cmd.Wait() }) }
+		t.Cleanup(p.close)
+		peers = append(peers, p)
+		dirs = append(dirs, dir)
+	}
+	for i, p := range peers {
+		var w window
+		p.mustCall("read", map[string]any{"path": "who.txt"}, &w)
+		if want := "client " + strconv.Itoa(i) + "\n"; w.Content != want || w.Path != filepath.Join(dirs[i], "who.txt") {
+			t.Errorf("client %d read %q at %s, want its own cwd's file", i, w.Content, w.Path)
+		}
+	}
+	var st struct {
+		Sessions int `json:"sessions"`
+	}
+	peers[0].mustCall("stats", nil, &st)
+	if st.Sessions != 2 {
+		t.Errorf("sessions %d: the forwarders do not share one daemon", st.Sessions)
+	}
+	sock := filepath.Join(root, "toold.sock")
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket %s: %v %v", sock, fi, err)
+	}
+	if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket dir: %v %v", fi, err)
+	}
+	// Both leave; the daemon exits a second later and takes its socket along.
+	for _, p := range peers {
+		p.close()
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err := os.Stat(sock)
+		locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
+		if os.IsNotExist(err) && len(locks) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the idle daemon did not exit (socket %v, locks %v)", err, locks)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

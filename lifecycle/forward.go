@@ -1,0 +1,179 @@
+package lifecycle
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"toold/spool"
+)
+
+// ClientMethod is the notification a forwarder sends the daemon before the
+// client's first message: the cwd and environment of the client's side, which
+// then stand in for the daemon's own as the session's defaults.
+const ClientMethod = "$/toold/client"
+
+// clientParams are ClientMethod's params.
+type clientParams struct {
+	Cwd string            `json:"cwd"`
+	Env map[string]string `json:"env"`
+}
+
+// ForwardOptions configure Forward.
+type ForwardOptions struct {
+	// Socket is the shared daemon's socket.
+	Socket string
+	// Start starts a daemon listening on Socket; Forward calls it when none
+	// answers, then waits for the socket to answer.
+	Start func() error
+	// StartTimeout bounds that wait; 0 means 10 s.
+	StartTimeout time.Duration
+}
+
+// Forward joins a client on in and out to the shared daemon, starting the
+// daemon when none answers, as gopls's -remote=auto does. The daemon reads
+// the framing off the first bytes just as on stdio, so bytes pass through
+// as they are; only a ClientMethod notification, in the client's framing,
+// goes ahead of them. Forward returns when the daemon ends the connection
+// or the client's input ends and the daemon has answered.
+func Forward(ctx context.Context, in io.Reader, out io.Writer, opts ForwardOptions) error {
+	conn, err := dialOrStart(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	go func() {
+		<-ctx.Done()
+		conn.Close()
+	}()
+
+	br := bufio.NewReaderSize(in, 64<<10)
+	headers, err := peekFraming(br)
+	if err != nil {
+		return nil // the client sent nothing
+	}
+	hello, err := clientHello(headers)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Write(hello); err != nil {
+		return fmt.Errorf("writing to the daemon: %w", err)
+	}
+	go func() {
+		io.Copy(conn, br)
+		conn.CloseWrite() // the daemon sees the end of input and answers what is running
+	}()
+	if _, err := io.Copy(out, conn); err != nil && ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("reading from the daemon: %w", err)
+	}
+	return nil
+}
+
+// dialOrStart connects to the daemon, starting it if nothing answers.
+func dialOrStart(ctx context.Context, opts ForwardOptions) (*net.UnixConn, error) {
+	dial := func() (*net.UnixConn, error) {
+		c, err := net.Dial("unix", opts.Socket)
+		if err != nil {
+			return nil, err
+		}
+		return c.(*net.UnixConn), nil
+	}
+	if c, err := dial(); err == nil {
+		return c, nil
+	}
+	if opts.Start == nil {
+		return nil, fmt.Errorf("no daemon answers on %s", opts.Socket)
+	}
+	if err := opts.Start(); err != nil {
+		return nil, fmt.Errorf("starting the daemon: %w", err)
+	}
+	wait := opts.StartTimeout
+	if wait == 0 {
+		wait = 10 * time.Second
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		c, err := dial()
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the daemon started but does not answer on %s: %w", opts.Socket, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// peekFraming looks at the client's first bytes, without consuming them,
+// and says whether it frames with Content-Length headers.
+func peekFraming(br *bufio.Reader) (headers bool, err error) {
+	for i := 1; ; i++ {
+		b, err := br.Peek(i)
+		if err != nil {
+			return false, err
+		}
+		switch c := b[i-1]; c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case 'C', 'c':
+			return true, nil
+		default:
+			return false, nil
+		}
+	}
+}
+
+// clientHello is the ClientMethod notification with this process's cwd and
+// environment, framed as the client frames.
+func clientHello(headers bool) ([]byte, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": ClientMethod,
+		"params": clientParams{Cwd: cwd, Env: daemonEnv()}})
+	if err != nil {
+		return nil, err
+	}
+	if headers {
+		return append([]byte("Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"), body...), nil
+	}
+	return append(body, '\n'), nil
+}
+
+// StartDaemon starts exe with args as a daemon of its own: a new session,
+// no terminal, stdin and stdout on /dev/null and stderr appended to logPath.
+// It does not wait for it.
+func StartDaemon(exe string, args []string, logPath string) error {
+	if err := spool.PrivateDir(filepath.Dir(logPath)); err != nil {
+		return err
+	}
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// The daemon outlives us; reap it if it exits first.
+	go cmd.Wait()
+	return nil
+}

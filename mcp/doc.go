@@ -1,0 +1,10 @@
+// Package mcp serves toold's methods as Model Context Protocol tools: a
+// Server speaks MCP on stdio (`toold mcp`), forwards each tool call as a
+// JSON-RPC request to a daemon connection of its own (one toold session per
+// MCP session) and renders the result for a model — a window's lines
+// numbered as `cat -n` numbers them, an exec's status, head, omitted lines
+// and tail — with the JSON result as structuredContent.
+//
+// It owns the rendering and the tool wiring only: the daemon does the work,
+// and the MCP protocol itself is the SDK's (github.com/modelcontextprotocol/go-sdk).
+package mcp

@@ -1,0 +1,201 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toold/rpc"
+	"toold/truncate"
+)
+
+// window is what rendering needs of a read, readBytes or page result.
+type window struct {
+	Content   string  `json:"content"`
+	StartLine int64   `json:"startLine"`
+	Binary    bool    `json:"binary"`
+	Notice    *string `json:"notice"`
+	Image     *struct {
+		MimeType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"image"`
+}
+
+// execResult is what rendering needs of an exec result.
+type execResult struct {
+	ExitCode  *int    `json:"exitCode"`
+	Signal    *string `json:"signal"`
+	TimedOut  bool    `json:"timedOut"`
+	Cancelled bool    `json:"cancelled"`
+	Stdout    stream  `json:"stdout"`
+	Stderr    stream  `json:"stderr"`
+	Notice    *string `json:"notice"`
+}
+
+type stream struct {
+	Head       string `json:"head"`
+	Tail       string `json:"tail"`
+	TotalBytes int64  `json:"totalBytes"`
+	Binary     bool   `json:"binary"`
+	Omitted    *struct {
+		FromLine int64 `json:"fromLine"`
+		ToLine   int64 `json:"toLine"`
+		Bytes    int64 `json:"bytes"`
+	} `json:"omitted"`
+	Spool *struct {
+		ID string `json:"id"`
+	} `json:"spool"`
+}
+
+// render turns method's JSON result into the content a model reads.
+func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
+	switch method {
+	case "read", "readBytes", "page":
+		var w window
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return nil, fmt.Errorf("decoding the window: %w", err)
+		}
+		return renderWindow(&w)
+	case "exec":
+		var r execResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("decoding the exec result: %w", err)
+		}
+		return []sdk.Content{&sdk.TextContent{Text: execText(&r)}}, nil
+	}
+	// stats and anything else: the JSON itself is the most readable form.
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("decoding the result: %w", err)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the result: %w", err)
+	}
+	return []sdk.Content{&sdk.TextContent{Text: string(b)}}, nil
+}
+
+func renderWindow(w *window) ([]sdk.Content, error) {
+	if w.Image != nil {
+		data, err := base64.StdEncoding.DecodeString(w.Image.Data)
+		if err != nil {
+			return nil, fmt.Errorf("decoding the image: %w", err)
+		}
+		c := []sdk.Content{&sdk.ImageContent{MIMEType: w.Image.MimeType, Data: data}}
+		if w.Notice != nil {
+			c = append(c, &sdk.TextContent{Text: *w.Notice})
+		}
+		return c, nil
+	}
+	return []sdk.Content{&sdk.TextContent{Text: windowText(w)}}, nil
+}
+
+// windowText is a window's content numbered as `cat -n` numbers it, then its
+// notice on a line of its own. A binary window is its notice alone.
+func windowText(w *window) string {
+	var b strings.Builder
+	if !w.Binary {
+		n := w.StartLine
+		for rest := w.Content; rest != ""; n++ {
+			var line string
+			line, rest = cutLine(rest)
+			fmt.Fprintf(&b, "%6d\t%s\n", n, line)
+		}
+	}
+	if w.Notice != nil {
+		b.WriteString(*w.Notice)
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// cutLine splits off s's first line without its ending (\n or \r\n).
+func cutLine(s string) (line, rest string) {
+	line, rest, found := strings.Cut(s, "\n")
+	if found {
+		line = strings.TrimSuffix(line, "\r")
+	}
+	return line, rest
+}
+
+// execText is how the command ended, then each stream that has output —
+// head, the omitted lines and where to page them, tail — then the notice.
+func execText(r *execResult) string {
+	var b strings.Builder
+	switch {
+	case r.TimedOut:
+		b.WriteString("timed out")
+	case r.Cancelled:
+		b.WriteString("cancelled")
+	case r.Signal != nil:
+		b.WriteString("killed by " + *r.Signal)
+	case r.ExitCode != nil:
+		fmt.Fprintf(&b, "exit status %d", *r.ExitCode)
+	default:
+		b.WriteString("ended")
+	}
+	b.WriteByte('\n')
+	for _, st := range []struct {
+		name string
+		s    *stream
+	}{{"stdout", &r.Stdout}, {"stderr", &r.Stderr}} {
+		if st.s.TotalBytes > 0 {
+			writeStream(&b, st.name, st.s)
+		}
+	}
+	if r.Notice != nil {
+		b.WriteString(*r.Notice)
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func writeStream(b *strings.Builder, name string, s *stream) {
+	fmt.Fprintf(b, "--- %s ---\n", name)
+	spool := ""
+	if s.Spool != nil {
+		spool = s.Spool.ID
+	}
+	if s.Binary {
+		fmt.Fprintf(b, "[binary output, %s: not shown", truncate.Size(s.TotalBytes))
+		if spool != "" {
+			fmt.Fprintf(b, "; the bytes are in spool=%s", spool)
+		}
+		b.WriteString("]\n")
+		return
+	}
+	writeLines(b, s.Head)
+	if o := s.Omitted; o != nil {
+		fmt.Fprintf(b, "[... lines %d-%d omitted (%s)", o.FromLine, o.ToLine, truncate.Size(o.Bytes))
+		if spool != "" {
+			fmt.Fprintf(b, "; page spool=%s offset=%d to read them", spool, o.FromLine)
+		}
+		b.WriteString(" ...]\n")
+	}
+	writeLines(b, s.Tail)
+}
+
+// writeLines writes text as it is, ending it with one newline (output whose
+// last line has none gets one, so that the next line stands on its own).
+func writeLines(b *strings.Builder, text string) {
+	if text == "" {
+		return
+	}
+	b.WriteString(text)
+	if !strings.HasSuffix(text, "\n") {
+		b.WriteByte('\n')
+	}
+}
+
+// errorResult is a daemon's JSON-RPC error as a failed tool call, which a
+// model sees and can act on (a protocol error it would not see).
+func errorResult(e *rpc.Error) *sdk.CallToolResult {
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("error %d: %s", e.Code, e.Message)}},
+		StructuredContent: map[string]any{"code": e.Code, "message": e.Message, "data": e.Data},
+		IsError:           true,
+	}
+}

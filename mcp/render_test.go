@@ -1,0 +1,140 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestRenderWindow(t *testing.T) {
+	tests := []struct {
+		name, json, want string
+	}{
+		{"lines and notice",
+			`{"content":"a\nb\n","startLine":1,"notice":"[Showing lines 1-2 of 5. Use offset=3 to continue]"}`,
+			"     1\ta\n     2\tb\n[Showing lines 1-2 of 5. Use offset=3 to continue]"},
+		{"numbered from startLine, no notice",
+			`{"content":"x\ny\n","startLine":99999,"notice":null}`,
+			" 99999\tx\n100000\ty"},
+		{"CRLF kept out of the lines",
+			`{"content":"a\r\nb\r\n","startLine":3}`,
+			"     3\ta\n     4\tb"},
+		{"a CR inside a line stays",
+			`{"content":"a\rb\n","startLine":1}`,
+			"     1\ta\rb"},
+		{"last line without newline",
+			`{"content":"a\nb","startLine":1}`,
+			"     1\ta\n     2\tb"},
+		{"empty lines are numbered",
+			`{"content":"\n\n","startLine":1}`,
+			"     1\t\n     2\t"},
+		{"partial line is one line",
+			`{"content":"abcdef","startLine":7,"partialLine":true,"notice":"[Line 7 is long]"}`,
+			"     7\tabcdef\n[Line 7 is long]"},
+		{"empty window: the notice alone",
+			`{"content":"","startLine":10,"notice":"[Offset 10 is past the end]"}`,
+			"[Offset 10 is past the end]"},
+		{"binary: the notice alone",
+			`{"content":"","startLine":1,"binary":true,"notice":"[Binary file]"}`,
+			"[Binary file]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := render("read", json.RawMessage(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c) != 1 {
+				t.Fatalf("got %d contents, want 1", len(c))
+			}
+			if got := c[0].(*sdk.TextContent).Text; got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderImage(t *testing.T) {
+	c, err := render("read", json.RawMessage(`{"content":"","startLine":1,"image":{"mimeType":"image/png","data":"AAEC"},"notice":"[Image file]"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 2 {
+		t.Fatalf("got %d contents, want image and notice", len(c))
+	}
+	img, ok := c[0].(*sdk.ImageContent)
+	if !ok || img.MIMEType != "image/png" || string(img.Data) != "\x00\x01\x02" {
+		t.Errorf("image: got %#v", c[0])
+	}
+	if txt, ok := c[1].(*sdk.TextContent); !ok || txt.Text != "[Image file]" {
+		t.Errorf("notice: got %#v", c[1])
+	}
+	if _, err := render("read", json.RawMessage(`{"image":{"mimeType":"image/png","data":"!!"}}`)); err == nil {
+		t.Error("bad base64: no error")
+	}
+}
+
+func TestRenderExec(t *testing.T) {
+	const empty = `{"head":"","tail":"","totalBytes":0,"omitted":null,"spool":null}`
+	tests := []struct {
+		name, json, want string
+	}{
+		{"whole output",
+			`{"exitCode":0,"stdout":{"head":"hi\n","tail":"","totalBytes":3},"stderr":` + empty + `}`,
+			"exit status 0\n--- stdout ---\nhi"},
+		{"no output",
+			`{"exitCode":3,"stdout":` + empty + `,"stderr":` + empty + `}`,
+			"exit status 3"},
+		{"head, omitted, tail, notice",
+			`{"exitCode":0,"stdout":{"head":"1\n2\n","tail":"99\n100\n","totalBytes":292,
+			  "omitted":{"fromLine":3,"toLine":98,"bytes":278},"spool":{"id":"ab12"}},"stderr":` + empty + `,
+			  "notice":"[stdout: 100 lines]"}`,
+			"exit status 0\n--- stdout ---\n1\n2\n[... lines 3-98 omitted (278 B); page spool=ab12 offset=3 to read them ...]\n99\n100\n[stdout: 100 lines]"},
+		{"omitted without a spool",
+			`{"exitCode":0,"stdout":{"head":"1\n","tail":"9\n","totalBytes":2048,
+			  "omitted":{"fromLine":2,"toLine":8,"bytes":2044}},"stderr":` + empty + `}`,
+			"exit status 0\n--- stdout ---\n1\n[... lines 2-8 omitted (2.0 KB) ...]\n9"},
+		{"both streams, last line without newline",
+			`{"exitCode":1,"stdout":{"head":"out","totalBytes":3},"stderr":{"head":"err\n","totalBytes":4}}`,
+			"exit status 1\n--- stdout ---\nout\n--- stderr ---\nerr"},
+		{"killed by a signal",
+			`{"exitCode":null,"signal":"SIGKILL","stdout":` + empty + `,"stderr":` + empty + `}`,
+			"killed by SIGKILL"},
+		{"timed out",
+			`{"exitCode":null,"signal":"SIGTERM","timedOut":true,"stdout":` + empty + `,"stderr":` + empty + `,"notice":"[Timed out after 1s]"}`,
+			"timed out\n[Timed out after 1s]"},
+		{"cancelled",
+			`{"exitCode":null,"signal":"SIGTERM","cancelled":true,"stdout":` + empty + `,"stderr":` + empty + `}`,
+			"cancelled"},
+		{"binary stream",
+			`{"exitCode":0,"stdout":{"binary":true,"totalBytes":4096,"spool":{"id":"cd34"}},"stderr":` + empty + `}`,
+			"exit status 0\n--- stdout ---\n[binary output, 4.0 KB: not shown; the bytes are in spool=cd34]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := render("exec", json.RawMessage(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c[0].(*sdk.TextContent).Text; got != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderOther(t *testing.T) {
+	c, err := render("stats", json.RawMessage(`{"sessions":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c[0].(*sdk.TextContent).Text, "{\n  \"sessions\": 1\n}"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, m := range []string{"read", "exec", "stats"} {
+		if _, err := render(m, json.RawMessage(`[`)); err == nil {
+			t.Errorf("%s: bad JSON gave no error", m)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toold/rpc"
+)
+
+// Server exposes a toold daemon's methods as MCP tools. Each MCP session
+// gets a daemon connection of its own, and with it a toold session: its
+// spools live as long as the MCP session does.
+type Server struct {
+	version string
+	connect func(ctx context.Context) (*rpc.Client, error)
+	log     *slog.Logger
+}
+
+// NewServer returns a Server that reports version in its serverInfo and
+// calls connect once per MCP session for a connection to the daemon (the
+// Server closes it when the session ends). A nil logger means slog.Default().
+func NewServer(version string, connect func(ctx context.Context) (*rpc.Client, error), logger *slog.Logger) *Server {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Server{version: version, connect: connect, log: logger}
+}
+
+// errDaemonGone is Run's error when the daemon connection ends first.
+var errDaemonGone = errors.New("mcp: the daemon connection ended")
+
+// Run serves one MCP session, newline-delimited JSON-RPC on in and out,
+// until the client goes away (nil) or ctx is done (ctx's error). It closes
+// the daemon connection, and so the toold session, before it returns.
+func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	client, err := s.connect(ctx)
+	if err != nil {
+		return fmt.Errorf("mcp: connecting to the daemon: %w", err)
+	}
+	defer client.Close()
+	// A session whose daemon is gone can do nothing: end it.
+	gone := make(chan struct{})
+	go func() {
+		select {
+		case <-client.Done():
+			close(gone)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	srv := sdk.NewServer(&sdk.Implementation{Name: "toold", Version: s.version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       s.log,
+		// Tools only, and a list that never changes.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	for _, t := range tools() {
+		srv.AddTool(t, s.handler(client, t.Name))
+	}
+	err = srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	if perr := parent.Err(); perr != nil {
+		return perr // the rpc client ends with ctx too: not the daemon's doing
+	}
+	select {
+	case <-gone:
+		return errDaemonGone
+	default:
+		return err
+	}
+}
+
+// handler forwards a tool call's arguments as the params of method and
+// renders the reply. A JSON-RPC error becomes a failed tool call; only a
+// broken daemon connection is a protocol error.
+func (s *Server) handler(client *rpc.Client, method string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var params any
+		if a := req.Params.Arguments; len(a) > 0 && string(a) != "null" {
+			params = a
+		}
+		var raw json.RawMessage
+		if err := client.Call(ctx, method, params, &raw); err != nil {
+			var re *rpc.Error
+			if errors.As(err, &re) {
+				return errorResult(re), nil
+			}
+			return nil, err
+		}
+		content, err := render(method, raw)
+		if err != nil {
+			s.log.Error("mcp: rendering a result", "method", method, "err", err)
+			return nil, fmt.Errorf("mcp: rendering %s: %w", method, err)
+		}
+		return &sdk.CallToolResult{Content: content, StructuredContent: raw}, nil
+	}
+}
