@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -67,15 +68,11 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 		return []sdk.Content{&sdk.TextContent{Text: execText(&r)}}, nil
 	}
 	// stats and anything else: the JSON itself is the most readable form.
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
 		return nil, fmt.Errorf("decoding the result: %w", err)
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encoding the result: %w", err)
-	}
-	return []sdk.Content{&sdk.TextContent{Text: string(b)}}, nil
+	return []sdk.Content{&sdk.TextContent{Text: b.String()}}, nil
 }
 
 func renderWindow(w *window) ([]sdk.Content, error) {

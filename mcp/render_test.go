@@ -125,11 +125,11 @@ func TestRenderExec(t *testing.T) {
 }
 
 func TestRenderOther(t *testing.T) {
-	c, err := render("stats", json.RawMessage(`{"sessions":1}`))
+	c, err := render("stats", json.RawMessage(`{"sessions":1,"cache":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := c[0].(*sdk.TextContent).Text, "{\n  \"sessions\": 1\n}"; got != want {
+	if got, want := c[0].(*sdk.TextContent).Text, "{\n  \"sessions\": 1,\n  \"cache\": {}\n}"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	for _, m := range []string{"read", "exec", "stats"} {

@@ -362,6 +362,20 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
+func TestRunCancelled(t *testing.T) {
+	dm := newDaemon(t)
+	srv := NewServer("test", dm.connect, testLogger(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, inR, nopWriteCloser{io.Discard}) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run gave %v, want context.Canceled", err)
+	}
+}
+
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }

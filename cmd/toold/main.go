@@ -120,7 +120,9 @@ func run(args []string) int {
 	return 2
 }
 
-func serve(opts lifecycle.Options) int {
+// withDaemon starts a daemon, runs f with a context that SIGINT and SIGTERM
+// cancel, and stops the daemon, so that every way out cleans up.
+func withDaemon(opts lifecycle.Options, f func(ctx context.Context, d *lifecycle.Daemon) int) int {
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
 	d, err := lifecycle.New(opts)
@@ -128,33 +130,28 @@ func serve(opts lifecycle.Options) int {
 		opts.Logger.Error("starting", "err", err)
 		return 1
 	}
-	code := d.ServeStdio(ctx)
+	code := f(ctx, d)
 	if err := d.Close(); err != nil {
 		opts.Logger.Warn("stopping", "err", err)
 	}
 	return code
 }
 
+func serve(opts lifecycle.Options) int {
+	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int { return d.ServeStdio(ctx) })
+}
+
 func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int {
 	if socket == "auto" {
 		socket = lifecycle.DefaultSocket()
 	}
-	ctx, stop := lifecycle.NotifyContext(context.Background())
-	defer stop()
-	d, err := lifecycle.New(opts)
-	if err != nil {
-		opts.Logger.Error("starting", "err", err)
-		return 1
-	}
-	err = d.Listen(ctx, socket, idle)
-	if cerr := d.Close(); cerr != nil {
-		opts.Logger.Warn("stopping", "err", cerr)
-	}
-	if err != nil {
-		opts.Logger.Error("listening", "socket", socket, "err", err)
-		return 1
-	}
-	return 0
+	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
+		if err := d.Listen(ctx, socket, idle); err != nil {
+			opts.Logger.Error("listening", "socket", socket, "err", err)
+			return 1
+		}
+		return 0
+	})
 }
 
 func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel string) int {
@@ -195,6 +192,7 @@ func call(opts lifecycle.Options, args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: toold call METHOD [JSON]")
 		return 2
 	}
+	method := args[0]
 	var params json.RawMessage
 	if len(args) == 2 {
 		params = json.RawMessage(args[1])
@@ -203,38 +201,32 @@ func call(opts lifecycle.Options, args []string) int {
 			return 2
 		}
 	}
-	ctx, stop := lifecycle.NotifyContext(context.Background())
-	defer stop()
-	d, err := lifecycle.New(opts)
-	if err != nil {
-		opts.Logger.Error("starting", "err", err)
-		return 1
-	}
-	defer d.Close()
-	server, conn := net.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		d.ServeConn(ctx, server)
-	}()
-	client := rpc.NewClient(ctx, conn, rpc.FramingLines)
-	var result json.RawMessage
-	err = client.Call(ctx, args[0], params, &result)
-	client.Close()
-	<-done
-	if err != nil {
-		var rerr *rpc.Error
-		if errors.As(err, &rerr) {
-			b, _ := json.Marshal(map[string]any{"code": rerr.Code, "message": rerr.Message, "data": rerr.Data})
-			fmt.Fprintln(os.Stderr, string(b))
-		} else {
-			fmt.Fprintln(os.Stderr, "toold call:", err)
+	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
+		server, conn := net.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			d.ServeConn(ctx, server)
+		}()
+		client := rpc.NewClient(ctx, conn, rpc.FramingLines)
+		var result json.RawMessage
+		err := client.Call(ctx, method, params, &result)
+		client.Close()
+		<-done
+		if err != nil {
+			var rerr *rpc.Error
+			if errors.As(err, &rerr) {
+				b, _ := json.Marshal(map[string]any{"code": rerr.Code, "message": rerr.Message, "data": rerr.Data})
+				fmt.Fprintln(os.Stderr, string(b))
+			} else {
+				fmt.Fprintln(os.Stderr, "toold call:", err)
+			}
+			return 1
 		}
-		return 1
-	}
-	out, _ := json.MarshalIndent(result, "", "  ")
-	fmt.Println(string(out))
-	return 0
+		out, _ := json.MarshalIndent(result, "", "  ")
+		fmt.Println(string(out))
+		return 0
+	})
 }
 
 func flagExit(err error) int {
