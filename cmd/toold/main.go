@@ -8,6 +8,7 @@
 //	toold serve --stdio [flags]
 //	toold serve --listen SOCKET   the shared daemon: a session per connection
 //	toold --remote=auto           stdio forwarded to the shared daemon, started if needed
+//	toold mcp                     a Model Context Protocol server on stdio
 //	toold call METHOD [JSON]      send one request, print the result
 package main
 
@@ -22,9 +23,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"toold/lifecycle"
+	"toold/mcp"
 	"toold/rpc"
 )
 
@@ -41,6 +44,8 @@ Usage:
   toold --remote=auto            serve stdio by forwarding it to the shared daemon at the
                                  default socket, starting that daemon when none answers; it
                                  exits after --idle-timeout (default 1m) with no clients
+  toold mcp                      a Model Context Protocol server on stdio: the methods as
+                                 tools, their results rendered for a model
   toold call METHOD [JSON]       send one request to a daemon of its own, print the
                                  result as JSON on stdout; an error goes to stderr, exit 1
 
@@ -111,6 +116,8 @@ func run(args []string) int {
 		return serve(opts)
 	case "call":
 		return call(opts, fs.Args())
+	case "mcp":
+		return serveMCP(opts)
 	case "help":
 		fs.SetOutput(os.Stdout)
 		fs.Usage()
@@ -183,6 +190,25 @@ func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel
 		return 1
 	}
 	return 0
+}
+
+// serveMCP serves the Model Context Protocol on stdio; each MCP session is a
+// connection, and so a session, of an in-process daemon.
+func serveMCP(opts lifecycle.Options) int {
+	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
+		var conns sync.WaitGroup
+		defer conns.Wait()
+		connect := func(ctx context.Context) (*rpc.Client, error) {
+			server, client := net.Pipe()
+			conns.Go(func() { d.ServeConn(ctx, server) })
+			return rpc.NewClient(ctx, client, rpc.FramingLines), nil
+		}
+		if err := mcp.NewServer(version, connect, opts.Logger).Run(ctx, os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
+			opts.Logger.Error("mcp", "err", err)
+			return 1
+		}
+		return 0
+	})
 }
 
 // call runs one request against an in-process daemon over a pipe, as a

@@ -715,3 +715,40 @@ func TestSharedDaemon(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestMCP drives toold mcp as an MCP client would: initialize, list the
+// tools, call read.
+func TestMCP(t *testing.T) {
+	cmd := exec.Command(binPath, "mcp", "--spool-root", filepath.Join(t.TempDir(), "spool"))
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	p := newPeer(t, in, out, false)
+	p.mustCall("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]string{"name": "test", "version": "1"}}, nil)
+	p.notify("notifications/initialized", nil)
+	var tools struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	p.mustCall("tools/list", nil, &tools)
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"read", "readBytes", "page", "exec"} {
+		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+	var res struct {
+		Content []struct{ Type, Text string } `json:"content"`
+		IsError bool                          `json:"isError"`
+	}
+	p.mustCall("tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": testdata("read/utf8.txt")}}, &res)
+	if res.IsError || len(res.Content) == 0 || !strings.HasPrefix(res.Content[0].Text, "     1\théllo wörld\n     2\t日本語のテキスト\n") {
+		t.Errorf("read through MCP: %+v", res)
+	}
+}
