@@ -52,10 +52,7 @@ func Forward(ctx context.Context, in io.Reader, out io.Writer, opts ForwardOptio
 		return err
 	}
 	defer conn.Close()
-	go func() {
-		<-ctx.Done()
-		conn.Close()
-	}()
+	defer context.AfterFunc(ctx, func() { conn.Close() })()
 
 	br := bufio.NewReaderSize(in, 64<<10)
 	headers, err := peekFraming(br)

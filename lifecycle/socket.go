@@ -51,14 +51,11 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 	d.log.Info("listening", "socket", path, "idleTimeout", idle)
 
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer wg.Wait() // last: the connections, cancelled just before
+	defer cancel()
 	defer l.Close()
-	go func() {
-		<-ctx.Done()
-		l.Close()
-	}()
+	defer context.AfterFunc(ctx, func() { l.Close() })()
 
 	// The idle timer runs while no client is connected.
 	var mu sync.Mutex
