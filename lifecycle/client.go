@@ -86,6 +86,12 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 		c.closeSession()
 		return nil, nil
 	case "stats":
+		// Like any first request, stats opens the caller's session.
+		_, _, done, err := c.session()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		return c.d.Stats(), nil
 	}
 	m, ok := c.d.methods[req.Method]

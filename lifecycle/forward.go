@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -45,11 +47,12 @@ type ForwardOptions struct {
 // the framing off the first bytes just as on stdio, so bytes pass through
 // as they are; only a ClientMethod notification, in the client's framing,
 // goes ahead of them. Forward returns when the daemon ends the connection
-// or the client's input ends and the daemon has answered.
-func Forward(ctx context.Context, in io.Reader, out io.Writer, opts ForwardOptions) error {
+// or the client's input ends and the daemon has answered, with the exit code
+// LSP gives: 1 when the client sent exit without shutdown, else 0.
+func Forward(ctx context.Context, in io.Reader, out io.Writer, opts ForwardOptions) (int, error) {
 	conn, err := dialOrStart(ctx, opts)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer conn.Close()
 	defer context.AfterFunc(ctx, func() { conn.Close() })()
@@ -57,23 +60,137 @@ func Forward(ctx context.Context, in io.Reader, out io.Writer, opts ForwardOptio
 	br := bufio.NewReaderSize(in, 64<<10)
 	headers, err := peekFraming(br)
 	if err != nil {
-		return nil // the client sent nothing
+		return 0, nil // the client sent nothing
 	}
 	hello, err := clientHello(headers)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if _, err := conn.Write(hello); err != nil {
-		return fmt.Errorf("writing to the daemon: %w", err)
+		return 0, fmt.Errorf("writing to the daemon: %w", err)
 	}
+	var lc lifecycleWatch
 	go func() {
-		io.Copy(conn, br)
+		lc.copy(conn, br, headers)
 		conn.CloseWrite() // the daemon sees the end of input and answers what is running
 	}()
 	if _, err := io.Copy(out, conn); err != nil && ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
-		return fmt.Errorf("reading from the daemon: %w", err)
+		return 0, fmt.Errorf("reading from the daemon: %w", err)
 	}
-	return nil
+	return lc.code(), nil
+}
+
+// lifecycleWatch copies the client's messages to the daemon as they are and
+// notes shutdown and exit among them, so that the forwarder can end with the
+// exit code LSP gives, as a stdio daemon would.
+type lifecycleWatch struct {
+	mu             sync.Mutex
+	shutdown, exit bool
+}
+
+func (lw *lifecycleWatch) code() int {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.exit && !lw.shutdown {
+		return 1
+	}
+	return 0
+}
+
+// copy forwards messages from br to dst. A message that fits in br's
+// buffer is looked at; a larger one (never a shutdown or an exit) passes in
+// pieces. Anything it cannot frame is passed on for the daemon to answer.
+func (lw *lifecycleWatch) copy(dst io.Writer, br *bufio.Reader, headers bool) {
+	for {
+		var msg []byte
+		var err error
+		if headers {
+			msg, err = lw.headerMessage(dst, br)
+		} else {
+			msg, err = br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				if _, werr := dst.Write(msg); werr != nil {
+					return
+				}
+				for errors.Is(err, bufio.ErrBufferFull) {
+					msg, err = br.ReadSlice('\n')
+					if _, werr := dst.Write(msg); werr != nil {
+						return
+					}
+				}
+				msg = nil
+			} else if _, werr := dst.Write(msg); werr != nil {
+				return
+			}
+		}
+		if msg != nil {
+			lw.note(msg)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// headerMessage forwards one Content-Length framed message and returns its
+// body when the body fit in br's buffer.
+func (lw *lifecycleWatch) headerMessage(dst io.Writer, br *bufio.Reader) ([]byte, error) {
+	n := -1
+	for {
+		line, err := br.ReadSlice('\n')
+		if _, werr := dst.Write(line); werr != nil || err != nil {
+			if werr != nil {
+				return nil, werr
+			}
+			return nil, err
+		}
+		h := bytes.TrimSpace(line)
+		if len(h) == 0 {
+			break
+		}
+		if k, v, ok := bytes.Cut(h, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(k), []byte("Content-Length")) {
+			n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+		}
+	}
+	if n < 0 {
+		return nil, nil // no length: the daemon says what is wrong
+	}
+	if n <= br.Size() {
+		body, err := br.Peek(n)
+		if err != nil {
+			io.Copy(dst, br)
+			return nil, err
+		}
+		if _, err := dst.Write(body); err != nil {
+			return nil, err
+		}
+		msg := bytes.Clone(body)
+		br.Discard(n)
+		return msg, nil
+	}
+	_, err := io.CopyN(dst, br, int64(n))
+	return nil, err
+}
+
+// note records a shutdown request or an exit notification.
+func (lw *lifecycleWatch) note(msg []byte) {
+	if !bytes.Contains(msg, []byte("shutdown")) && !bytes.Contains(msg, []byte("exit")) {
+		return
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return
+	}
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	switch m.Method {
+	case "shutdown":
+		lw.shutdown = true
+	case "exit":
+		lw.exit = true
+	}
 }
 
 // dialOrStart connects to the daemon, starting it if nothing answers.

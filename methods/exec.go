@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -65,9 +66,12 @@ func (p *execParams) spec(s *Session) (exec.Spec, error) {
 	spec.Env = s.EnvList(p.Env)
 	spec.Stdin = p.Stdin
 	l := s.Limits.Exec
-	timeout, err := count("timeoutMs", p.TimeoutMs, l.TimeoutMs, 1, MaxExecTimeoutMs)
+	timeout, err := count("timeoutMs", p.TimeoutMs, l.TimeoutMs, 0, MaxExecTimeoutMs)
 	if err != nil {
 		return spec, err
+	}
+	if timeout == 0 {
+		timeout = MaxExecTimeoutMs // 0 asks for no timeout: the cap is the most there is
 	}
 	spec.Timeout = time.Duration(timeout) * time.Millisecond
 	o := &spec.Output
@@ -108,10 +112,18 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if s.Spool != nil {
 		spec.Spool = func(stream string) (exec.SpoolFile, error) { return s.Spool.Create(stream) }
 	}
+	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
+		return nil, rpc.Errorf(rpc.CodeStartFailed, map[string]string{"path": spec.Dir},
+			"cannot start the command: cwd %s is not a directory", spec.Dir)
+	}
 	res, err := svc.Runner.Run(ctx, spec)
 	if err != nil {
 		if errors.Is(err, exec.ErrStart) {
-			return nil, rpc.Errorf(rpc.CodeStartFailed, map[string]string{"cwd": spec.Dir}, "%v", err)
+			var data any
+			if len(spec.Argv) > 0 {
+				data = map[string]string{"path": spec.Argv[0]}
+			}
+			return nil, rpc.Errorf(rpc.CodeStartFailed, data, "cannot start the command: %v", err)
 		}
 		return nil, err
 	}
@@ -148,6 +160,8 @@ func execNotice(r *exec.Result, timeout time.Duration) *string {
 func streamNotice(name string, s *exec.Stream) string {
 	var p string
 	switch {
+	case s.Binary && s.Spool != nil && s.SpoolError == "":
+		return fmt.Sprintf("%s is binary (%s): not shown; the raw bytes are in %s", name, truncate.Size(s.TotalBytes), s.Spool.Path)
 	case s.Binary:
 		p = fmt.Sprintf("%s is binary (%s): not shown", name, truncate.Size(s.TotalBytes))
 	case s.Omitted != nil:

@@ -28,6 +28,10 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 	if !ok || !r.IsInt() {
 		return &json.UnmarshalTypeError{Value: "number " + string(b), Type: reflect.TypeFor[int64]()}
 	}
+	if i := r.Num(); i.IsInt64() {
+		*n = Num(i.Int64()) // a whole number spelled 2.0 or 3e0
+		return nil
+	}
 	if r.Sign() < 0 {
 		*n = math.MinInt64
 	} else {

@@ -29,7 +29,11 @@ func (s *Session) resolve(field, path string) (string, error) {
 	path = filepath.Clean(path)
 	real, err := evalExisting(path)
 	if err != nil {
-		return "", fileError(path, err)
+		if errors.Is(err, fs.ErrPermission) {
+			return "", fileError(path, err)
+		}
+		// A symlink loop, a name too long, a file where a directory should be.
+		return "", rpc.Errorf(rpc.CodeNoSuchFile, map[string]string{"path": path}, "cannot resolve %s: %v", path, err)
 	}
 	if !s.allowed(real) {
 		return "", rpc.Errorf(rpc.CodeAccessDenied, map[string]string{"path": path},

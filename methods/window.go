@@ -50,6 +50,7 @@ type Image struct {
 type lineRequest struct {
 	offset int64
 	truncate.LineOptions
+	byteCall string // how notices name the call that reads on by bytes; "" is readBytes
 }
 
 // byteRequest is a window by bytes: readBytes, and page with startByte.
@@ -57,6 +58,7 @@ type byteRequest struct {
 	startByte int64
 	maxBytes  int
 	clean     bool
+	byteCall  string
 }
 
 // window reads one window of path, by lines when lr is set, else by bytes.
@@ -124,7 +126,7 @@ func (svc *Service) binary(f *fileindex.File, w *Window, sniff []byte, lineMode 
 func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
 	w.StartLine = lr.offset
 	facts := truncate.WindowFacts{StartLine: lr.offset, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes,
-		MaxBytes: lr.MaxBytes, MaxLineChars: lr.MaxLineChars, MaxReadBytes: MaxWindowBytes}
+		MaxBytes: lr.MaxBytes, MaxLineChars: lr.MaxLineChars, MaxReadBytes: MaxWindowBytes, ByteCall: lr.byteCall}
 	if lr.offset > w.TotalLines {
 		w.EndLine = lr.offset - 1
 		w.StartByte, w.EndByte = w.TotalBytes, w.TotalBytes
@@ -146,12 +148,14 @@ func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
 	w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
 	w.ClippedLines = cut.Clipped
 	w.PartialLine = cut.Partial
-	w.Truncated = w.EndByte < w.TotalBytes
-	if w.Truncated {
+	// truncated: the file goes on past endLine. A partial last line is
+	// cut by the byte limit, but nothing follows it.
+	w.Truncated = w.EndLine < w.TotalLines
+	if w.EndByte < w.TotalBytes {
 		w.TruncatedBy = ptr(cut.StoppedBy)
-		if w.EndLine < w.TotalLines {
-			w.Next = &Next{Offset: ptr(w.EndLine + 1)}
-		}
+	}
+	if w.Truncated {
+		w.Next = &Next{Offset: ptr(w.EndLine + 1)}
 	}
 	facts.EndLine, facts.StartByte, facts.EndByte = w.EndLine, w.StartByte, w.EndByte
 	facts.TruncatedBy, facts.Partial = cut.StoppedBy, cut.Partial
@@ -160,7 +164,7 @@ func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
 		if err != nil {
 			return err
 		}
-		facts.PartialLineBytes = end - start
+		facts.PartialLineBytes, facts.PartialLineEnd = end-start, end
 	}
 	if cut.Clipped > 0 {
 		facts.Clipped = cut.Clipped
@@ -176,7 +180,7 @@ func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
 // whole lines that fit, or a slice of that line when it alone is longer than
 // br.maxBytes.
 func byteWindow(f *fileindex.File, w *Window, br *byteRequest) error {
-	facts := truncate.WindowFacts{ByteMode: true, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes, MaxBytes: br.maxBytes}
+	facts := truncate.WindowFacts{ByteMode: true, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes, MaxBytes: br.maxBytes, ByteCall: br.byteCall}
 	if br.startByte >= w.TotalBytes {
 		w.StartLine, w.EndLine = w.TotalLines+1, w.TotalLines
 		w.StartByte, w.EndByte = w.TotalBytes, w.TotalBytes
@@ -207,15 +211,21 @@ func byteWindow(f *fileindex.File, w *Window, br *byteRequest) error {
 		}
 		skip := truncate.SkipForward(buf, int(br.startByte-from))
 		if from+int64(skip) >= end {
-			// startByte fell in the line's last character: go on at the next line.
+			// startByte fell in the line's last character: an empty window
+			// that goes on at the next line.
+			w.StartLine, w.EndLine = line+1, line
 			w.StartByte, w.EndByte = end, end
 		} else {
 			n := truncate.Slice(buf[skip:], br.maxBytes)
-			w.Content = truncate.Valid(buf[skip : skip+n])
+			part := buf[skip : skip+n]
+			if br.clean {
+				part = truncate.CleanLine(part)
+			}
+			w.Content = truncate.Valid(part)
 			w.StartByte, w.EndByte = from+int64(skip), from+int64(skip+n)
+			w.PartialLine = true
+			facts.Partial, facts.PartialLineBytes, facts.PartialLineEnd = true, end-start, end
 		}
-		w.PartialLine = true
-		facts.Partial, facts.PartialLineBytes = true, end-start
 	} else {
 		buf := make([]byte, min(int64(br.maxBytes+utf8.UTFMax), w.TotalBytes-start))
 		if _, err := f.ReadAt(buf, start); err != nil {
@@ -227,15 +237,15 @@ func byteWindow(f *fileindex.File, w *Window, br *byteRequest) error {
 		w.EndLine = line + int64(cut.Lines) - 1
 		w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
 	}
-	w.Truncated = w.EndByte < w.TotalBytes
-	if w.Truncated {
+	// truncated: the file goes on past endLine; next goes on by bytes,
+	// inside a long last line too.
+	w.Truncated = w.EndLine < w.TotalLines
+	if w.EndByte < w.TotalBytes {
 		w.TruncatedBy = ptr(truncate.ByBytes)
 		w.Next = &Next{StartByte: ptr(w.EndByte)}
-	}
-	facts.StartLine, facts.EndLine, facts.StartByte, facts.EndByte = w.StartLine, w.EndLine, w.StartByte, w.EndByte
-	if w.Truncated {
 		facts.TruncatedBy = truncate.ByBytes
 	}
+	facts.StartLine, facts.EndLine, facts.StartByte, facts.EndByte = w.StartLine, w.EndLine, w.StartByte, w.EndByte
 	w.Notice = notice(facts)
 	return nil
 }
@@ -363,12 +373,12 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		if br, err = bp.byteRequest(s.Limits.ReadBytes); err != nil {
 			return nil, err
 		}
-		br.clean = clean
+		br.clean, br.byteCall = clean, "page spool="+p.Spool
 	} else {
 		if lr, err = p.lineRequest(s.Limits.Read); err != nil {
 			return nil, err
 		}
-		lr.Clean = clean
+		lr.Clean, lr.byteCall = clean, "page spool="+p.Spool
 	}
 	path, ok := "", false
 	if s.Spool != nil {

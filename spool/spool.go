@@ -24,7 +24,7 @@ var (
 	// ErrUnsafeRoot is wrapped by NewManager's error when the root is not a
 	// directory of ours that no one else can enter (a symlink, owned by
 	// another uid, or with group or other permissions).
-	ErrUnsafeRoot = errors.New("spool root is not private")
+	ErrUnsafeRoot = errors.New("directory is not private")
 	// ErrClosed is wrapped by the errors of a closed Manager's Open and of a
 	// removed Dir's Create.
 	ErrClosed = errors.New("spool closed")

@@ -16,9 +16,13 @@ type WindowFacts struct {
 	PastEnd     bool
 	TruncatedBy string
 	Partial     bool
-	// PartialLineBytes is the length of the line a partial window cuts.
-	PartialLineBytes int64
-	MaxBytes         int
+	// PartialLineBytes is the length of the line a partial window cuts,
+	// and PartialLineEnd where that line ends in the file.
+	PartialLineBytes, PartialLineEnd int64
+	MaxBytes                         int
+	// ByteCall is the call that reads the file on by bytes: "readBytes", or
+	// "page spool=ID" for a spool.
+	ByteCall string
 	// Clipped counts lines cut at MaxLineChars; the first of them is line
 	// ClippedLine, which spans ClippedStart..ClippedStart+ClippedLen.
 	Clipped                               int
@@ -35,14 +39,20 @@ func WindowNotice(f WindowFacts) string {
 	var s string
 	switch {
 	case f.TotalBytes == 0:
-		return "[The file is empty]"
+		return "[The file is empty: 0 lines]"
 	case f.PastEnd:
 		return fmt.Sprintf("[Offset %d is past the end: the file has %d lines. Use offset=1 to %d]", f.StartLine, f.TotalLines, f.TotalLines)
-	case f.Partial:
-		s = fmt.Sprintf("[Line %d is %s, longer than the %d-byte window: showing bytes %d-%d of it. Use readBytes startByte=%d to continue the line",
-			f.StartLine, Size(f.PartialLineBytes), f.MaxBytes, f.StartByte, f.EndByte, f.EndByte)
+	case f.Partial && f.EndByte < f.PartialLineEnd:
+		s = fmt.Sprintf("[Line %d is %s, longer than the %d-byte window: showing bytes %d-%d of it. Use %s startByte=%d maxBytes=%d to continue the line",
+			f.StartLine, Size(f.PartialLineBytes), f.MaxBytes, f.StartByte, f.EndByte, f.byteCall(), f.EndByte, f.MaxBytes)
 		if !f.ByteMode && f.EndLine < f.TotalLines {
 			s += fmt.Sprintf(", or offset=%d to skip it", f.EndLine+1)
+		}
+		s += "]"
+	case f.Partial:
+		s = fmt.Sprintf("[Showing bytes %d-%d, the end of line %d (%s)", f.StartByte, f.EndByte, f.StartLine, Size(f.PartialLineBytes))
+		if f.EndByte < f.TotalBytes {
+			s += fmt.Sprintf(". Use startByte=%d to continue", f.EndByte)
 		}
 		s += "]"
 	case f.ByteMode && f.TruncatedBy != "":
@@ -56,8 +66,8 @@ func WindowNotice(f WindowFacts) string {
 			f.StartLine, f.EndLine, f.TotalLines, f.EndLine+1)
 	}
 	if f.Clipped > 0 {
-		c := fmt.Sprintf("%d line(s) clipped at %d characters; to read line %d whole use readBytes startByte=%d maxBytes=%d",
-			f.Clipped, f.MaxLineChars, f.ClippedLine, f.ClippedStart, min(f.ClippedLen, int64(f.MaxReadBytes)))
+		c := fmt.Sprintf("%d line(s) clipped at %d characters; to read line %d whole use %s startByte=%d maxBytes=%d",
+			f.Clipped, f.MaxLineChars, f.ClippedLine, f.byteCall(), f.ClippedStart, min(f.ClippedLen, int64(f.MaxReadBytes)))
 		if f.ClippedLen > int64(f.MaxReadBytes) {
 			c += " and follow next.startByte"
 		}
@@ -70,6 +80,13 @@ func WindowNotice(f WindowFacts) string {
 		return ""
 	}
 	return s
+}
+
+func (f *WindowFacts) byteCall() string {
+	if f.ByteCall == "" {
+		return "readBytes"
+	}
+	return f.ByteCall
 }
 
 // Size renders n bytes for a person: 812 B, 50.0 KB, 5.0 MB, 1.0 GB.

@@ -102,7 +102,11 @@ func Lines(buf []byte, atEOF bool, o LineOptions) LineWindow {
 	if w.Lines == 0 && w.StoppedBy == ByBytes && len(buf) > 0 {
 		// One line longer than the whole window: show its start.
 		n := CutBack(full, len(buf))
-		w.Content, w.Lines, w.Bytes, w.Partial = Valid(full[:n]), 1, n, true
+		part := full[:n]
+		if o.Clean {
+			part = CleanLine(part)
+		}
+		w.Content, w.Lines, w.Bytes, w.Partial = Valid(part), 1, n, true
 		return w
 	}
 	if out == nil {

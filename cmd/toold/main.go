@@ -185,11 +185,12 @@ func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel
 	}
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
-	if err := lifecycle.Forward(ctx, os.Stdin, os.Stdout, lifecycle.ForwardOptions{Socket: socket, Start: start}); err != nil {
+	code, err := lifecycle.Forward(ctx, os.Stdin, os.Stdout, lifecycle.ForwardOptions{Socket: socket, Start: start})
+	if err != nil {
 		opts.Logger.Error("forwarding", "socket", socket, "err", err)
 		return 1
 	}
-	return 0
+	return code
 }
 
 // serveMCP serves the Model Context Protocol on stdio; each MCP session is a
@@ -224,7 +225,7 @@ func call(opts lifecycle.Options, args []string) int {
 		params = json.RawMessage(args[1])
 		if !json.Valid(params) {
 			fmt.Fprintf(os.Stderr, "toold call: params are not valid JSON: %s\n", args[1])
-			return 2
+			return 1
 		}
 	}
 	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
