@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -178,5 +179,61 @@ func TestCloseEndsEverySession(t *testing.T) {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%s after Close: %v", dir, err)
 		}
+	}
+}
+
+// TestNoLeaks opens and drops many clients, each reading and running
+// commands, and checks the daemon is left with no goroutine, descriptor or
+// spool directory of theirs.
+func TestNoLeaks(t *testing.T) {
+	d := newDaemon(t)
+	file := filepath.Join(t.TempDir(), "f.txt")
+	os.WriteFile(file, []byte("a\nb\nc\n"), 0o644)
+	fds := func() int {
+		ents, _ := os.ReadDir("/proc/self/fd")
+		return len(ents)
+	}
+	// Warm up what stays: the watcher, the pools.
+	c, wait := connect(t, d)
+	c.Call(context.Background(), "read", map[string]any{"path": file}, nil)
+	c.Close()
+	wait()
+	time.Sleep(50 * time.Millisecond)
+	baseG, baseFD := runtime.NumGoroutine(), fds()
+
+	for i := range 15 {
+		c, wait := connect(t, d)
+		ctx := context.Background()
+		if err := c.Call(ctx, "read", map[string]any{"path": file}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Call(ctx, "exec", map[string]any{"command": "seq 1 20000; sleep 30 &"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			// Leave with a command still running.
+			go c.Call(ctx, "exec", map[string]any{"command": "sleep 30"}, nil)
+			for d.Stats().ExecsRunning == 0 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		c.Close()
+		wait()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		g, fd := runtime.NumGoroutine(), fds()
+		st := d.Stats()
+		dirs, _ := filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*-*"))
+		if g <= baseG && fd <= baseFD && st.Sessions == 0 && st.ExecsRunning == 0 && st.SpoolBytes == 0 && len(dirs) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("left behind: goroutines %d (was %d), fds %d (was %d), stats %+v, dirs %v\n%s",
+				g, baseG, fd, baseFD, st, dirs, buf[:n])
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
