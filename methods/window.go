@@ -113,6 +113,8 @@ func (svc *Service) binary(f *fileindex.File, w *Window, sniff []byte, lineMode 
 		if _, err := f.ReadAt(data, 0); err != nil {
 			return fileError(w.Path, err)
 		}
+		// The image is the window's content: binary is for files not shown.
+		w.Binary = false
 		w.Image = &Image{MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}
 		w.Notice = ptr(fmt.Sprintf("[Image file (%s, %s): returned in image]", mime, truncate.Size(f.Size())))
 		return nil
