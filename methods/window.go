@@ -75,13 +75,12 @@ func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br
 		return nil, fileError(path, err)
 	}
 	if truncate.IsBinary(sniff) {
-		return w, svc.binary(f, w, sniff, lr != nil)
+		return w, binaryWindow(f, w, sniff, lr != nil)
 	}
 	if err := f.Index(ctx); err != nil {
 		return nil, fileError(path, err)
 	}
 	w.TotalLines = f.Lines()
-	w.TotalBytes = f.Size()
 	if lr != nil {
 		err = lineWindow(f, w, lr)
 	} else {
@@ -93,9 +92,9 @@ func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br
 	return w, nil
 }
 
-// binary fills the window of a file that is not text: an image small enough
+// binaryWindow fills the window of a file that is not text: an image small enough
 // to send, or a notice that says what the file is.
-func (svc *Service) binary(f *fileindex.File, w *Window, sniff []byte, lineMode bool) error {
+func binaryWindow(f *fileindex.File, w *Window, sniff []byte, lineMode bool) error {
 	w.Binary = true
 	w.EndLine = w.StartLine - 1
 	mime := http.DetectContentType(sniff)
