@@ -248,9 +248,7 @@ func (c *serverConn) reply(jc *jsonrpc2.Conn, req *Request, result any, err erro
 	}
 	var serr error
 	if err != nil {
-		resp.Result = nil
-		resp.Error = wireError(err, c.log)
-		serr = jc.SendResponse(context.Background(), resp)
+		serr = c.st.writeError(req.ID, wireError(err, c.log))
 	} else {
 		serr = c.st.writeResult(req.ID, *resp.Result)
 	}
@@ -270,6 +268,9 @@ func (c *serverConn) cancelRequest(params json.RawMessage) {
 		return
 	}
 	id, ok := parseID(p.ID)
+	if !ok {
+		id, ok = c.st.lookupAlias(p.ID) // a request whose id jsonrpc2 cannot hold
+	}
 	if !ok {
 		c.log.Debug("rpc: ignored a $/cancelRequest without a usable id", "id", string(p.ID))
 		return

@@ -59,8 +59,6 @@ func TestBadInputThenGoodRequest(t *testing.T) {
 		{"method an array", `{"id":"s","method":["x"]}`, CodeInvalidRequest, `"s"`, `"method" must be a string`},
 		{"id an object", `{"id":{},"method":"echo"}`, CodeInvalidRequest, `null`, `"id" must be`},
 		{"id a boolean", `{"id":true,"method":"echo"}`, CodeInvalidRequest, `null`, `"id" must be`},
-		{"id negative", `{"id":-1,"method":"echo"}`, CodeInvalidRequest, `-1`, `"id" must be`},
-		{"id a fraction", `{"id":1.5,"method":"echo"}`, CodeInvalidRequest, `1.5`, `"id" must be`},
 		{"method and result", `{"id":4,"method":"echo","result":1}`, CodeInvalidRequest, `4`, "both"},
 		{"method and result in other case", `{"id":4,"method":"echo","Result":1}`, CodeInvalidRequest, `4`, "invalid request"},
 		{"response: dropped", `{"id":1,"result":5}`, 0, ``, ``},
@@ -333,12 +331,35 @@ func TestHandlerErrors(t *testing.T) {
 	}
 }
 
+// TestAnyIDIsAnswered sends ids jsonrpc2 cannot hold itself (negative,
+// fractional, huge, null): each request is answered with its id as written,
+// and $/cancelRequest reaches it.
+func TestAnyIDIsAnswered(t *testing.T) {
+	for _, framing := range framings {
+		t.Run(framing.String(), func(t *testing.T) {
+			s := serve(t, framing, nil)
+			for _, id := range []string{`-1`, `1.5`, `-0`, `1e3`, `99999999999999999999`, `null`} {
+				s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"echo"}`)
+				r := s.recv()
+				wantID(t, r, id)
+				wantResult(t, r, `{"method":"echo","params":null}`)
+			}
+			s.send(`{"jsonrpc":"2.0","id":-7,"method":"slow"}`)
+			<-s.h.started
+			s.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":-7}}`)
+			r := s.recv()
+			wantID(t, r, `-7`)
+			wantCode(t, r, CodeRequestCancelled)
+		})
+	}
+}
+
 func TestNotificationsGetNoReply(t *testing.T) {
 	s := serve(t, FramingLines, nil)
 	s.send(`{"jsonrpc":"2.0","method":"note","params":{"a":1}}`,
 		`{"jsonrpc":"2.0","method":"panic"}`,
 		`{"jsonrpc":"2.0","method":"fail"}`,
-		`{"jsonrpc":"2.0","id":null,"method":"plain"}`, // jsonrpc2 treats a null id as a notification
+		`{"jsonrpc":"2.0","method":"plain"}`,
 		`{"jsonrpc":"2.0","id":1,"method":"echo"}`)
 	wantID(t, s.recv(), `1`)
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"echo"}`)

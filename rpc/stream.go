@@ -10,6 +10,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -44,6 +45,58 @@ type stream struct {
 	closed    atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
+
+	// aliases maps the string ids given to requests whose ids jsonrpc2
+	// cannot hold (negative or fractional numbers, null) to those ids as
+	// the client wrote them, so that replies carry them back.
+	amu     sync.Mutex
+	aliases map[string]json.RawMessage
+	nalias  uint64
+}
+
+// aliasPrefix starts the ids the stream gives to requests whose own ids
+// jsonrpc2 cannot hold; a NUL keeps them apart from any id a client writes
+// in practice.
+const aliasPrefix = "\x00toold-id-"
+
+// alias gives raw, a request id jsonrpc2 cannot hold, a string id of ours.
+func (s *stream) alias(raw json.RawMessage) string {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	if s.aliases == nil {
+		s.aliases = make(map[string]json.RawMessage)
+	}
+	s.nalias++
+	a := aliasPrefix + strconv.FormatUint(s.nalias, 10)
+	s.aliases[a] = bytes.Clone(raw)
+	return a
+}
+
+// lookupAlias returns the client's id behind an alias, for a cancel.
+func (s *stream) lookupAlias(raw json.RawMessage) (jsonrpc2.ID, bool) {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	for a, orig := range s.aliases {
+		if bytes.Equal(orig, bytes.TrimSpace(raw)) {
+			return jsonrpc2.ID{Str: a, IsString: true}, true
+		}
+	}
+	return jsonrpc2.ID{}, false
+}
+
+// idJSON is id as the reply must carry it: the client's own id behind an
+// alias (which is then forgotten), else id as jsonrpc2 writes it.
+func (s *stream) idJSON(id jsonrpc2.ID) ([]byte, error) {
+	if id.IsString && strings.HasPrefix(id.Str, aliasPrefix) {
+		s.amu.Lock()
+		raw, ok := s.aliases[id.Str]
+		delete(s.aliases, id.Str)
+		s.amu.Unlock()
+		if ok {
+			return raw, nil
+		}
+	}
+	return id.MarshalJSON()
 }
 
 func newStream(rwc io.ReadWriteCloser, framing Framing, max int, server bool, log *slog.Logger) *stream {
@@ -142,7 +195,18 @@ func (s *stream) accept(msg []byte, v any) (bool, error) {
 		if hasResult || hasError {
 			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: both "method" and "result" or "error"`)
 		}
-		if !idOK {
+		if hasID && !validID(rawID) && s.server {
+			// A number jsonrpc2 cannot hold, or null (which it would take for a
+			// notification): the request goes on under an id of ours.
+			if !isNumberOrNull(rawID) {
+				return false, s.reject(replyID, CodeInvalidRequest, `invalid request: "id" must be a string, a number or null`)
+			}
+			fields["id"], _ = json.Marshal(s.alias(rawID))
+			var err error
+			if msg, err = json.Marshal(fields); err != nil {
+				return false, s.reject(replyID, CodeInvalidRequest, "invalid request: "+err.Error())
+			}
+		} else if !idOK {
 			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: "id" must be a string, an integer from 0 to 2^63-1, or null`)
 		}
 	case hasResult || hasError:
@@ -201,15 +265,31 @@ func (s *stream) reject(id json.RawMessage, code int64, msg string) error {
 // in its envelope as it is: sent through jsonrpc2.Conn, encoding/json would
 // check and copy a large window three more times.
 func (s *stream) writeResult(id jsonrpc2.ID, result json.RawMessage) error {
-	idJSON, err := id.MarshalJSON()
+	return s.writeResponse(id, "result", result)
+}
+
+// writeError sends an error response.
+func (s *stream) writeError(id jsonrpc2.ID, e *jsonrpc2.Error) error {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("rpc: encode error: %w", err)
+	}
+	return s.writeResponse(id, "error", body)
+}
+
+// writeResponse writes {"jsonrpc":"2.0","id":ID,"<member>":payload}.
+func (s *stream) writeResponse(id jsonrpc2.ID, member string, payload []byte) error {
+	idJSON, err := s.idJSON(id)
 	if err != nil {
 		return fmt.Errorf("rpc: encode id: %w", err)
 	}
-	data := make([]byte, 0, len(result)+len(idJSON)+40)
+	data := make([]byte, 0, len(payload)+len(idJSON)+40)
 	data = append(data, `{"jsonrpc":"2.0","id":`...)
 	data = append(data, idJSON...)
-	data = append(data, `,"result":`...)
-	data = append(data, result...)
+	data = append(data, `,"`...)
+	data = append(data, member...)
+	data = append(data, `":`...)
+	data = append(data, payload...)
 	data = append(data, '}')
 	return s.write(data)
 }
@@ -255,6 +335,16 @@ func (s *stream) Close() error {
 		s.closeErr = s.rwc.Close()
 	})
 	return s.closeErr
+}
+
+// isNumberOrNull reports whether raw is a JSON number or null.
+func isNumberOrNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return true
+	}
+	var n json.Number
+	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil
 }
 
 // validID reports whether raw is an id jsonrpc2 keeps as it is: a string or
