@@ -1,53 +1,23 @@
 package exec_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"testing"
 
 	"toold/exec"
+	"toold/internal/testtext"
 )
-
-// benchFile writes a text file of TOOLD_BENCH_SIZE bytes (default 64 MiB)
-// of log-like lines.
-func benchFile(b *testing.B) (string, int64) {
-	b.Helper()
-	size := int64(64 << 20)
-	if s := os.Getenv("TOOLD_BENCH_SIZE"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n <= 0 {
-			b.Fatalf("TOOLD_BENCH_SIZE=%q", s)
-		}
-		size = n
-	}
-	name := filepath.Join(b.TempDir(), "out.txt")
-	f, err := os.Create(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	var n int64
-	for i := 0; n < size; i++ {
-		k, _ := fmt.Fprintf(w, "%08d [info] compiling package number %d of the build, héllo wörld\n", i, i%977)
-		n += int64(k)
-	}
-	w.Flush()
-	f.Truncate(size)
-	f.Close()
-	return name, size
-}
 
 // BenchmarkCaptureCat runs `cat FILE` through Runner.Run with spooling on:
 // the whole output goes through capture into a spool file.
 func BenchmarkCaptureCat(b *testing.B) {
-	name, size := benchFile(b)
+	name, size := testtext.BenchFile(b)
 	r := newRunner(b)
 	m, _ := newSpool(b)
 	b.SetBytes(size)
@@ -73,7 +43,7 @@ func BenchmarkCaptureCat(b *testing.B) {
 // BenchmarkPlainPipeToFile is the floor to compare BenchmarkCaptureCat
 // with: os/exec runs `cat FILE` and io.Copy moves its stdout pipe to a file.
 func BenchmarkPlainPipeToFile(b *testing.B) {
-	name, size := benchFile(b)
+	name, size := testtext.BenchFile(b)
 	dir := b.TempDir()
 	b.SetBytes(size)
 	b.ResetTimer()

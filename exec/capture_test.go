@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"toold/internal/testtext"
 	"toold/truncate"
 )
 
@@ -35,29 +36,6 @@ func (m *memSpool) Capped() bool   { return m.capped }
 func (m *memSpool) Err() error     { return nil }
 func (m *memSpool) Close() error   { m.closed = true; return nil }
 func (m *memSpool) String() string { return m.buf.String() }
-
-func countLines(b []byte) int64 {
-	n := int64(bytes.Count(b, []byte{'\n'}))
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
-func rawLines(b []byte, from, to int64) []byte {
-	var out []byte
-	for line := int64(1); len(b) > 0; line++ {
-		i := bytes.IndexByte(b, '\n') + 1
-		if i == 0 {
-			i = len(b)
-		}
-		if line >= from && line <= to {
-			out = append(out, b[:i]...)
-		}
-		b = b[i:]
-	}
-	return out
-}
 
 // runCapture feeds out to a capture in chunks of the given sizes (cycled).
 func runCapture(out []byte, opt Options, keep int, chunks []int) (Stream, *memSpool) {
@@ -90,8 +68,8 @@ func runCapture(out []byte, opt Options, keep int, chunks []int) (Stream, *memSp
 func checkCapture(t *testing.T, out []byte, opt Options, keep int, chunks []int) {
 	t.Helper()
 	s, sp := runCapture(out, opt, keep, chunks)
-	if s.TotalBytes != int64(len(out)) || s.TotalLines != countLines(out) {
-		t.Fatalf("totals %d bytes %d lines, want %d %d", s.TotalBytes, s.TotalLines, len(out), countLines(out))
+	if s.TotalBytes != int64(len(out)) || s.TotalLines != testtext.CountLines(out) {
+		t.Fatalf("totals %d bytes %d lines, want %d %d", s.TotalBytes, s.TotalLines, len(out), testtext.CountLines(out))
 	}
 	if s.SpoolError != "" {
 		t.Fatalf("spool error %s", s.SpoolError)
@@ -115,7 +93,7 @@ func checkCapture(t *testing.T, out []byte, opt Options, keep int, chunks []int)
 	if o == nil || o.FromLine < 1 || o.FromLine > o.ToLine || o.ToLine > s.TotalLines {
 		t.Fatalf("bad omitted %+v", o)
 	}
-	mid := rawLines(sp.buf.Bytes(), o.FromLine, o.ToLine)
+	mid := testtext.Lines(sp.buf.Bytes(), o.FromLine, o.ToLine)
 	if int64(len(mid)) != o.Bytes {
 		t.Fatalf("omitted bytes %d, lines hold %d", o.Bytes, len(mid))
 	}

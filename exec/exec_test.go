@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"toold/exec"
+	"toold/internal/testtext"
 	"toold/spool"
 	"toold/truncate"
 )
@@ -428,8 +429,8 @@ func TestOutputRebuilt(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := res.Stdout
-			if s.TotalBytes != int64(len(out)) || s.TotalLines != countLines(out) {
-				t.Fatalf("%d/%s: totals %d %d, want %d %d", size, mode, s.TotalBytes, s.TotalLines, len(out), countLines(out))
+			if s.TotalBytes != int64(len(out)) || s.TotalLines != testtext.CountLines(out) {
+				t.Fatalf("%d/%s: totals %d %d, want %d %d", size, mode, s.TotalBytes, s.TotalLines, len(out), testtext.CountLines(out))
 			}
 			if !s.Truncated {
 				if s.Spool != nil || s.Head != string(out) {
@@ -441,7 +442,7 @@ func TestOutputRebuilt(t *testing.T) {
 			if !bytes.Equal(spooled, out) {
 				t.Fatalf("%d/%s: spool differs from output", size, mode)
 			}
-			mid := rawLines(spooled, s.Omitted.FromLine, s.Omitted.ToLine)
+			mid := testtext.Lines(spooled, s.Omitted.FromLine, s.Omitted.ToLine)
 			if s.Head+string(mid)+s.Tail != string(out) || int64(len(mid)) != s.Omitted.Bytes {
 				t.Fatalf("%d/%s: head+omitted+tail != output (omitted %+v)", size, mode, *s.Omitted)
 			}
@@ -467,29 +468,6 @@ func randomOutput(rng *rand.Rand, size int, trailingNewline bool) []byte {
 	out = out[:truncate.CutBack(out, size)]
 	if !trailingNewline && len(out) > 0 && out[len(out)-1] == '\n' {
 		out = out[:len(out)-1]
-	}
-	return out
-}
-
-func countLines(b []byte) int64 {
-	n := int64(bytes.Count(b, []byte{'\n'}))
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
-func rawLines(b []byte, from, to int64) []byte {
-	var out []byte
-	for line := int64(1); len(b) > 0; line++ {
-		i := bytes.IndexByte(b, '\n') + 1
-		if i == 0 {
-			i = len(b)
-		}
-		if line >= from && line <= to {
-			out = append(out, b[:i]...)
-		}
-		b = b[i:]
 	}
 	return out
 }

@@ -6,35 +6,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"toold/internal/testtext"
 )
-
-// countLines counts lines as the protocol does: a last line without '\n'
-// counts, a trailing '\n' adds none.
-func countLines(b []byte) int64 {
-	n := int64(bytes.Count(b, []byte{'\n'}))
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
-// rawLines returns lines from..to (1-based, inclusive) of b with their endings.
-func rawLines(b []byte, from, to int64) []byte {
-	var out []byte
-	line := int64(1)
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n') + 1
-		if i == 0 {
-			i = len(b)
-		}
-		if line >= from && line <= to {
-			out = append(out, b[:i]...)
-		}
-		b = b[i:]
-		line++
-	}
-	return out
-}
 
 func numbered(n int) string {
 	var sb strings.Builder
@@ -130,7 +104,7 @@ func TestPreview(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := []byte(tt.out)
-			r := Preview(out, nil, int64(len(out)), countLines(out), tt.opt)
+			r := Preview(out, nil, int64(len(out)), testtext.CountLines(out), tt.opt)
 			if r.Head != tt.head || r.Tail != tt.tail {
 				t.Errorf("head %q tail %q, want %q %q", r.Head, r.Tail, tt.head, tt.tail)
 			}
@@ -154,7 +128,7 @@ func TestPreview(t *testing.T) {
 // were kept.
 func TestPreviewPartial(t *testing.T) {
 	out := []byte(numbered(1000))
-	total, lines := int64(len(out)), countLines(out)
+	total, lines := int64(len(out)), testtext.CountLines(out)
 	opt := PreviewOptions{MaxLines: 4, MaxBytes: 1000}
 	// The suffix starts in the middle of line 995 ("995\n"): that line is
 	// not used even though the budget has room for it.
@@ -193,7 +167,7 @@ func TestPreviewPartial(t *testing.T) {
 // first p and last p bytes, without clean-up or clipping.
 func checkPreview(t *testing.T, out []byte, p int, opt PreviewOptions) {
 	t.Helper()
-	total, lines := int64(len(out)), countLines(out)
+	total, lines := int64(len(out)), testtext.CountLines(out)
 	prefix, suffix := out[:min(p, len(out))], out[len(out)-min(p, len(out)):]
 	r := Preview(prefix, suffix, total, lines, opt)
 	if r.ShownLines > max(opt.MaxLines, 0) || r.ShownBytes > max(opt.MaxBytes, 0) {
@@ -202,7 +176,7 @@ func checkPreview(t *testing.T, out []byte, p int, opt PreviewOptions) {
 	if r.ShownBytes != len(r.Head)+len(r.Tail) {
 		t.Fatalf("shownBytes %d, head+tail %d", r.ShownBytes, len(r.Head)+len(r.Tail))
 	}
-	if got := countLines([]byte(r.Head)) + countLines([]byte(r.Tail)); got != int64(r.ShownLines) {
+	if got := testtext.CountLines([]byte(r.Head)) + testtext.CountLines([]byte(r.Tail)); got != int64(r.ShownLines) {
 		t.Fatalf("shownLines %d, counted %d", r.ShownLines, got)
 	}
 	if !utf8.ValidString(r.Head) || !utf8.ValidString(r.Tail) {
@@ -218,15 +192,15 @@ func checkPreview(t *testing.T, out []byte, p int, opt PreviewOptions) {
 	if !r.Truncated || o.FromLine < 1 || o.FromLine > o.ToLine || o.ToLine > lines {
 		t.Fatalf("bad omitted %+v of %d lines", *o, lines)
 	}
-	mid := rawLines(out, o.FromLine, o.ToLine)
+	mid := testtext.Lines(out, o.FromLine, o.ToLine)
 	if int64(len(mid)) != o.Bytes {
 		t.Fatalf("omitted bytes %d, lines %d-%d hold %d", o.Bytes, o.FromLine, o.ToLine, len(mid))
 	}
 	if got := r.Head + Valid(mid) + r.Tail; got != Valid(out) {
 		t.Fatalf("head+omitted+tail != output\nhead %q\nmid  %q\ntail %q\nout  %q", r.Head, mid, r.Tail, out)
 	}
-	if int64(countLines([]byte(r.Head))) != o.FromLine-1 {
-		t.Fatalf("head holds %d lines, omitted starts at %d", countLines([]byte(r.Head)), o.FromLine)
+	if int64(testtext.CountLines([]byte(r.Head))) != o.FromLine-1 {
+		t.Fatalf("head holds %d lines, omitted starts at %d", testtext.CountLines([]byte(r.Head)), o.FromLine)
 	}
 }
 
@@ -251,7 +225,7 @@ func FuzzPreview(f *testing.F) {
 
 		// With clean-up and clipping only the budget and UTF-8 are checked.
 		opt.Clean, opt.MaxLineChars = true, int(mode%7)
-		r := Preview(out[:p/2], out[len(out)-min(p/2, len(out)):], int64(len(out)), countLines(out), opt)
+		r := Preview(out[:p/2], out[len(out)-min(p/2, len(out)):], int64(len(out)), testtext.CountLines(out), opt)
 		if r.ShownLines > max(opt.MaxLines, 0) || r.ShownBytes > max(opt.MaxBytes, 0) || r.ShownBytes != len(r.Head)+len(r.Tail) {
 			t.Fatalf("over budget: %+v", r)
 		}
@@ -267,6 +241,6 @@ func BenchmarkPreview(b *testing.B) {
 	p := 4 * opt.MaxBytes
 	b.SetBytes(int64(2 * p))
 	for b.Loop() {
-		Preview(out[:p], out[len(out)-p:], int64(len(out)), countLines(out), opt)
+		Preview(out[:p], out[len(out)-p:], int64(len(out)), testtext.CountLines(out), opt)
 	}
 }
