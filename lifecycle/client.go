@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"maps"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -202,7 +203,7 @@ func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) 
 			return nil, rpc.Errorf(rpc.CodeInternalError, nil, "no cwd given and the daemon's is gone: %v", err)
 		}
 		cfg.cwd = wd
-	} else if fi, err := os.Stat(cfg.cwd); err != nil || !fi.IsDir() || !isAbs(cfg.cwd) {
+	} else if fi, err := os.Stat(cfg.cwd); err != nil || !fi.IsDir() || !filepath.IsAbs(cfg.cwd) {
 		return nil, rpc.InvalidParams("cwd", "%q is not an absolute path to a directory", p.Cwd)
 	}
 	for k, v := range p.Env {
@@ -217,8 +218,6 @@ func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) 
 	}
 	return cfg, nil
 }
-
-func isAbs(p string) bool { return len(p) > 0 && p[0] == '/' }
 
 // session returns the client's session, making it on first use, and
 // registers a request in flight on it: call done when the request ends.

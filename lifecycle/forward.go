@@ -98,33 +98,30 @@ func (lw *lifecycleWatch) code() int {
 }
 
 // copy forwards messages from br to dst. A message that fits in br's
-// buffer is looked at; a larger one (never a shutdown or an exit) passes in
-// pieces. Anything it cannot frame is passed on for the daemon to answer.
+// buffer is looked at before it is sent: the daemon may end the connection
+// as soon as it reads an exit, and the code must be known by then. A larger
+// message (never a shutdown or an exit) passes in pieces. Anything it cannot
+// frame is passed on for the daemon to answer.
 func (lw *lifecycleWatch) copy(dst io.Writer, br *bufio.Reader, headers bool) {
 	for {
-		var msg []byte
 		var err error
 		if headers {
-			msg, err = lw.headerMessage(dst, br)
+			err = lw.headerMessage(dst, br)
 		} else {
+			var msg []byte
 			msg, err = br.ReadSlice('\n')
-			if errors.Is(err, bufio.ErrBufferFull) {
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				lw.note(msg)
+			}
+			for {
 				if _, werr := dst.Write(msg); werr != nil {
 					return
 				}
-				for errors.Is(err, bufio.ErrBufferFull) {
-					msg, err = br.ReadSlice('\n')
-					if _, werr := dst.Write(msg); werr != nil {
-						return
-					}
+				if !errors.Is(err, bufio.ErrBufferFull) {
+					break
 				}
-				msg = nil
-			} else if _, werr := dst.Write(msg); werr != nil {
-				return
+				msg, err = br.ReadSlice('\n')
 			}
-		}
-		if msg != nil {
-			lw.note(msg)
 		}
 		if err != nil {
 			return
@@ -132,17 +129,17 @@ func (lw *lifecycleWatch) copy(dst io.Writer, br *bufio.Reader, headers bool) {
 	}
 }
 
-// headerMessage forwards one Content-Length framed message and returns its
-// body when the body fit in br's buffer.
-func (lw *lifecycleWatch) headerMessage(dst io.Writer, br *bufio.Reader) ([]byte, error) {
+// headerMessage forwards one Content-Length framed message, looking at its
+// body first when it fits in br's buffer.
+func (lw *lifecycleWatch) headerMessage(dst io.Writer, br *bufio.Reader) error {
 	n := -1
 	for {
 		line, err := br.ReadSlice('\n')
-		if _, werr := dst.Write(line); werr != nil || err != nil {
-			if werr != nil {
-				return nil, werr
-			}
-			return nil, err
+		if _, werr := dst.Write(line); werr != nil {
+			return werr
+		}
+		if err != nil {
+			return err
 		}
 		h := bytes.TrimSpace(line)
 		if len(h) == 0 {
@@ -153,23 +150,19 @@ func (lw *lifecycleWatch) headerMessage(dst io.Writer, br *bufio.Reader) ([]byte
 		}
 	}
 	if n < 0 {
-		return nil, nil // no length: the daemon says what is wrong
+		return nil // no length: the daemon says what is wrong
 	}
 	if n <= br.Size() {
 		body, err := br.Peek(n)
-		if err != nil {
-			io.Copy(dst, br)
-			return nil, err
+		lw.note(body)
+		if _, werr := dst.Write(body); werr != nil {
+			return werr
 		}
-		if _, err := dst.Write(body); err != nil {
-			return nil, err
-		}
-		msg := bytes.Clone(body)
-		br.Discard(n)
-		return msg, nil
+		br.Discard(len(body))
+		return err
 	}
 	_, err := io.CopyN(dst, br, int64(n))
-	return nil, err
+	return err
 }
 
 // note records a shutdown request or an exit notification.

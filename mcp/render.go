@@ -9,61 +9,28 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toold/exec"
+	"toold/methods"
 	"toold/rpc"
 	"toold/truncate"
 )
-
-// window is what rendering needs of a read, readBytes or page result.
-type window struct {
-	Content   string  `json:"content"`
-	StartLine int64   `json:"startLine"`
-	Binary    bool    `json:"binary"`
-	Notice    *string `json:"notice"`
-	Image     *struct {
-		MimeType string `json:"mimeType"`
-		Data     string `json:"data"`
-	} `json:"image"`
-}
-
-// execResult is what rendering needs of an exec result.
-type execResult struct {
-	ExitCode  *int    `json:"exitCode"`
-	Signal    *string `json:"signal"`
-	TimedOut  bool    `json:"timedOut"`
-	Cancelled bool    `json:"cancelled"`
-	Stdout    stream  `json:"stdout"`
-	Stderr    stream  `json:"stderr"`
-	Notice    *string `json:"notice"`
-}
-
-type stream struct {
-	Head       string `json:"head"`
-	Tail       string `json:"tail"`
-	TotalBytes int64  `json:"totalBytes"`
-	Binary     bool   `json:"binary"`
-	Omitted    *struct {
-		FromLine int64 `json:"fromLine"`
-		ToLine   int64 `json:"toLine"`
-		Bytes    int64 `json:"bytes"`
-	} `json:"omitted"`
-	Spool *struct {
-		ID string `json:"id"`
-	} `json:"spool"`
-}
 
 // render turns method's JSON result into the content a model reads.
 func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 	switch method {
 	case "read", "readBytes", "page":
-		var w window
+		var w methods.Window
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return nil, fmt.Errorf("decoding the window: %w", err)
 		}
 		return renderWindow(&w)
 	case "exec":
-		var r execResult
+		var r methods.ExecResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the exec result: %w", err)
+		}
+		if r.Result == nil {
+			return nil, fmt.Errorf("decoding the exec result: no fields of one in %.100s", raw)
 		}
 		return []sdk.Content{&sdk.TextContent{Text: execText(&r)}}, nil
 	}
@@ -75,7 +42,7 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 	return []sdk.Content{&sdk.TextContent{Text: b.String()}}, nil
 }
 
-func renderWindow(w *window) ([]sdk.Content, error) {
+func renderWindow(w *methods.Window) ([]sdk.Content, error) {
 	if w.Image != nil {
 		data, err := base64.StdEncoding.DecodeString(w.Image.Data)
 		if err != nil {
@@ -92,7 +59,7 @@ func renderWindow(w *window) ([]sdk.Content, error) {
 
 // windowText is a window's content numbered as `cat -n` numbers it, then its
 // notice on a line of its own. A binary window is its notice alone.
-func windowText(w *window) string {
+func windowText(w *methods.Window) string {
 	var b strings.Builder
 	if !w.Binary {
 		n := w.StartLine
@@ -120,7 +87,7 @@ func cutLine(s string) (line, rest string) {
 
 // execText is how the command ended, then each stream that has output —
 // head, the omitted lines and where to page them, tail — then the notice.
-func execText(r *execResult) string {
+func execText(r *methods.ExecResult) string {
 	var b strings.Builder
 	switch {
 	case r.TimedOut:
@@ -137,7 +104,7 @@ func execText(r *execResult) string {
 	b.WriteByte('\n')
 	for _, st := range []struct {
 		name string
-		s    *stream
+		s    *exec.Stream
 	}{{"stdout", &r.Stdout}, {"stderr", &r.Stderr}} {
 		if st.s.TotalBytes > 0 {
 			writeStream(&b, st.name, st.s)
@@ -150,7 +117,7 @@ func execText(r *execResult) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func writeStream(b *strings.Builder, name string, s *stream) {
+func writeStream(b *strings.Builder, name string, s *exec.Stream) {
 	fmt.Fprintf(b, "--- %s ---\n", name)
 	spool := ""
 	if s.Spool != nil {

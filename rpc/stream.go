@@ -162,18 +162,22 @@ func (s *stream) end(err error) error {
 // It reports false for a message it has answered or dropped, and an error
 // only when writing the answer failed.
 func (s *stream) accept(msg []byte, v any) (bool, error) {
-	if !json.Valid(msg) {
-		return false, s.reject(nil, CodeParseError, "parse error: not valid JSON")
-	}
-	switch msg[0] {
-	case '{':
-	case '[':
-		return false, s.reject(nil, CodeInvalidRequest, "invalid request: batches are not supported")
-	default:
+	if len(msg) == 0 || msg[0] != '{' {
+		switch {
+		case !json.Valid(msg):
+			return false, s.reject(nil, CodeParseError, "parse error: not valid JSON")
+		case msg[0] == '[':
+			return false, s.reject(nil, CodeInvalidRequest, "invalid request: batches are not supported")
+		}
 		return false, s.reject(nil, CodeInvalidRequest, "invalid request: not a JSON object")
 	}
+	// One pass both checks the syntax and splits the members.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(msg, &fields); err != nil {
+		var serr *json.SyntaxError
+		if errors.As(err, &serr) {
+			return false, s.reject(nil, CodeParseError, "parse error: not valid JSON")
+		}
 		return false, s.reject(nil, CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	rawID, hasID := fields["id"]

@@ -1058,17 +1058,6 @@ func TestContractStatsCountsTheCallersSession(t *testing.T) {
 	})
 }
 
-// Contract: on exit a stdio toold exits 1 without a prior shutdown; the
-// forwarder is the client's stdio toold.
-func TestContractForwardedExitWithoutShutdown(t *testing.T) {
-	p := startForwarded(t, false)
-	p.mustCall("stats", nil, nil)
-	p.notify("exit", nil)
-	if code, _ := p.wait(); code != 1 {
-		t.Errorf("forwarded exit without shutdown: code %d, want 1", code)
-	}
-}
-
 // Contract: truncated is "true when the file goes on past endLine"; next is
 // null at the end. A partial window of the last line does not go on past it.
 func TestContractPartialLastLineNotTruncated(t *testing.T) {

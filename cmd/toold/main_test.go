@@ -550,14 +550,18 @@ func TestShutdownExit(t *testing.T) {
 			}
 		})
 	}
-	t.Run("exit without shutdown", func(t *testing.T) {
-		p := startProcess(t, false)
-		p.mustCall("stats", nil, nil)
-		p.notify("exit", nil)
-		if code, _ := p.wait(); code != 1 {
-			t.Errorf("exit without shutdown: code %d, want 1", code)
-		}
-	})
+	// A stdio toold, and the forwarder that stands in for one, exit 1 on
+	// exit without shutdown; in-process, ServeConn returns that code.
+	for _, m := range modes {
+		t.Run(m.name+"/exit without shutdown", func(t *testing.T) {
+			p := m.start(t, false)
+			p.mustCall("stats", nil, nil)
+			p.notify("exit", nil)
+			if code, _ := p.wait(); code != 1 {
+				t.Errorf("exit without shutdown: code %d, want 1", code)
+			}
+		})
+	}
 }
 
 // TestSignalCleansUp sends SIGTERM to a daemon with a running command and a
