@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"toold/exec"
-	"toold/internal/testtext"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/internal/testtext"
 )
 
 // BenchmarkCaptureCat runs `cat FILE` through Runner.Run with spooling on:

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"toold/truncate"
+	"github.com/toold/toold/truncate"
 )
 
 // sniffLen is how much of a stream decides whether it is binary.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"toold/internal/testtext"
-	"toold/truncate"
+	"github.com/toold/toold/internal/testtext"
+	"github.com/toold/toold/truncate"
 )
 
 // memSpool is a SpoolFile in memory.

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"toold/exec"
-	"toold/internal/testtext"
-	"toold/spool"
-	"toold/truncate"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/internal/testtext"
+	"github.com/toold/toold/spool"
+	"github.com/toold/toold/truncate"
 )
 
 var defaults = exec.Options{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Preview: "headTail", Clean: true}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"toold/exec"
-	"toold/spool"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/spool"
 )
 
 // tagged lists the live processes whose environment holds tag, with their

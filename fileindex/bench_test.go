@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"toold/internal/testtext"
+	"github.com/toold/toold/internal/testtext"
 )
 
 // BenchmarkBuild is the first read of a file: Open and a full index build,

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"toold/methods"
-	"toold/rpc"
+	"github.com/toold/toold/methods"
+	"github.com/toold/toold/rpc"
 )
 
 // client is one connection: its session (made by initialize, or with

@@ -13,11 +13,11 @@ import (
 	"syscall"
 	"time"
 
-	"toold/exec"
-	"toold/fileindex"
-	"toold/methods"
-	"toold/rpc"
-	"toold/spool"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/methods"
+	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 )
 
 // Options configure a Daemon.

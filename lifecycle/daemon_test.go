@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"toold/rpc"
+	"github.com/toold/toold/rpc"
 )
 
 func newDaemon(t *testing.T) *Daemon {

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"toold/spool"
+	"github.com/toold/toold/spool"
 )
 
 // ClientMethod is the notification a forwarder sends the daemon before the

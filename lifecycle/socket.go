@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"toold/spool"
+	"github.com/toold/toold/spool"
 )
 
 // DefaultSocket is the shared daemon's socket: in the user's private toold

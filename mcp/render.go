@@ -9,10 +9,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toold/exec"
-	"toold/methods"
-	"toold/rpc"
-	"toold/truncate"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/methods"
+	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/truncate"
 )
 
 // render turns method's JSON result into the content a model reads.

@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toold/rpc"
+	"github.com/toold/toold/rpc"
 )
 
 // Server exposes a toold daemon's methods as MCP tools. Each MCP session

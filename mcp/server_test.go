@@ -19,8 +19,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toold/lifecycle"
-	"toold/rpc"
+	"github.com/toold/toold/lifecycle"
+	"github.com/toold/toold/rpc"
 )
 
 // daemon is a real toold daemon in-process, and the connect func that the

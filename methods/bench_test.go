@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"toold/fileindex"
-	"toold/internal/testtext"
-	"toold/truncate"
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/internal/testtext"
+	"github.com/toold/toold/truncate"
 )
 
 // BenchmarkReadDeep reads 2000 lines from the middle of a large file, the

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"toold/exec"
-	"toold/rpc"
-	"toold/truncate"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/truncate"
 )
 
 // execParams are exec's params.

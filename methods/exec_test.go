@@ -10,9 +10,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"toold/exec"
-	"toold/fileindex"
-	"toold/spool"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/spool"
 )
 
 // newExecService is a Service with a runner and spools, and a session of it.

@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"reflect"
 
-	"toold/rpc"
+	"github.com/toold/toold/rpc"
 )
 
 // Num is an integer param. Any JSON integer decodes, however large, so that

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"toold/fileindex"
-	"toold/rpc"
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/rpc"
 )
 
 // resolve makes path absolute against the session cwd and follows symlinks

@@ -5,9 +5,9 @@ import (
 	"log/slog"
 	"sort"
 
-	"toold/exec"
-	"toold/fileindex"
-	"toold/spool"
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/spool"
 )
 
 // Service holds what every session shares: the file index cache, the

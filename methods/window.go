@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"toold/fileindex"
-	"toold/rpc"
-	"toold/truncate"
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/truncate"
 )
 
 // Window is the one shape read, readBytes and page answer with.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"toold/fileindex"
-	"toold/truncate"
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/truncate"
 )
 
 func newTestService(t testing.TB) (*Service, *Session) {

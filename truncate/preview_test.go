@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"toold/internal/testtext"
+	"github.com/toold/toold/internal/testtext"
 )
 
 func numbered(n int) string {

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"toold/lifecycle"
+	"github.com/toold/toold/lifecycle"
 )
 
 // The same cases run against a daemon in this process (over net.Pipe) and

@@ -26,9 +26,9 @@ import (
 	"sync"
 	"time"
 
-	"toold/lifecycle"
-	"toold/mcp"
-	"toold/rpc"
+	"github.com/toold/toold/lifecycle"
+	"github.com/toold/toold/mcp"
+	"github.com/toold/toold/rpc"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
