@@ -164,6 +164,30 @@ type serverConn struct {
 // flight is one running request.
 type flight struct{ cancel context.CancelFunc }
 
+// progressFor returns the Progress of req when its params carry a
+// workDoneToken (nil when not, or for a notification), or the -32602 error
+// of a token that is neither a string nor a number.
+func (c *serverConn) progressFor(req *Request) (*Progress, error) {
+	if req.Notif {
+		return nil, nil
+	}
+	tok, err := workDoneToken(req.Params)
+	if tok == nil || err != nil {
+		return nil, err
+	}
+	return NewProgress(tok, 0, c.notify), nil
+}
+
+// notify sends a $/progress notification.
+func (c *serverConn) notify(token json.RawMessage, value any) error {
+	body, err := json.Marshal(progressParams{Token: token, Value: value})
+	if err != nil {
+		c.log.Error("rpc: cannot encode progress", "err", err)
+		return err
+	}
+	return c.st.writeNotification(ProgressMethod, body)
+}
+
 // Handle implements jsonrpc2.Handler. It runs on the read loop.
 func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.Request) {
 	req := &Request{Method: jr.Method, ID: jr.ID, Notif: jr.Notif}
@@ -180,7 +204,15 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 		}
 		return
 	}
+	prog, perr := c.progressFor(req)
+	if perr != nil {
+		c.reply(jc, req, nil, perr)
+		return
+	}
 	ctx, cancel := context.WithCancel(c.base)
+	if prog != nil {
+		ctx = WithProgress(ctx, prog)
+	}
 	var f *flight
 	if !req.Notif {
 		f = &flight{cancel: cancel}
@@ -199,6 +231,7 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flight, jc *jsonrpc2.Conn, req *Request) {
 	defer cancel()
 	result, err := c.call(ctx, req)
+	ProgressFrom(ctx).Close() // no progress may follow the reply
 	if f != nil {
 		c.mu.Lock()
 		list := c.inflight[req.ID]
