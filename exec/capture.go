@@ -41,6 +41,8 @@ type capture struct {
 	spTried  bool  // Spool was called (whatever it gave)
 	spErr    error // why spooling stopped
 	spFailed bool  // the spool file gave a write error: write no more
+
+	observer Observer // told of each chunk once it is spooled; may be nil
 }
 
 func newCapture(opt Options, stream string, open func(string) (SpoolFile, error)) *capture {
@@ -87,6 +89,9 @@ func (c *capture) write(p []byte) {
 		c.spoolWrite(c.prefix[:prev])
 	}
 	c.spoolWrite(p)
+	if c.observer != nil {
+		c.observer.Output(c.stream, p)
+	}
 }
 
 // mustSpool reports whether the output so far is certain not to be shown
@@ -94,7 +99,7 @@ func (c *capture) write(p []byte) {
 // lines (clean-up acts inside lines); raw bytes are at most shown bytes
 // unless clean-up or clipping shrink them, and clipping spools anyway.
 func (c *capture) mustSpool() bool {
-	return c.binary ||
+	return c.opt.SpoolAll || c.binary ||
 		c.total > int64(c.keep) ||
 		c.lines() > int64(c.opt.MaxLines) ||
 		!c.opt.Clean && c.total > int64(c.opt.MaxBytes)

@@ -38,13 +38,16 @@ const (
 	readSize = 256 << 10
 )
 
-// Options shape the preview of each output stream.
+// Options shape the capture of each output stream.
 type Options struct {
 	MaxLines     int    // lines shown per stream (head + tail)
 	MaxBytes     int    // bytes shown per stream (head + tail)
 	MaxLineChars int    // longer lines are clipped in the preview; 0: no clipping
 	Preview      string // "headTail" (also ""), "head" or "tail"
 	Clean        bool   // strip ANSI escapes and keep the final state of \r redraws
+	// SpoolAll spools a stream from its first byte, whatever the preview
+	// shows, so that the output can be read while the command runs.
+	SpoolAll bool
 }
 
 // SpoolFile is where a stream's complete raw output goes. *spool.File
@@ -83,6 +86,11 @@ type Spec struct {
 	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
 	// output must be kept; nil means no spooling.
 	Spool func(stream string) (SpoolFile, error)
+	// Observer, when set, follows the command while it runs.
+	Observer Observer
+	// KeepStdin makes stdin a pipe that stays open while the command runs:
+	// Observer.Started gets its write end, and Stdin is not written.
+	KeepStdin bool
 }
 
 // Result is what a command did and printed.
@@ -223,6 +231,13 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	p.closeChildEnds()
 	pgid := cmd.Process.Pid
 	r.log.Debug("exec started", "pid", pgid, "argv", cmd.Args)
+	if spec.Observer != nil {
+		var stdin *os.File
+		if spec.KeepStdin {
+			stdin = p.inW
+		}
+		spec.Observer.Started(pgid, stdin)
+	}
 
 	// Output readers.
 	var busy atomic.Int32 // readers inside a chunk
@@ -246,11 +261,13 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		readerDone <- struct{}{}
 	}
 	outCap := newCapture(spec.Output, "stdout", spec.Spool)
+	outCap.observer = spec.Observer
 	r.goTracked(func() { read(p.outR, outCap) })
 	readers := 1
 	var errCap *capture
 	if p.errR != nil {
 		errCap = newCapture(spec.Output, "stderr", spec.Spool)
+		errCap.observer = spec.Observer
 		r.goTracked(func() { read(p.errR, errCap) })
 		readers++
 	}
@@ -258,7 +275,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	// Stdin: written in full, then closed. EPIPE from a command that does
 	// not read it is fine; closing inW below unblocks a write that is stuck.
 	stdinDone := make(chan struct{})
-	if p.inW != nil {
+	if p.inW != nil && !spec.KeepStdin {
 		r.goTracked(func() {
 			defer close(stdinDone)
 			io.WriteString(p.inW, *spec.Stdin)
@@ -498,7 +515,7 @@ func newPipes(spec Spec) (*pipes, error) {
 		}
 		growPipe(p.errR)
 	}
-	if spec.Stdin != nil {
+	if spec.Stdin != nil || spec.KeepStdin {
 		if p.inR, p.inW, err = os.Pipe(); err != nil {
 			p.closeAll()
 			return nil, err
