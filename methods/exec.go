@@ -116,7 +116,9 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 		return nil, rpc.Errorf(rpc.CodeStartFailed, map[string]string{"path": spec.Dir},
 			"cannot start the command: cwd %s is not a directory", spec.Dir)
 	}
+	stop := execProgress(ctx, &spec)
 	res, err := svc.Runner.Run(ctx, spec)
+	stop()
 	if err != nil {
 		if errors.Is(err, exec.ErrStart) {
 			var data any
