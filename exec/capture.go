@@ -43,6 +43,7 @@ type capture struct {
 	spFailed bool  // the spool file gave a write error: write no more
 
 	observer Observer // told of each chunk once it is spooled; may be nil
+	spoolAll bool     // spool from the first byte
 }
 
 func newCapture(opt Options, stream string, open func(string) (SpoolFile, error)) *capture {
@@ -99,7 +100,7 @@ func (c *capture) write(p []byte) {
 // lines (clean-up acts inside lines); raw bytes are at most shown bytes
 // unless clean-up or clipping shrink them, and clipping spools anyway.
 func (c *capture) mustSpool() bool {
-	return c.opt.SpoolAll || c.binary ||
+	return c.spoolAll || c.binary ||
 		c.total > int64(c.keep) ||
 		c.lines() > int64(c.opt.MaxLines) ||
 		!c.opt.Clean && c.total > int64(c.opt.MaxBytes)

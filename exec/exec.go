@@ -38,16 +38,13 @@ const (
 	readSize = 256 << 10
 )
 
-// Options shape the capture of each output stream.
+// Options shape the preview of each output stream.
 type Options struct {
 	MaxLines     int    // lines shown per stream (head + tail)
 	MaxBytes     int    // bytes shown per stream (head + tail)
 	MaxLineChars int    // longer lines are clipped in the preview; 0: no clipping
 	Preview      string // "headTail" (also ""), "head" or "tail"
 	Clean        bool   // strip ANSI escapes and keep the final state of \r redraws
-	// SpoolAll spools a stream from its first byte, whatever the preview
-	// shows, so that the output can be read while the command runs.
-	SpoolAll bool
 }
 
 // SpoolFile is where a stream's complete raw output goes. *spool.File
@@ -86,6 +83,9 @@ type Spec struct {
 	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
 	// output must be kept; nil means no spooling.
 	Spool func(stream string) (SpoolFile, error)
+	// SpoolAll spools each stream from its first byte, whatever the preview
+	// shows, so that the output can be read while the command runs.
+	SpoolAll bool
 	// Observer, when set, follows the command while it runs.
 	Observer Observer
 	// KeepStdin makes stdin a pipe that stays open while the command runs:
@@ -261,13 +261,13 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		readerDone <- struct{}{}
 	}
 	outCap := newCapture(spec.Output, "stdout", spec.Spool)
-	outCap.observer = spec.Observer
+	outCap.observer, outCap.spoolAll = spec.Observer, spec.SpoolAll
 	r.goTracked(func() { read(p.outR, outCap) })
 	readers := 1
 	var errCap *capture
 	if p.errR != nil {
 		errCap = newCapture(spec.Output, "stderr", spec.Spool)
-		errCap.observer = spec.Observer
+		errCap.observer, errCap.spoolAll = spec.Observer, spec.SpoolAll
 		r.goTracked(func() { read(p.errR, errCap) })
 		readers++
 	}

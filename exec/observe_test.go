@@ -87,7 +87,7 @@ func TestKeepStdinAndSpoolAll(t *testing.T) {
 	o := &stdinObserver{input: "hello\n"}
 	spec := exec.Spec{Command: "cat", Output: defaults, Observer: o, KeepStdin: true,
 		Stdin: strp("ignored: the observer owns stdin"), Spool: spoolTo(d)}
-	spec.Output.SpoolAll = true
+	spec.SpoolAll = true
 	res, err := r.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@
 //
 // # Output and cursors
 //
-// Every byte of each stream goes to its spool file (exec.Options.SpoolAll)
+// Every byte of each stream goes to its spool file (exec.Spec.SpoolAll)
 // before the process is told of it (exec.Observer), so the count it keeps
 // per stream is the length of the spool that can be read. A Cursor is a
 // pair of byte offsets into the two streams' output; a read returns what

@@ -58,7 +58,7 @@ func NewTable(r *exec.Runner, limit int) *Table {
 // Start runs spec in the background and returns once the command runs, or
 // with the error of a command that could not start (wrapping exec.ErrStart),
 // ErrLimit or ErrClosed. command is what List shows. Start sets spec's
-// Observer, KeepStdin and Output.SpoolAll; spec.Spool must be set for the
+// Observer, KeepStdin and SpoolAll; spec.Spool must be set for the
 // output to be readable. A non-nil stdin is written first.
 func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, error) {
 	p := &Proc{
@@ -88,7 +88,7 @@ func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, err
 	ctx, p.cancel = context.WithCancel(t.ctx)
 	spec.Observer = p
 	spec.KeepStdin = true
-	spec.Output.SpoolAll = true
+	spec.SpoolAll = true
 	if open := spec.Spool; open != nil {
 		spec.Spool = func(stream string) (exec.SpoolFile, error) {
 			f, err := open(stream)

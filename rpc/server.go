@@ -204,15 +204,7 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 		}
 		return
 	}
-	prog, perr := c.progressFor(req)
-	if perr != nil {
-		c.reply(jc, req, nil, perr)
-		return
-	}
 	ctx, cancel := context.WithCancel(c.base)
-	if prog != nil {
-		ctx = WithProgress(ctx, prog)
-	}
 	var f *flight
 	if !req.Notif {
 		f = &flight{cancel: cancel}
@@ -230,8 +222,12 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 // run calls the handler and sends its reply.
 func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flight, jc *jsonrpc2.Conn, req *Request) {
 	defer cancel()
-	result, err := c.call(ctx, req)
-	ProgressFrom(ctx).Close() // no progress may follow the reply
+	prog, err := c.progressFor(req)
+	var result any
+	if err == nil {
+		result, err = c.call(WithProgress(ctx, prog), req)
+		prog.Close() // no progress may follow the reply
+	}
 	if f != nil {
 		c.mu.Lock()
 		list := c.inflight[req.ID]
