@@ -23,7 +23,11 @@ import (
 // failAfter bounds every wait, so that a bug fails instead of hanging.
 const failAfter = 30 * time.Second
 
-var opts = exec.Options{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Preview: "headTail", Clean: true}
+// withOutput gives spec the default preview budgets.
+func withOutput(spec exec.Spec) exec.Spec {
+	spec.Output.MaxLines, spec.Output.MaxBytes, spec.Output.Clean = 2000, 51200, true
+	return spec
+}
 
 // newTable returns a table whose processes spool to a fresh directory.
 func newTable(t testing.TB, limit int) (*process.Table, func(cmd string) exec.Spec) {
@@ -44,9 +48,9 @@ func newTable(t testing.TB, limit int) (*process.Table, func(cmd string) exec.Sp
 		m.Close()
 	})
 	spec := func(cmd string) exec.Spec {
-		return exec.Spec{Command: cmd, Output: opts, Spool: func(stream string) (exec.SpoolFile, error) {
+		return withOutput(exec.Spec{Command: cmd, Spool: func(stream string) (exec.SpoolFile, error) {
 			return d.Create(stream)
-		}}
+		}})
 	}
 	return tb, spec
 }
@@ -399,8 +403,8 @@ func TestCloseLeavesNothing(t *testing.T) {
 		d, _ := m.Open("s")
 		tb := process.NewTable(r, 0)
 		for range process.DefaultLimit {
-			p, err := tb.Start(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.01; done`, Output: opts,
-				Spool: func(s string) (exec.SpoolFile, error) { return d.Create(s) }}, "x", nil)
+			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.01; done`,
+				Spool: func(s string) (exec.SpoolFile, error) { return d.Create(s) }}), "x", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
