@@ -317,8 +317,19 @@ func TestWriteBlocked(t *testing.T) {
 	}
 }
 
-// pidsOf returns the pids of the process group pgid.
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+// alive reports whether pid runs: a zombie that its new parent has yet to
+// reap does not.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return !(i > 0 && len(b) > i+2 && b[i+2] == 'Z')
+}
 
 func TestKill(t *testing.T) {
 	tb, spec := newTable(t, 0)
@@ -418,12 +429,15 @@ func TestCloseLeavesNothing(t *testing.T) {
 		r.Close()
 		m.Close()
 	}
+	deadline := time.Now().Add(5 * time.Second) // signals are delivered asynchronously
 	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if alive(pid) {
 			t.Errorf("child %d outlived Close", pid)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > g0 || fds(t) > fd0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("goroutines %d (were %d), fds %d (were %d)", runtime.NumGoroutine(), g0, fds(t), fd0)
