@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/truncate"
 )
 
 // ErrStart is wrapped by Run's error when the command cannot be started: no
@@ -37,15 +39,6 @@ const (
 	// readSize is the read buffer of each output stream.
 	readSize = 256 << 10
 )
-
-// Options shape the preview of each output stream.
-type Options struct {
-	MaxLines     int    // lines shown per stream (head + tail)
-	MaxBytes     int    // bytes shown per stream (head + tail)
-	MaxLineChars int    // longer lines are clipped in the preview; 0: no clipping
-	Preview      string // "headTail" (also ""), "head" or "tail"
-	Clean        bool   // strip ANSI escapes and keep the final state of \r redraws
-}
 
 // SpoolFile is where a stream's complete raw output goes. *spool.File
 // satisfies it; Write should not fail (keep the error for Err instead).
@@ -79,7 +72,7 @@ type Spec struct {
 	// empty.
 	MergeStderr bool
 	// Output shapes the previews.
-	Output Options
+	Output truncate.PreviewOptions
 	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
 	// output must be kept; nil means no spooling.
 	Spool func(stream string) (SpoolFile, error)
@@ -87,48 +80,40 @@ type Spec struct {
 
 // Result is what a command did and printed.
 type Result struct {
-	ExitCode   *int    `json:"exitCode"`  // nil when killed by a signal
-	Signal     *string `json:"signal"`    // the signal that killed it, e.g. "SIGTERM"
-	TimedOut   bool    `json:"timedOut"`  // the timeout ended it
-	Cancelled  bool    `json:"cancelled"` // the context or Runner.Close ended it
-	DurationMs int64   `json:"durationMs"`
-	Stdout     Stream  `json:"stdout"`
-	Stderr     Stream  `json:"stderr"`
+	ExitCode   *int    // nil when killed by a signal
+	Signal     *string // the signal that killed it, e.g. "SIGTERM"
+	TimedOut   bool    // the timeout ended it
+	Cancelled  bool    // the context or Runner.Close ended it
+	DurationMs int64
+	Stdout     Stream
+	Stderr     Stream
 }
 
 // Stream is the capture of one output stream: a preview of whole lines
 // (Head, the omitted middle, then Tail) and where the raw output was kept.
 type Stream struct {
-	Head         string    `json:"head"`
-	Tail         string    `json:"tail"`
-	TotalBytes   int64     `json:"totalBytes"`
-	TotalLines   int64     `json:"totalLines"`
-	ShownLines   int       `json:"shownLines"`
-	ShownBytes   int       `json:"shownBytes"`
-	ClippedLines int       `json:"clippedLines"`
-	Omitted      *Omitted  `json:"omitted"`
-	Truncated    bool      `json:"truncated"`
-	Spool        *SpoolRef `json:"spool"`
-	Binary       bool      `json:"binary"`
+	Head         string
+	Tail         string
+	TotalBytes   int64
+	TotalLines   int64
+	ShownLines   int
+	ShownBytes   int
+	ClippedLines int
+	Omitted      *truncate.Omitted // nil when nothing is left out
+	Truncated    bool
+	Spool        *SpoolRef
+	Binary       bool
 	// SpoolError says why the spool could not be opened or written in
 	// full; Spool, when set, then holds what was written.
-	SpoolError string `json:"-"`
-}
-
-// Omitted names the raw lines (1-based, inclusive) that Head and Tail leave
-// out, and their raw bytes.
-type Omitted struct {
-	FromLine int64 `json:"fromLine"`
-	ToLine   int64 `json:"toLine"`
-	Bytes    int64 `json:"bytes"`
+	SpoolError string
 }
 
 // SpoolRef names the spool file that holds a stream's raw output.
 type SpoolRef struct {
-	ID     string `json:"id"`
-	Path   string `json:"path"`
-	Bytes  int64  `json:"bytes"`
-	Capped bool   `json:"capped"` // output past the spool's cap was dropped
+	ID     string
+	Path   string
+	Bytes  int64
+	Capped bool // output past the spool's cap was dropped
 }
 
 // Runner runs commands and owns their processes and goroutines.

@@ -191,13 +191,13 @@ func (c *Cache) Close() error {
 // The JSON names are those of the protocol's stats.cache; Extends and
 // Evictions are for tests and logs.
 type Stats struct {
-	Entries       int   `json:"entries"`
-	Hits          int64 `json:"hits"`
-	Misses        int64 `json:"misses"`
-	Invalidations int64 `json:"invalidations"`
-	IndexBytes    int64 `json:"indexBytes"`
-	Extends       int64 `json:"-"`
-	Evictions     int64 `json:"-"`
+	Entries       int
+	Hits          int64
+	Misses        int64
+	Invalidations int64
+	IndexBytes    int64
+	Extends       int64
+	Evictions     int64
 }
 
 // Stats returns the current counters.

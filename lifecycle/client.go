@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
@@ -23,9 +24,9 @@ type client struct {
 	shutdown atomic.Bool
 
 	mu       sync.Mutex
-	side     *clientParams  // from a forwarder: the client side's cwd and env
-	config   *sessionConfig // from initialize; nil means defaults
-	live     *liveSession   // nil until the first request, and after session/close
+	side     *protocol.ClientParams // from a forwarder: the client side's cwd and env
+	config   *sessionConfig         // from initialize; nil means defaults
+	live     *liveSession           // nil until the first request, and after session/close
 	exitCode int
 }
 
@@ -43,7 +44,7 @@ type sessionConfig struct {
 	cwd    string
 	env    map[string]string
 	roots  []string
-	limits methods.Limits
+	limits protocol.Limits
 }
 
 func (c *client) code() int {
@@ -60,16 +61,16 @@ func (c *client) hasSession() bool {
 
 // handle dispatches one request of this client.
 func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
-	if req.Method == "exit" {
+	if req.Method == protocol.MethodExit {
 		c.exit()
 		return nil, nil
 	}
 	if c.shutdown.Load() {
-		return nil, rpc.Errorf(rpc.CodeShutDown, nil, "shut down: %s refused after shutdown; send exit", req.Method)
+		return nil, rpc.Errorf(protocol.CodeShutDown, nil, "shut down: %s refused after shutdown; send exit", req.Method)
 	}
 	switch req.Method {
-	case ClientMethod:
-		var p clientParams
+	case protocol.MethodClient:
+		var p protocol.ClientParams
 		if err := rpc.DecodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
@@ -77,16 +78,16 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 		c.side = &p
 		c.mu.Unlock()
 		return nil, nil
-	case "initialize":
+	case protocol.MethodInitialize:
 		return c.initialize(req.Params)
-	case "session/close":
+	case protocol.MethodSessionClose:
 		c.closeSession()
 		return nil, nil
-	case "shutdown":
+	case protocol.MethodShutdown:
 		c.shutdown.Store(true)
 		c.closeSession()
 		return nil, nil
-	case "stats":
+	case protocol.MethodStats:
 		// Like any first request, stats opens the caller's session.
 		_, _, done, err := c.session()
 		if err != nil {
@@ -120,35 +121,8 @@ func (c *client) exit() {
 	c.stop()
 }
 
-// initializeParams are initialize's params.
-type initializeParams struct {
-	ClientInfo *struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"clientInfo"`
-	Cwd    string                `json:"cwd"`
-	Env    map[string]string     `json:"env"`
-	Roots  []string              `json:"roots"`
-	Limits *methods.LimitsParams `json:"limits"`
-}
-
-// InitializeResult is initialize's result.
-type InitializeResult struct {
-	ServerInfo ServerInfo     `json:"serverInfo"`
-	Session    string         `json:"session"`
-	SpoolDir   string         `json:"spoolDir"`
-	Limits     methods.Limits `json:"limits"`
-	Methods    []string       `json:"methods"`
-}
-
-// ServerInfo names the server.
-type ServerInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
 func (c *client) initialize(params []byte) (any, error) {
-	var p initializeParams
+	var p protocol.InitializeParams
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -174,8 +148,8 @@ func (c *client) initialize(params []byte) (any, error) {
 	if p.ClientInfo != nil {
 		c.d.log.Info("client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
 	}
-	return &InitializeResult{
-		ServerInfo: ServerInfo{Name: "toold", Version: c.d.opts.Version},
+	return &protocol.InitializeResult{
+		ServerInfo: protocol.ServerInfo{Name: protocol.ServerName, Version: c.d.opts.Version},
 		Session:    sess.ID,
 		SpoolDir:   sess.Spool.Path(),
 		Limits:     sess.Limits,
@@ -185,7 +159,7 @@ func (c *client) initialize(params []byte) (any, error) {
 
 // newConfig makes a session's settings from initialize's params; what they
 // leave out comes from side (a forwarder's client side) or else the daemon.
-func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) {
+func newConfig(p *protocol.InitializeParams, side *protocol.ClientParams) (*sessionConfig, error) {
 	cfg := &sessionConfig{cwd: p.Cwd, env: daemonEnv()}
 	if side != nil {
 		if side.Env != nil {
@@ -213,7 +187,7 @@ func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) 
 	if cfg.roots, err = methods.ResolveRoots(cfg.cwd, p.Roots); err != nil {
 		return nil, err
 	}
-	if cfg.limits, err = p.Limits.Apply(); err != nil {
+	if cfg.limits, err = methods.ApplyLimits(p.Limits); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -228,7 +202,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		cfg := c.config
 		if cfg == nil {
 			var err error
-			if cfg, err = newConfig(&initializeParams{}, c.side); err != nil {
+			if cfg, err = newConfig(&protocol.InitializeParams{}, c.side); err != nil {
 				return nil, nil, nil, err
 			}
 		}
@@ -240,7 +214,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		}
 		c.d.mu.Unlock()
 		if closed {
-			return nil, nil, nil, rpc.Errorf(rpc.CodeShutDown, nil, "shut down: the daemon is stopping")
+			return nil, nil, nil, rpc.Errorf(protocol.CodeShutDown, nil, "shut down: the daemon is stopping")
 		}
 		dir, err := c.d.svc.Spools.Open(id)
 		if err != nil {

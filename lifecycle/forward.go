@@ -17,19 +17,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
 )
-
-// ClientMethod is the notification a forwarder sends the daemon before the
-// client's first message: the cwd and environment of the client's side, which
-// then stand in for the daemon's own as the session's defaults.
-const ClientMethod = "$/toold/client"
-
-// clientParams are ClientMethod's params.
-type clientParams struct {
-	Cwd string            `json:"cwd"`
-	Env map[string]string `json:"env"`
-}
 
 // ForwardOptions configure Forward.
 type ForwardOptions struct {
@@ -244,15 +234,15 @@ func peekFraming(br *bufio.Reader) (headers bool, err error) {
 	}
 }
 
-// clientHello is the ClientMethod notification with this process's cwd and
+// clientHello is the protocol.MethodClient notification with this process's cwd and
 // environment, framed as the client frames.
 func clientHello(headers bool) ([]byte, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": ClientMethod,
-		"params": clientParams{Cwd: cwd, Env: daemonEnv()}})
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": protocol.MethodClient,
+		"params": protocol.ClientParams{Cwd: cwd, Env: daemonEnv()}})
 	if err != nil {
 		return nil, err
 	}

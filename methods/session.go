@@ -7,6 +7,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
 )
 
@@ -26,7 +27,7 @@ type Session struct {
 	Cwd   string
 	Env   map[string]string
 	Roots []string // resolved, symlinks followed; empty means everywhere
-	Limits
+	protocol.Limits
 	Spool *spool.Dir
 }
 
@@ -54,9 +55,9 @@ type Method func(ctx context.Context, s *Session, params []byte) (any, error)
 // Methods returns the working methods by name.
 func (svc *Service) Methods() map[string]Method {
 	return map[string]Method{
-		"read":      svc.Read,
-		"readBytes": svc.ReadBytes,
-		"page":      svc.Page,
-		"exec":      svc.Exec,
+		protocol.MethodRead:      svc.Read,
+		protocol.MethodReadBytes: svc.ReadBytes,
+		protocol.MethodPage:      svc.Page,
+		protocol.MethodExec:      svc.Exec,
 	}
 }
