@@ -62,7 +62,7 @@ func (c *client) hasSession() bool {
 // handle dispatches one request of this client.
 func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 	if req.Method == protocol.MethodExit {
-		c.exit()
+		c.exit(ctx)
 		return nil, nil
 	}
 	if c.shutdown.Load() {
@@ -112,12 +112,19 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 }
 
 // exit ends the connection with LSP's exit code: 0 after shutdown, else 1.
-func (c *client) exit() {
+// A forwarder is told the code last, for it to end with.
+func (c *client) exit(ctx context.Context) {
 	c.mu.Lock()
 	if !c.shutdown.Load() {
 		c.exitCode = 1
 	}
+	code, forwarded := c.exitCode, c.side != nil
 	c.mu.Unlock()
+	if forwarded {
+		if err := rpc.Notify(ctx, protocol.MethodExitCode, protocol.ExitCodeParams{Code: code}); err != nil {
+			c.d.log.Debug("telling the forwarder its exit code", "err", err)
+		}
+	}
 	c.stop()
 }
 
