@@ -45,7 +45,7 @@ type Daemon struct {
 	methods map[string]methods.Method
 	start   time.Time
 
-	mu       sync.Mutex
+	mu       sync.Mutex // after a client's mu, never before (see client)
 	sessions map[*client]struct{}
 	closed   bool
 }
@@ -138,14 +138,19 @@ func inline(method string) bool {
 
 // Stats reports what the daemon holds now.
 func (d *Daemon) Stats() protocol.Stats {
-	n := 0
+	// Copied out first: a client's lock comes before the daemon's.
 	d.mu.Lock()
+	clients := make([]*client, 0, len(d.sessions))
 	for c := range d.sessions {
+		clients = append(clients, c)
+	}
+	d.mu.Unlock()
+	n := 0
+	for _, c := range clients {
 		if c.hasSession() {
 			n++
 		}
 	}
-	d.mu.Unlock()
 	cs := d.svc.Files.Stats()
 	return protocol.Stats{
 		Sessions:     n,

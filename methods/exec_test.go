@@ -39,7 +39,7 @@ func newExecService(t testing.TB, openFile func(string, int, os.FileMode) (*os.F
 	})
 	env := map[string]string{"PATH": os.Getenv("PATH")}
 	return &Service{Files: files, Runner: runner, Spools: spools},
-		&Session{ID: "s1", Cwd: t.TempDir(), Env: env, Limits: protocol.DefaultLimits, Spool: dir}
+		&Session{ID: "s1", Settings: &Settings{Cwd: t.TempDir(), Env: env, Limits: protocol.DefaultLimits}, Spool: dir}
 }
 
 func call[T any](t testing.TB, m Method, s *Session, params any) T {

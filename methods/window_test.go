@@ -20,7 +20,7 @@ func newTestService(t testing.TB) (*Service, *Session) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { files.Close() })
-	return &Service{Files: files}, &Session{ID: "t", Cwd: t.TempDir(), Limits: protocol.DefaultLimits}
+	return &Service{Files: files}, &Session{ID: "t", Settings: &Settings{Cwd: t.TempDir(), Limits: protocol.DefaultLimits}}
 }
 
 // walkBytes follows next.startByte from 0 and returns the windows' content
@@ -173,7 +173,7 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Session{Cwd: root, Roots: roots}
+	s := &Session{Settings: &Settings{Cwd: root, Roots: roots}}
 	tests := []struct {
 		path string
 		ok   bool
