@@ -168,40 +168,12 @@ func byteWindow(f *fileindex.File, w *protocol.Window, br *byteRequest) error {
 	}
 	w.StartLine, w.EndLine = line, line
 	if end-start > int64(br.maxBytes) {
-		// A slice of one long line, from startByte moved forward to a
-		// character boundary.
-		from := max(start, br.startByte-utf8.UTFMax+1)
-		buf := make([]byte, min(end, br.startByte+int64(br.maxBytes)+utf8.UTFMax)-from)
-		if _, err := f.ReadAt(buf, from); err != nil {
-			return err
-		}
-		skip := truncate.SkipForward(buf, int(br.startByte-from))
-		if from+int64(skip) >= end {
-			// startByte fell in the line's last character: an empty window
-			// that goes on at the next line.
-			w.StartLine, w.EndLine = line+1, line
-			w.StartByte, w.EndByte = end, end
-		} else {
-			n := truncate.Slice(buf[skip:], br.maxBytes)
-			part := buf[skip : skip+n]
-			if br.clean {
-				part = truncate.CleanLine(part)
-			}
-			w.Content = truncate.Valid(part)
-			w.StartByte, w.EndByte = from+int64(skip), from+int64(skip+n)
-			w.PartialLine = true
-			facts.Partial, facts.PartialLineBytes, facts.PartialLineEnd = true, end-start, end
-		}
+		err = lineSlice(f, w, br, &facts, line, start, end)
 	} else {
-		buf := make([]byte, min(int64(br.maxBytes+utf8.UTFMax), w.TotalBytes-start))
-		if _, err := f.ReadAt(buf, start); err != nil {
-			return err
-		}
-		cut := truncate.Lines(buf, start+int64(len(buf)) == w.TotalBytes,
-			truncate.LineOptions{MaxBytes: br.maxBytes, Clean: br.clean})
-		w.Content = cut.Content
-		w.EndLine = line + int64(cut.Lines) - 1
-		w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
+		err = wholeLines(f, w, br, line, start)
+	}
+	if err != nil {
+		return err
 	}
 	// truncated: the file goes on past endLine; next goes on by bytes,
 	// inside a long last line too.
@@ -213,6 +185,50 @@ func byteWindow(f *fileindex.File, w *protocol.Window, br *byteRequest) error {
 	}
 	facts.StartLine, facts.EndLine, facts.StartByte, facts.EndByte = w.StartLine, w.EndLine, w.StartByte, w.EndByte
 	w.Notice = windowNotice(facts)
+	return nil
+}
+
+// lineSlice fills w with a slice of line (bytes start..end of the file),
+// which alone is longer than br.maxBytes, from br.startByte moved forward to
+// a character boundary.
+func lineSlice(f *fileindex.File, w *protocol.Window, br *byteRequest, facts *notice.WindowFacts, line, start, end int64) error {
+	from := max(start, br.startByte-utf8.UTFMax+1)
+	buf := make([]byte, min(end, br.startByte+int64(br.maxBytes)+utf8.UTFMax)-from)
+	if _, err := f.ReadAt(buf, from); err != nil {
+		return err
+	}
+	skip := truncate.SkipForward(buf, int(br.startByte-from))
+	if from+int64(skip) >= end {
+		// startByte fell in the line's last character: an empty window
+		// that goes on at the next line.
+		w.StartLine, w.EndLine = line+1, line
+		w.StartByte, w.EndByte = end, end
+		return nil
+	}
+	n := truncate.Slice(buf[skip:], br.maxBytes)
+	part := buf[skip : skip+n]
+	if br.clean {
+		part = truncate.CleanLine(part)
+	}
+	w.Content = truncate.Valid(part)
+	w.StartByte, w.EndByte = from+int64(skip), from+int64(skip+n)
+	w.PartialLine = true
+	facts.Partial, facts.PartialLineBytes, facts.PartialLineEnd = true, end-start, end
+	return nil
+}
+
+// wholeLines fills w with the whole lines from line (at byte start) that
+// fit in br.maxBytes.
+func wholeLines(f *fileindex.File, w *protocol.Window, br *byteRequest, line, start int64) error {
+	buf := make([]byte, min(int64(br.maxBytes+utf8.UTFMax), w.TotalBytes-start))
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return err
+	}
+	cut := truncate.Lines(buf, start+int64(len(buf)) == w.TotalBytes,
+		truncate.LineOptions{MaxBytes: br.maxBytes, Clean: br.clean})
+	w.Content = cut.Content
+	w.EndLine = line + int64(cut.Lines) - 1
+	w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
 	return nil
 }
 
