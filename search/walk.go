@@ -1,0 +1,361 @@
+package search
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// entry is a directory entry as the walk sees it, without a stat.
+type entry struct {
+	name string
+	typ  fs.FileMode // fs.ModeType bits: 0 for a regular file
+}
+
+// dirHandle is an open directory of the walk, shared by the jobs that
+// open files in it: openat on one name each, beneath it, so nothing is
+// resolved through a path that could be swapped for a symlink. It closes
+// when the last holder releases it.
+type dirHandle struct {
+	root *os.Root
+	refs atomic.Int32
+}
+
+func (h *dirHandle) acquire() { h.refs.Add(1) }
+
+func (h *dirHandle) release() {
+	if h.refs.Add(-1) == 0 {
+		h.root.Close()
+	}
+}
+
+// dirFuture is a directory to walk: read ahead by the walk's readers, or by
+// the walk itself when it gets there first.
+type dirFuture struct {
+	rel    string // from the walk root, '/'-separated; "" for the root
+	comps  []string
+	name   string
+	parent *dirHandle // held until the directory is opened
+	rules  *ignoreRules
+	taken  atomic.Bool // by a reader or the walk, whichever first
+	byRead bool        // taken by a reader: it holds a read-ahead slot
+	done   chan struct{}
+
+	// Set once done:
+	h     *dirHandle
+	ents  []entry
+	skip  []bool // excluded by ignore rules
+	subs  []*dirFuture
+	rules2 *ignoreRules // the rules in force below this directory
+	err   error
+}
+
+// walker walks a tree depth first, each directory's entries sorted by
+// name, while readers read the directories ahead of it in parallel. At
+// most readAhead directories are read and not yet walked.
+type walker struct {
+	ctx   context.Context
+	visit func(rel string, e entry, dir *dirHandle, ignored int) error
+	// ignored counts entries excluded by ignore rules, in walk order.
+	ignored int
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    futureHeap
+	inflight int
+	closed   bool
+	wg       sync.WaitGroup
+}
+
+const readAhead = 128
+
+// walk calls visit for each entry beneath root (not for root itself), in
+// depth-first order with each directory's entries sorted by name, skipping
+// VCS directories and what ignore files exclude. A directory is visited
+// before its entries; symlinks are visited, never followed. visit is told
+// how many entries were ignored so far. An error from visit ends the walk
+// and is returned.
+func walk(ctx context.Context, root *os.Root, visit func(rel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
+	top, err := root.OpenRoot(".")
+	if err != nil {
+		return 0, err
+	}
+	h := &dirHandle{root: top}
+	h.acquire()
+	w := &walker{ctx: ctx, visit: visit}
+	w.cond = sync.NewCond(&w.mu)
+	for range runtime.GOMAXPROCS(0) {
+		w.wg.Add(1)
+		go w.reader()
+	}
+	f := &dirFuture{done: make(chan struct{})}
+	f.taken.Store(true)
+	w.read(f, h)
+	err = w.walkDir(f)
+	w.mu.Lock()
+	w.closed = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	w.wg.Wait()
+	// What was queued and never read still holds its parent.
+	for _, q := range w.queue {
+		if q.taken.CompareAndSwap(false, true) {
+			q.parent.release()
+		}
+	}
+	return w.ignored, err
+}
+
+// walkDir walks the entries of f, which is read.
+func (w *walker) walkDir(f *dirFuture) error {
+	if f.err != nil {
+		f.abandon()
+		return nil // an unreadable directory is skipped, as by find
+	}
+	defer f.h.release()
+	sub := 0
+	for i, e := range f.ents {
+		if err := w.ctx.Err(); err != nil {
+			f.abandonFrom(sub)
+			return err
+		}
+		if f.skip[i] {
+			w.ignored++
+			continue
+		}
+		rel := e.name
+		if f.rel != "" {
+			rel = f.rel + "/" + e.name
+		}
+		err := w.visit(rel, e, f.h, w.ignored)
+		if e.typ.IsDir() {
+			if err == nil {
+				err = w.walkDir(w.wait(f.subs[sub]))
+			} else {
+				f.subs[sub].abandon()
+			}
+			sub++
+		}
+		if err != nil {
+			f.abandonFrom(sub)
+			return err
+		}
+	}
+	return nil
+}
+
+// wait returns f read: by a reader, or now by the walk itself.
+func (w *walker) wait(f *dirFuture) *dirFuture {
+	if f.taken.CompareAndSwap(false, true) {
+		w.read(f, f.parent)
+		return f
+	}
+	<-f.done
+	if f.byRead {
+		w.mu.Lock()
+		w.inflight--
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	}
+	return f
+}
+
+// abandon releases what f holds without walking it.
+func (f *dirFuture) abandon() {
+	if f.taken.CompareAndSwap(false, true) {
+		f.parent.release()
+		return
+	}
+	<-f.done
+	if f.h != nil {
+		f.h.release()
+	}
+	for _, s := range f.subs {
+		s.abandon()
+	}
+}
+
+func (f *dirFuture) abandonFrom(i int) {
+	for _, s := range f.subs[i:] {
+		s.abandon()
+	}
+}
+
+// reader reads queued directories, nearest first in walk order, while
+// fewer than readAhead are read and not yet walked.
+func (w *walker) reader() {
+	defer w.wg.Done()
+	for {
+		w.mu.Lock()
+		for !w.closed && (len(w.queue) == 0 || w.inflight >= readAhead) {
+			w.cond.Wait()
+		}
+		if w.closed {
+			w.mu.Unlock()
+			return
+		}
+		f := heap.Pop(&w.queue).(*dirFuture)
+		if !f.taken.CompareAndSwap(false, true) {
+			w.mu.Unlock()
+			continue
+		}
+		f.byRead = true
+		w.inflight++
+		w.mu.Unlock()
+		w.read(f, f.parent)
+	}
+}
+
+// read opens and lists the directory of f beneath parent (releasing
+// parent), applies its ignore files, and queues its subdirectories.
+func (w *walker) read(f *dirFuture, parent *dirHandle) {
+	defer close(f.done)
+	if f.parent != nil {
+		defer parent.release()
+		root, err := parent.root.OpenRoot(f.name)
+		if err != nil {
+			f.err = err
+			return
+		}
+		f.h = &dirHandle{root: root}
+		f.h.acquire()
+	} else {
+		f.h = parent
+	}
+	f.ents, f.err = readDir(f.h.root)
+	if f.err != nil {
+		f.h.release()
+		f.h = nil
+		return
+	}
+	f.rules2 = f.rules.with(f.comps, readIgnoreFiles(f.h.root, f.ents)...)
+	f.skip = make([]bool, len(f.ents))
+	path := make([]string, len(f.comps)+1)
+	copy(path, f.comps)
+	var subs []*dirFuture
+	for i, e := range f.ents {
+		isDir := e.typ.IsDir()
+		if isDir && vcsDirs[e.name] {
+			continue
+		}
+		path[len(path)-1] = e.name
+		if f.rules2.ignored(path, isDir) {
+			f.skip[i] = true
+			continue
+		}
+		if isDir {
+			f.h.acquire()
+			rel := e.name
+			if f.rel != "" {
+				rel = f.rel + "/" + e.name
+			}
+			subs = append(subs, &dirFuture{
+				rel: rel, comps: slices.Clone(path), name: e.name,
+				parent: f.h, rules: f.rules2, done: make(chan struct{}),
+			})
+		}
+	}
+	// VCS directories are dropped, not counted as ignored.
+	kept, skip := f.ents[:0], f.skip[:0]
+	for i, e := range f.ents {
+		if !(e.typ.IsDir() && vcsDirs[e.name]) {
+			kept, skip = append(kept, e), append(skip, f.skip[i])
+		}
+	}
+	f.ents, f.skip, f.subs = kept, skip, subs
+	if len(subs) > 0 {
+		w.mu.Lock()
+		for _, s := range subs {
+			heap.Push(&w.queue, s)
+		}
+		w.cond.Broadcast()
+		w.mu.Unlock()
+	}
+}
+
+// readDir lists a directory, sorted by name, in batches so that a huge
+// directory costs no more than its names.
+func readDir(root *os.Root) ([]entry, error) {
+	d, err := root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	var ents []entry
+	for {
+		batch, err := d.ReadDir(1024)
+		for _, de := range batch {
+			ents = append(ents, entry{name: de.Name(), typ: de.Type()})
+		}
+		if errors.Is(err, io.EOF) || err == nil && len(batch) == 0 {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	return ents, nil
+}
+
+// readIgnoreFiles returns the contents of the ignore files among ents.
+func readIgnoreFiles(root *os.Root, ents []entry) [][]byte {
+	var out [][]byte
+	for _, name := range ignoreFiles {
+		i, ok := slices.BinarySearchFunc(ents, name, func(e entry, n string) int { return strings.Compare(e.name, n) })
+		if !ok || ents[i].typ.IsDir() {
+			continue
+		}
+		f, err := root.Open(name)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
+		f.Close()
+		out = append(out, b)
+	}
+	return out
+}
+
+// futureHeap orders directories as the walk reaches them: by path,
+// component by component.
+type futureHeap []*dirFuture
+
+func (q futureHeap) Len() int           { return len(q) }
+func (q futureHeap) Less(i, j int) bool { return comparePaths(q[i].rel, q[j].rel) < 0 }
+func (q futureHeap) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *futureHeap) Push(x any)        { *q = append(*q, x.(*dirFuture)) }
+func (q *futureHeap) Pop() any {
+	old := *q
+	f := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	return f
+}
+
+// comparePaths orders '/'-separated paths component by component, as a
+// depth-first walk of sorted directories meets them.
+func comparePaths(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if x == '/' {
+			return -1
+		}
+		if y == '/' {
+			return 1
+		}
+		return int(x) - int(y)
+	}
+	return len(a) - len(b)
+}
