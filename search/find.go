@@ -172,4 +172,3 @@ func kindOf(t fs.FileMode) Kind {
 	}
 	return KindOther
 }
-

@@ -50,12 +50,12 @@ type dirFuture struct {
 	done   chan struct{}
 
 	// Set once done:
-	h     *dirHandle
-	ents  []entry
-	skip  []bool // excluded by ignore rules
-	subs  []*dirFuture
+	h      *dirHandle
+	ents   []entry
+	skip   []bool // excluded by ignore rules
+	subs   []*dirFuture
 	rules2 *ignoreRules // the rules in force below this directory
-	err   error
+	err    error
 }
 
 // walker walks a tree depth first, each directory's entries sorted by
