@@ -75,6 +75,9 @@ func (s *scanner) scanReaderAt(r io.ReaderAt, size int64, bufp *[]byte) error {
 		n += got
 		eof := got < int(want) || off >= size
 		if first {
+			if n < sniffLen && !eof {
+				continue // judge on the whole sample, however small the chunks
+			}
 			first = false
 			if truncate.IsBinary(buf[:min(n, sniffLen)]) {
 				return errBinary

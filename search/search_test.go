@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -164,5 +166,113 @@ func TestGrepTree(t *testing.T) {
 				t.Errorf("total %d, counts add to %d", res.TotalMatches, total)
 			}
 		})
+	}
+}
+
+func TestFind(t *testing.T) {
+	dir, _ := tree(t)
+	tests := []struct {
+		opt   FindOptions
+		want  []string
+		total int
+	}{
+		{FindOptions{Pattern: "*.go"}, []string{"a.go", "link.go", "sub/b.go"}, 3},
+		{FindOptions{Pattern: "*.go", Type: TypeFile}, []string{"a.go", "sub/b.go"}, 2},
+		{FindOptions{Pattern: "**/*.txt", Type: TypeFile}, []string{".hidden/h.txt", "crlf.txt", "docs/long.txt", "sub/deep/c.txt"}, 4},
+		{FindOptions{Type: TypeDir}, []string{".hidden/", "docs/", "sub/", "sub/deep/"}, 4},
+		{FindOptions{Pattern: "sub/*"}, []string{"sub/.gitignore", "sub/.ignore", "sub/b.go", "sub/dangling", "sub/deep/", "sub/loop", "sub/self", "sub/up.txt"}, 8},
+		{FindOptions{Limit: 3}, []string{".gitignore", ".hidden/", ".hidden/h.txt"}, 23},
+	}
+	for _, tt := range tests {
+		res, err := Find(context.Background(), dir, tt.opt)
+		must(t, err)
+		if !reflect.DeepEqual(res.Entries, tt.want) || res.Total != tt.total || res.LimitReached != (tt.total > len(tt.want)) {
+			t.Errorf("%+v: got %q total %d limit %v, want %q total %d", tt.opt, res.Entries, res.Total, res.LimitReached, tt.want, tt.total)
+		}
+		if res.Ignored != 4 {
+			t.Errorf("%+v: ignored %d, want 4", tt.opt, res.Ignored)
+		}
+	}
+	if _, err := Find(context.Background(), dir, FindOptions{Pattern: "[a-"}); !errors.Is(err, ErrBadGlob) {
+		t.Errorf("bad pattern: %v", err)
+	}
+	if _, err := Find(context.Background(), filepath.Join(dir, "nope"), FindOptions{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing dir: %v", err)
+	}
+}
+
+func TestList(t *testing.T) {
+	dir, _ := tree(t)
+	names := func(r *ListResult) []string {
+		var out []string
+		for _, e := range r.Entries {
+			s := e.Name
+			switch e.Kind {
+			case KindDir:
+				s += "/"
+			case KindSymlink:
+				s += " -> " + e.Target
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	tests := []struct {
+		dir   string
+		opt   ListOptions
+		want  []string
+		total int
+	}{
+		{"", ListOptions{}, []string{"a.go", "abs.txt -> " + filepath.Join(filepath.Dir(dir), "outside", "secret.txt"), "bin.dat", "crlf.txt", "docs/", "keep.log", "link.go -> a.go", "out.txt -> ../outside/secret.txt", "outdir -> ../outside", "sub/"}, 10},
+		{"", ListOptions{All: true, Limit: 3}, []string{".gitignore", ".hidden/", "a.go"}, 12},
+		{"sub", ListOptions{All: true}, []string{".gitignore", ".ignore", "b.go", "dangling -> nowhere", "deep/", "loop -> ..", "self -> self", "up.txt -> ../a.go"}, 8},
+	}
+	for _, tt := range tests {
+		res, err := List(context.Background(), filepath.Join(dir, tt.dir), tt.opt)
+		must(t, err)
+		if got := names(res); !reflect.DeepEqual(got, tt.want) || res.Total != tt.total || res.LimitReached != (tt.total > len(tt.want)) {
+			t.Errorf("%s %+v: got %q total %d, want %q total %d", tt.dir, tt.opt, got, res.Total, tt.want, tt.total)
+		}
+	}
+}
+
+// TestGrepSymlinks: loops survived, nothing outside the tree read, even
+// when the searched directory is reached through a symlink.
+func TestGrepSymlinks(t *testing.T) {
+	dir, outside := tree(t)
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	for _, d := range []string{dir, filepath.Join(dir, "sub", "loop")} {
+		res, err := Grep(context.Background(), m, d, GrepOptions{})
+		must(t, err)
+		for _, f := range res.Files {
+			for _, mt := range f.Matches {
+				if strings.Contains(mt.Text, "outside") || strings.Contains(mt.Text, "in git") {
+					t.Errorf("%s: read %s: %q", d, f.Path, mt.Text)
+				}
+			}
+		}
+	}
+	// A file named directly is searched, wherever a symlink to it sits.
+	res, err := Grep(context.Background(), m, filepath.Join(outside, "secret.txt"), GrepOptions{})
+	must(t, err)
+	if res.TotalMatches != 1 || res.Files[0].Path != filepath.Join(outside, "secret.txt") {
+		t.Errorf("single file: %+v", res)
+	}
+}
+
+// TestGrepCancel: a cancelled search returns the context's error and
+// leaves no goroutine behind (the race detector and -count catch leaks).
+func TestGrepCancel(t *testing.T) {
+	dir, _ := tree(t)
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Grep(ctx, m, dir, GrepOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled grep: %v", err)
+	}
+	if _, err := Find(ctx, dir, FindOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled find: %v", err)
 	}
 }
