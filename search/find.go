@@ -3,8 +3,9 @@ package search
 import (
 	"context"
 	"io/fs"
-	"os"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // EntryType filters find's entries. The zero value, TypeAny, keeps all.
@@ -47,14 +48,10 @@ func Find(ctx context.Context, dir string, opt FindOptions) (*FindResult, error)
 	if err := checkGlob(opt.Pattern); err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
 	g := newGlob(opt.Pattern)
 	res := &FindResult{}
-	res.Ignored, err = walk(ctx, root, func(rel string, e entry, _ *dirHandle, _ int) error {
+	var err error
+	res.Ignored, err = walk(ctx, dir, func(rel string, e entry, _ *dirHandle, _ int) error {
 		switch {
 		case opt.Type == TypeFile && !e.typ.IsRegular(),
 			opt.Type == TypeDir && !e.typ.IsDir(),
@@ -122,16 +119,16 @@ type ListResult struct {
 // List lists dir: sorted, without VCS directories or what the
 // directory's own ignore files exclude.
 func List(ctx context.Context, dir string, opt ListOptions) (*ListResult, error) {
-	root, err := os.OpenRoot(dir)
+	fd, err := openDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
-	ents, err := readDir(root)
+	defer unix.Close(fd)
+	ents, err := readDir(fd)
 	if err != nil {
 		return nil, err
 	}
-	rules := (*ignoreRules)(nil).with(nil, readIgnoreFiles(root, ents)...)
+	rules := (*ignoreRules)(nil).with(nil, readIgnoreFiles(fd, ents)...)
 	res := &ListResult{}
 	path := []string{""}
 	for _, e := range ents {
@@ -153,7 +150,7 @@ func List(ctx context.Context, dir string, opt ListOptions) (*ListResult, error)
 		}
 		le := ListEntry{Name: e.name, Kind: kindOf(e.typ)}
 		if le.Kind == KindSymlink {
-			le.Target, _ = root.Readlink(e.name)
+			le.Target = readlinkAt(fd, e.name)
 		}
 		res.Entries = append(res.Entries, le)
 	}

@@ -110,10 +110,10 @@ type collector struct {
 	shown, bytes int
 }
 
-// add merges the result of one file's scanner; it reports false when a
-// limit is reached and the search should stop.
-func (c *collector) add(path string, s *scanner) bool {
-	fm := s.res
+// add merges the matches of one file, whose scanner stopped keeping them
+// for reason hit; it reports false when a limit is reached and the search
+// should stop.
+func (c *collector) add(path string, fm FileMatches, hit0 LimitKind) bool {
 	if fm.Count == 0 {
 		return true
 	}
@@ -135,7 +135,7 @@ func (c *collector) add(path string, s *scanner) bool {
 		n++
 	}
 	if hit == LimitNone && n < fm.Count {
-		hit = s.hit
+		hit = hit0
 		if hit == LimitNone { // kept all it could: only past the shown limit
 			hit = LimitMatches
 		}
@@ -189,27 +189,39 @@ func GrepReader(ctx context.Context, m *Matcher, r io.ReaderAt, size int64, name
 	case err != nil:
 		return nil, err
 	default:
-		c.add(name, s)
+		c.add(name, s.res, s.hit)
 	}
 	return &c.res, ctx.Err()
 }
 
-// fileJob is one file of a tree to search; out gets its outcome.
+// batchSize is how many files of one directory a job carries: fewer
+// channel hand-offs than one job per file.
+const batchSize = 32
+
+// fileJob is a batch of files of one directory to search; out gets their
+// outcomes, in order. A job without files ends the walk.
 type fileJob struct {
-	dir     *dirHandle
-	name    string
-	rel     string
-	symlink bool
+	dir   *dirHandle
+	files []jobFile
+	out   chan []outcome
+	// ignored is the walk's final count of ignored entries, in the last job.
+	ignored int
+}
+
+// jobFile is one file of a job.
+type jobFile struct {
+	name, rel string
+	symlink   bool
 	// ignored is how many entries the walk had ignored when it met this
 	// file, so that the count follows walk order wherever the search stops.
 	ignored int
-	out     chan outcome
 }
 
-// outcome is a searched file: its scanner, or why it was skipped.
+// outcome is a searched file: its matches, or why it was skipped.
 type outcome struct {
-	s    *scanner
-	skip int // skipBinary, skipTooLarge, or 0
+	res  FileMatches
+	hit  LimitKind
+	skip int // skipBinary, skipTooLarge, skipOther, or 0
 }
 
 const (
@@ -221,7 +233,7 @@ const (
 // grepTree searches the files beneath dir: a walk lists them in order,
 // GOMAXPROCS workers search them, and the results are merged in walk
 // order, so the outcome does not depend on which worker ends first. At
-// most cap(pending) files are in flight, which bounds memory.
+// most cap(pending) jobs are in flight, which bounds memory.
 func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*GrepResult, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -230,16 +242,16 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 	defer root.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan *fileJob, 64)
-	pending := make(chan *fileJob, 256)
+	jobs := make(chan *fileJob, 16)
+	pending := make(chan *fileJob, 64)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
+			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt)}
 			for j := range jobs {
-				j.out <- searchJob(ctx, m, opt, root, j, &buf)
+				j.out <- w.search(j)
 			}
 		}()
 	}
@@ -249,18 +261,11 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 		defer wg.Done()
 		defer close(pending)
 		defer close(jobs)
-		walkErr = listFiles(ctx, root, opt.Glob, pending, jobs)
+		walkErr = listFiles(ctx, dir, opt.Glob, pending, jobs)
 	}()
 	c := &collector{opt: opt}
 	for j := range pending {
-		o := <-j.out
-		c.res.Skipped.Ignored = j.ignored
-		switch {
-		case o.skip == skipBinary:
-			c.res.Skipped.Binary++
-		case o.skip == skipTooLarge:
-			c.res.Skipped.TooLarge++
-		case o.s != nil && !c.add(j.rel, o.s):
+		if !c.addJob(j, <-j.out) {
 			cancel()
 			for range pending {
 			}
@@ -278,10 +283,31 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 	return &c.res, nil
 }
 
-// listFiles walks root and sends each file to search to both pending (in
-// walk order, for the collector) and jobs (for the workers); a last job
-// with no file carries the final count of ignored entries.
-func listFiles(ctx context.Context, root *os.Root, glob string, pending, jobs chan<- *fileJob) error {
+// addJob merges the outcomes of a job; false when a limit is reached.
+func (c *collector) addJob(j *fileJob, outs []outcome) bool {
+	if len(j.files) == 0 {
+		c.res.Skipped.Ignored = j.ignored
+		return true
+	}
+	for i, o := range outs {
+		c.res.Skipped.Ignored = j.files[i].ignored
+		switch o.skip {
+		case skipBinary:
+			c.res.Skipped.Binary++
+		case skipTooLarge:
+			c.res.Skipped.TooLarge++
+		case 0:
+			if !c.add(j.files[i].rel, o.res, o.hit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// listFiles walks dir and sends batches of the files to search to both
+// pending (in walk order, for the collector) and jobs (for the workers).
+func listFiles(ctx context.Context, dir, glob string, pending, jobs chan<- *fileJob) error {
 	g := newGlob(glob)
 	send := func(j *fileJob, ch chan<- *fileJob) error {
 		select {
@@ -291,70 +317,116 @@ func listFiles(ctx context.Context, root *os.Root, glob string, pending, jobs ch
 			return ctx.Err()
 		}
 	}
-	ignored, err := walk(ctx, root, func(rel string, e entry, h *dirHandle, ignored int) error {
-		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 || !g.match(rel, e.name) {
+	var cur *fileJob
+	flush := func() error {
+		j := cur
+		cur = nil
+		if j == nil {
 			return nil
 		}
-		j := &fileJob{dir: h, name: e.name, rel: rel, symlink: e.typ&fs.ModeSymlink != 0,
-			ignored: ignored, out: make(chan outcome, 1)}
 		if err := send(j, pending); err != nil {
+			j.dir.release()
 			return err
 		}
-		h.acquire()
 		if err := send(j, jobs); err != nil {
-			h.release()
-			j.out <- outcome{skip: skipOther}
+			j.dir.release()
+			j.out <- make([]outcome, len(j.files)) // never read: the collector drains
 			return err
 		}
 		return nil
+	}
+	ignored, err := walk(ctx, dir, func(rel string, e entry, h *dirHandle, ignored int) error {
+		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 || !g.match(rel, e.name) {
+			return nil
+		}
+		if cur != nil && (cur.dir != h || len(cur.files) == batchSize) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if cur == nil {
+			h.acquire()
+			cur = &fileJob{dir: h, out: make(chan []outcome, 1)}
+		}
+		cur.files = append(cur.files, jobFile{name: e.name, rel: rel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
+		return nil
 	})
-	last := &fileJob{ignored: ignored, out: make(chan outcome, 1)}
-	last.out <- outcome{}
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
+	last := &fileJob{ignored: ignored, out: make(chan []outcome, 1)}
+	last.out <- nil
 	if serr := send(last, pending); err == nil {
 		err = serr
 	}
 	return err
 }
 
-// searchJob searches one file of a tree. Its directory handle is released
-// once the file is open.
-func searchJob(ctx context.Context, m *Matcher, opt *GrepOptions, root *os.Root, j *fileJob, buf *[]byte) outcome {
-	f, err := openJob(ctx, root, j)
-	j.dir.release()
+// worker searches the files of jobs, reusing its scanner and buffer.
+type worker struct {
+	ctx  context.Context
+	root *os.Root
+	s    *scanner
+	buf  []byte
+}
+
+// search searches the files of j, then releases its directory.
+func (w *worker) search(j *fileJob) []outcome {
+	defer j.dir.release()
+	outs := make([]outcome, len(j.files))
+	for i := range j.files {
+		outs[i] = w.searchFile(j.dir, &j.files[i])
+	}
+	return outs
+}
+
+func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
+	r, size, err := openJob(w.ctx, w.root, dir, f)
 	if err != nil {
 		return outcome{skip: skipOther}
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return outcome{skip: skipOther}
-	}
-	if opt.MaxFileSize > 0 && fi.Size() > opt.MaxFileSize {
+	defer r.Close()
+	if opt := w.s.opt; opt.MaxFileSize > 0 && size > opt.MaxFileSize {
 		return outcome{skip: skipTooLarge}
 	}
-	s := newScanner(m, opt)
-	switch err := s.scanReaderAt(f, fi.Size(), buf); {
+	s := w.s
+	s.reset()
+	switch err := s.scanReaderAt(r, size, &w.buf); {
 	case errors.Is(err, errBinary):
 		return outcome{skip: skipBinary}
 	case err != nil:
 		return outcome{skip: skipOther}
 	}
-	if cap(*buf) > 2*chunkSize {
-		*buf = nil // a long line grew it: do not keep that much
+	if cap(w.buf) > 2*chunkSize {
+		w.buf = nil // a long line grew it: do not keep that much
 	}
-	return outcome{s: s}
+	return outcome{res: s.res, hit: s.hit}
 }
 
-// openJob opens a job's file without blocking (a FIFO) and without leaving
-// the tree: a plain file beneath its directory, a symlink beneath the root,
-// which refuses links that lead out of it.
-func openJob(ctx context.Context, root *os.Root, j *fileJob) (*os.File, error) {
+// readerAtCloser is an open file of the tree.
+type readerAtCloser interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// openJob opens a regular file of the tree without blocking (a FIFO) and
+// without leaving the tree: a plain file beneath its directory, a symlink
+// through the tree's root, which refuses links that lead out of it.
+func openJob(ctx context.Context, root *os.Root, dir *dirHandle, f *jobFile) (readerAtCloser, int64, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	flags := os.O_RDONLY | syscall.O_NONBLOCK
-	if j.symlink {
-		return root.OpenFile(j.rel, flags, 0)
+	if !f.symlink {
+		return openFileAt(dir.fd, f.name)
 	}
-	return j.dir.root.OpenFile(j.name, flags, 0)
+	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := file.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		file.Close()
+		return nil, 0, ErrNotRegular
+	}
+	return file, fi.Size(), nil
 }

@@ -2,8 +2,10 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
+	"unicode/utf8"
 
 	"github.com/toold/toold/truncate"
 )
@@ -44,6 +46,11 @@ func newScanner(m *Matcher, opt *GrepOptions) *scanner {
 	return &scanner{m: m, opt: opt, chunk: chunkSize}
 }
 
+// reset readies s for the next file.
+func (s *scanner) reset() {
+	*s = scanner{m: s.m, opt: s.opt, chunk: s.chunk}
+}
+
 // errBinary is returned for a file that is not text.
 var errBinary = errors.New("binary file")
 
@@ -79,7 +86,7 @@ func (s *scanner) scanReaderAt(r io.ReaderAt, size int64, bufp *[]byte) error {
 				continue // judge on the whole sample, however small the chunks
 			}
 			first = false
-			if truncate.IsBinary(buf[:min(n, sniffLen)]) {
+			if sample := buf[:min(n, sniffLen)]; !plainText(sample) && truncate.IsBinary(sample) {
 				return errBinary
 			}
 		}
@@ -240,4 +247,43 @@ func show(line []byte, maxChars int) (string, int) {
 		return truncate.Valid(line), 1
 	}
 	return truncate.Valid(line), 0
+}
+
+// plainText is a quick proof that sample is text by truncate.IsBinary's
+// rule: no NUL, no control character but those it allows, valid UTF-8.
+// Eight bytes at a time, most words are printable ASCII and skipped whole;
+// when it cannot tell, the caller asks truncate.IsBinary.
+func plainText(sample []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ascii := true
+	i := 0
+	for ; i+8 <= len(sample); i += 8 {
+		w := binary.LittleEndian.Uint64(sample[i:])
+		// A byte below 0x20 or above 0x7e sets its high bit here.
+		if ((w-0x20*ones)&^w|(w+0x01*ones)|w)&highs == 0 {
+			continue
+		}
+		for _, c := range sample[i : i+8] {
+			if !plainByte(c, &ascii) {
+				return false
+			}
+		}
+	}
+	for _, c := range sample[i:] {
+		if !plainByte(c, &ascii) {
+			return false
+		}
+	}
+	return ascii || utf8.Valid(sample)
+}
+
+func plainByte(c byte, ascii *bool) bool {
+	switch {
+	case c >= 0x80:
+		*ascii = false
+		return true
+	case c >= 0x20:
+		return c != 0x7f
+	}
+	return c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\b' || c == 0x1b
 }

@@ -227,3 +227,23 @@ func FuzzScan(f *testing.F) {
 		checkScan(t, data, lit, opt, int(chunk%64)+1)
 	})
 }
+
+// FuzzPlainText: the quick proof of text never contradicts the rule.
+func FuzzPlainText(f *testing.F) {
+	for _, s := range []string{"plain text\n", "tab\tand\x1b[0m", "é\xff", "\x00", "\x7f", "abcdefgh\x01ijklmnop"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if plainText(b) && truncate.IsBinary(b) {
+			t.Fatalf("%q: plainText, yet binary", b)
+		}
+		if len(b) > 0 && !bytes.ContainsAny(b, "\x00\x7f") && utf8.Valid(b) && !plainText(b) {
+			for _, c := range b {
+				if c < 0x20 && !strings.ContainsRune("\t\n\r\f\b\x1b", rune(c)) {
+					return
+				}
+			}
+			t.Fatalf("%q: text, not proven", b)
+		}
+	})
+}

@@ -3,13 +3,9 @@ package search
 import (
 	"container/heap"
 	"context"
-	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -18,23 +14,6 @@ import (
 type entry struct {
 	name string
 	typ  fs.FileMode // fs.ModeType bits: 0 for a regular file
-}
-
-// dirHandle is an open directory of the walk, shared by the jobs that
-// open files in it: openat on one name each, beneath it, so nothing is
-// resolved through a path that could be swapped for a symlink. It closes
-// when the last holder releases it.
-type dirHandle struct {
-	root *os.Root
-	refs atomic.Int32
-}
-
-func (h *dirHandle) acquire() { h.refs.Add(1) }
-
-func (h *dirHandle) release() {
-	if h.refs.Add(-1) == 0 {
-		h.root.Close()
-	}
 }
 
 // dirFuture is a directory to walk: read ahead by the walk's readers, or by
@@ -83,13 +62,12 @@ const readAhead = 128
 // before its entries; symlinks are visited, never followed. visit is told
 // how many entries were ignored so far. An error from visit ends the walk
 // and is returned.
-func walk(ctx context.Context, root *os.Root, visit func(rel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
-	top, err := root.OpenRoot(".")
+func walk(ctx context.Context, dir string, visit func(rel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
+	fd, err := openDir(dir)
 	if err != nil {
 		return 0, err
 	}
-	h := &dirHandle{root: top}
-	h.acquire()
+	h := newDirHandle(fd)
 	w := &walker{ctx: ctx, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
 	for range runtime.GOMAXPROCS(0) {
@@ -219,24 +197,23 @@ func (w *walker) reader() {
 func (w *walker) read(f *dirFuture, parent *dirHandle) {
 	defer close(f.done)
 	if f.parent != nil {
-		defer parent.release()
-		root, err := parent.root.OpenRoot(f.name)
+		fd, err := openDirAt(parent.fd, f.name)
+		parent.release()
 		if err != nil {
 			f.err = err
 			return
 		}
-		f.h = &dirHandle{root: root}
-		f.h.acquire()
+		f.h = newDirHandle(fd)
 	} else {
 		f.h = parent
 	}
-	f.ents, f.err = readDir(f.h.root)
+	f.ents, f.err = readDir(f.h.fd)
 	if f.err != nil {
 		f.h.release()
 		f.h = nil
 		return
 	}
-	f.rules2 = f.rules.with(f.comps, readIgnoreFiles(f.h.root, f.ents)...)
+	f.rules2 = f.rules.with(f.comps, readIgnoreFiles(f.h.fd, f.ents)...)
 	f.skip = make([]bool, len(f.ents))
 	path := make([]string, len(f.comps)+1)
 	copy(path, f.comps)
@@ -279,50 +256,6 @@ func (w *walker) read(f *dirFuture, parent *dirHandle) {
 		w.cond.Broadcast()
 		w.mu.Unlock()
 	}
-}
-
-// readDir lists a directory, sorted by name, in batches so that a huge
-// directory costs no more than its names.
-func readDir(root *os.Root) ([]entry, error) {
-	d, err := root.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	var ents []entry
-	for {
-		batch, err := d.ReadDir(1024)
-		for _, de := range batch {
-			ents = append(ents, entry{name: de.Name(), typ: de.Type()})
-		}
-		if errors.Is(err, io.EOF) || err == nil && len(batch) == 0 {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	slices.SortFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
-	return ents, nil
-}
-
-// readIgnoreFiles returns the contents of the ignore files among ents.
-func readIgnoreFiles(root *os.Root, ents []entry) [][]byte {
-	var out [][]byte
-	for _, name := range ignoreFiles {
-		i, ok := slices.BinarySearchFunc(ents, name, func(e entry, n string) int { return strings.Compare(e.name, n) })
-		if !ok || ents[i].typ.IsDir() {
-			continue
-		}
-		f, err := root.Open(name)
-		if err != nil {
-			continue
-		}
-		b, _ := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
-		f.Close()
-		out = append(out, b)
-	}
-	return out
 }
 
 // futureHeap orders directories as the walk reaches them: by path,

@@ -4,6 +4,7 @@
 //	search grep [-F] [-i] [-glob G] [-limit N] PATTERN DIR
 //	search find [-name G] [-type f|d] DIR
 //	search ls [-a] DIR
+//	search gen DIR N     (a tree of N small files, 100 to a directory)
 package main
 
 import (
@@ -12,6 +13,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/toold/toold/search"
 )
@@ -31,6 +34,8 @@ func main() {
 		err = find(out, os.Args[2:])
 	case "ls":
 		err = ls(out, os.Args[2:])
+	case "gen":
+		err = gen(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -108,6 +113,34 @@ func ls(out *bufio.Writer, args []string) error {
 	}
 	for _, e := range res.Entries {
 		fmt.Fprintln(out, e.Name, e.Kind, e.Target)
+	}
+	return nil
+}
+
+// gen writes n small files of a few lines, 100 to a directory and 100
+// directories to a parent, one file in 50 holding "needle_42".
+func gen(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("gen wants DIR N")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		dir := filepath.Join(args[0], fmt.Sprintf("d%03d", i/10000), fmt.Sprintf("e%03d", i/100%100))
+		if i%100 == 0 {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		body := fmt.Sprintf("package p%d\n\n// file %d of the generated tree\nfunc F%d() int { return %d }\n", i, i, i, i*7)
+		if i%50 == 0 {
+			body += "var s = \"needle_42\"\n"
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.go", i)), []byte(body), 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/search.sh: the search engine beside ripgrep, grep -rn and GNU find, as a
+# markdown table of median wall times, ratios and peak RSS.
+#
+#   bench/search.sh               # 5 runs per case (median shown)
+#   RUNS=3 bench/search.sh        # quicker
+#
+# Trees: $(go env GOROOT)/src (the Go toolchain's source) and a generated tree of
+# 100,000 small files (kept in BENCH_DATA_DIR, default bench/data, gitignored).
+# Every tool runs as a process with its output sent to /dev/null, after a warm-up
+# run that puts the tree in the page cache; runs of the tools are interleaved so
+# that load from elsewhere falls on all of them alike. toold's side is
+# bench/search (the engine run once per process, printing every match as rg does).
+# Needs rg (apt-get install -y ripgrep) and GNU time (/usr/bin/time).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+runs="${RUNS:-5}"
+files="${GEN_FILES:-100000}"
+
+for tool in rg /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install -y ripgrep time)" >&2; exit 1; }
+done
+
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/toold-search-bench.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/search" ./bench/search)
+
+data_dir="${BENCH_DATA_DIR:-$here/data}"
+mkdir -p "$data_dir" 2>/dev/null && [ -w "$data_dir" ] || data_dir="${TMPDIR:-/tmp}/toold-bench-data"
+gen="$data_dir/tree-$files"
+if [ ! -f "$gen/.done" ]; then
+  echo "bench: generating $gen ($files files)" >&2
+  rm -rf "$gen"
+  "$tmp/search" gen "$gen" "$files"
+  touch "$gen/.done"
+fi
+goroot="$(go env GOROOT)/src"
+
+# run NAME CMD...: one timed run, appending "seconds rss_kib" to $tmp/NAME.
+run() {
+  local name="$1"; shift
+  /usr/bin/time -o "$tmp/t" -f "%e %M" "$@" >/dev/null 2>&1 || true
+  cat "$tmp/t" >> "$tmp/$name"
+}
+
+# median FILE COLUMN
+median() { sort -n -k"$2","$2" "$1" | awk -v c="$2" '{a[NR]=$c} END {print a[int((NR+1)/2)]}'; }
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# case LABEL TOOLD_CMD -- RG_CMD -- OTHER_CMD
+bench_case() {
+  local label="$1"; shift
+  local t=() r=() o=()
+  while [ "$1" != "--" ]; do t+=("$1"); shift; done; shift
+  while [ "$1" != "--" ]; do r+=("$1"); shift; done; shift
+  o=("$@")
+  rm -f "$tmp/toold" "$tmp/rg" "$tmp/other"
+  "${t[@]}" >/dev/null 2>&1 || true # warm-up: page cache
+  [ ${#r[@]} -gt 0 ] && { "${r[@]}" >/dev/null 2>&1 || true; }
+  "${o[@]}" >/dev/null 2>&1 || true
+  for _ in $(seq "$runs"); do
+    run toold "${t[@]}"
+    [ ${#r[@]} -gt 0 ] && run rg "${r[@]}"
+    run other "${o[@]}"
+  done
+  local tt rt ot rss
+  tt="$(median "$tmp/toold" 1)"; ot="$(median "$tmp/other" 1)"; rss="$(median "$tmp/toold" 2)"
+  if [ ${#r[@]} -gt 0 ]; then rt="$(median "$tmp/rg" 1)"; else rt="-"; fi
+  printf '| %s | %s | %s | %s | %s | %s | %d |\n' "$label" "$tt" "$rt" "$ot" \
+    "$( [ "$rt" = "-" ] && echo - || ratio "$tt" "$rt")" "$(ratio "$tt" "$ot")" "$((rss / 1024))"
+}
+
+s="$tmp/search"
+echo "runs: $runs per case, median wall seconds; cores: $(nproc); $(rg --version | head -1); $(grep --version | head -1); $(find --version | head -1)"
+echo
+echo "| case | toold | rg | grep -rn / find | toold/rg | toold/(grep or find) | toold RSS MiB |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for tree in "$goroot" "$gen"; do
+  name="GOROOT/src"; [ "$tree" = "$gen" ] && name="gen $files files"
+  bench_case "$name: grep literal" "$s" grep -F 'func main' "$tree" -- rg -n -F 'func main' "$tree" -- grep -rn -F 'func main' "$tree"
+  bench_case "$name: grep regexp" "$s" grep 'func \w+Reader\(' "$tree" -- rg -n 'func \w+Reader\(' "$tree" -- grep -rnE 'func \w+Reader\(' "$tree"
+  bench_case "$name: grep -i literal" "$s" grep -i -F 'NEEDLE_42' "$tree" -- rg -n -i -F 'NEEDLE_42' "$tree" -- grep -rni -F 'NEEDLE_42' "$tree"
+  bench_case "$name: find -name '*.go'" "$s" find -name '*.go' "$tree" -- rg --files -g '*.go' "$tree" -- find "$tree" -name '*.go'
+  bench_case "$name: find -type d" "$s" find -type d "$tree" -- -- find "$tree" -type d
+done
