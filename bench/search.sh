@@ -6,7 +6,7 @@
 #   RUNS=3 bench/search.sh        # quicker
 #
 # Trees: $(go env GOROOT)/src (the Go toolchain's source) and a generated tree of
-# 100,000 small files (kept in BENCH_DATA_DIR, default bench/data, gitignored).
+# 100,000 small files (kept in BENCH_DATA_DIR/testdata, default bench/data, gitignored).
 # Every tool runs as a process with its output sent to /dev/null, after a warm-up
 # run that puts the tree in the page cache; runs of the tools are interleaved so
 # that load from elsewhere falls on all of them alike. toold's side is
@@ -29,7 +29,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 data_dir="${BENCH_DATA_DIR:-$here/data}"
 mkdir -p "$data_dir" 2>/dev/null && [ -w "$data_dir" ] || data_dir="${TMPDIR:-/tmp}/toold-bench-data"
-gen="$data_dir/tree-$files"
+# Under a testdata directory, so that the go command never sees its .go files.
+gen="$data_dir/testdata/tree-$files"
 if [ ! -f "$gen/.done" ]; then
   echo "bench: generating $gen ($files files)" >&2
   rm -rf "$gen"
@@ -42,7 +43,7 @@ goroot="$(go env GOROOT)/src"
 run() {
   local name="$1"; shift
   /usr/bin/time -o "$tmp/t" -f "%e %M" "$@" >/dev/null 2>&1 || true
-  cat "$tmp/t" >> "$tmp/$name"
+  tail -n1 "$tmp/t" >> "$tmp/$name" # after a "Command exited with non-zero status" line
 }
 
 # median FILE COLUMN
