@@ -6,7 +6,8 @@
 #   RUNS=3 bench/search.sh        # quicker
 #
 # Trees: $(go env GOROOT)/src (the Go toolchain's source) and a generated tree of
-# 100,000 small files (kept in BENCH_DATA_DIR/testdata, default bench/data, gitignored).
+# 100,000 small files (kept in BENCH_DATA_DIR/testdata, default $TMPDIR/toold-bench-data:
+# out of the repository, where gofmt and the go command would see its .go files).
 # Every tool runs as a process with its output sent to /dev/null, after a warm-up
 # run that puts the tree in the page cache; runs of the tools are interleaved so
 # that load from elsewhere falls on all of them alike. toold's side is
@@ -27,8 +28,8 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/toold-search-bench.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/search" ./bench/search)
 
-data_dir="${BENCH_DATA_DIR:-$here/data}"
-mkdir -p "$data_dir" 2>/dev/null && [ -w "$data_dir" ] || data_dir="${TMPDIR:-/tmp}/toold-bench-data"
+data_dir="${BENCH_DATA_DIR:-${TMPDIR:-/tmp}/toold-bench-data}"
+mkdir -p "$data_dir"
 # Under a testdata directory, so that the go command never sees its .go files.
 gen="$data_dir/testdata/tree-$files"
 if [ ! -f "$gen/.done" ]; then
