@@ -40,11 +40,14 @@ if [ ! -f "$gen/.done" ]; then
 fi
 goroot="$(go env GOROOT)/src"
 
-# run NAME CMD...: one timed run, appending "seconds rss_kib" to $tmp/NAME.
+# run NAME CMD...: one timed run, appending "wall_s rss_kib cpu_s" to $tmp/NAME
+# (cpu is user + system: the machine is shared, and CPU time suffers less from
+# other load than wall time does).
 run() {
   local name="$1"; shift
-  /usr/bin/time -o "$tmp/t" -f "%e %M" "$@" >/dev/null 2>&1 || true
-  tail -n1 "$tmp/t" >> "$tmp/$name" # after a "Command exited with non-zero status" line
+  /usr/bin/time -o "$tmp/t" -f "%e %M %U %S" "$@" >/dev/null 2>&1 || true
+  # the last line: after a "Command exited with non-zero status" line
+  tail -n1 "$tmp/t" | awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' >> "$tmp/$name"
 }
 
 # median FILE COLUMN
@@ -68,15 +71,21 @@ bench_case() {
     [ ${#r[@]} -gt 0 ] && run rg "${r[@]}"
     run other "${o[@]}"
   done
-  local tt rt ot rss
+  local tt rt ot rss tc rc oc
   tt="$(median "$tmp/toold" 1)"; ot="$(median "$tmp/other" 1)"; rss="$(median "$tmp/toold" 2)"
-  if [ ${#r[@]} -gt 0 ]; then rt="$(median "$tmp/rg" 1)"; else rt="-"; fi
-  printf '| %s | %s | %s | %s | %s | %s | %d |\n' "$label" "$tt" "$rt" "$ot" \
-    "$( [ "$rt" = "-" ] && echo - || ratio "$tt" "$rt")" "$(ratio "$tt" "$ot")" "$((rss / 1024))"
+  tc="$(median "$tmp/toold" 3)"; oc="$(median "$tmp/other" 3)"
+  rt="-"; rc="-"
+  if [ ${#r[@]} -gt 0 ]; then rt="$(median "$tmp/rg" 1)"; rc="$(median "$tmp/rg" 3)"; fi
+  printf '| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %d |\n' "$label" \
+    "$tt" "$tc" "$rt" "$rc" "$ot" "$oc" \
+    "$( [ "$rt" = "-" ] && echo - || ratio "$tt" "$rt")" "$( [ "$rc" = "-" ] && echo - || ratio "$tc" "$rc")" \
+    "$(ratio "$tt" "$ot")" "$(ratio "$tc" "$oc")" "$((rss / 1024))"
 }
 
 s="$tmp/search"
 echo "runs: $runs per case, median wall seconds; cores: $(nproc); $(rg --version | head -1); $(grep --version | head -1); $(find --version | head -1)"
+echo
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg). Cells: median wall s / median CPU (user+sys) s."
 echo
 echo "| case | toold | rg | grep -rn / find | toold/rg | toold/(grep or find) | toold RSS MiB |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
