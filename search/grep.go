@@ -83,7 +83,8 @@ type FileMatches struct {
 
 // Skipped counts the files of a tree that were not searched.
 type Skipped struct {
-	// Binary files are not text (truncate.IsBinary); TooLarge ones are
+	// Binary files are not text (truncate.IsBinary) and have a match that
+	// is not shown (a file without one is not judged); TooLarge ones are
 	// over GrepOptions.MaxFileSize; Ignored entries (files or directories)
 	// are excluded by .gitignore or .ignore files.
 	Binary, TooLarge, Ignored int

@@ -40,6 +40,10 @@ type scanner struct {
 	lastShown, pendingAfter int
 	// chunk is how much is read at once: chunkSize, smaller in tests.
 	chunk int
+	// sample is the start of the file, judged binary or not at the first
+	// match (judged); a binary file's scan ends there.
+	sample         []byte
+	judged, binary bool
 }
 
 func newScanner(m *Matcher, opt *GrepOptions) *scanner {
@@ -48,10 +52,10 @@ func newScanner(m *Matcher, opt *GrepOptions) *scanner {
 
 // reset readies s for the next file.
 func (s *scanner) reset() {
-	*s = scanner{m: s.m, opt: s.opt, chunk: s.chunk}
+	*s = scanner{m: s.m, opt: s.opt, chunk: s.chunk, sample: s.sample[:0]}
 }
 
-// errBinary is returned for a file that is not text.
+// errBinary is returned for a file that is not text and has a match.
 var errBinary = errors.New("binary file")
 
 // scanReaderAt searches the first size bytes of r, reading them in chunks
@@ -86,9 +90,9 @@ func (s *scanner) scanReaderAt(r io.ReaderAt, size int64, bufp *[]byte) error {
 				continue // judge on the whole sample, however small the chunks
 			}
 			first = false
-			if sample := buf[:min(n, sniffLen)]; !plainText(sample) && truncate.IsBinary(sample) {
-				return errBinary
-			}
+			// Judged at the first match: most files have none, and whether
+			// those are text does not matter.
+			s.sample = append(s.sample[:0], buf[:min(n, sniffLen)]...)
 		}
 		end := n
 		if !eof {
@@ -101,6 +105,9 @@ func (s *scanner) scanReaderAt(r io.ReaderAt, size int64, bufp *[]byte) error {
 			}
 		}
 		line = s.scan(buf[:end], old, line)
+		if s.binary {
+			return errBinary
+		}
 		if eof {
 			return nil
 		}
@@ -132,6 +139,12 @@ func (s *scanner) scan(buf []byte, from, line int) int {
 		start, end, ok := s.m.next(buf, pos)
 		if !ok {
 			break
+		}
+		if !s.judged {
+			s.judged = true
+			if s.binary = !plainText(s.sample) && truncate.IsBinary(s.sample); s.binary {
+				return line
+			}
 		}
 		line += bytes.Count(buf[pos:start], nl)
 		s.res.Count++
