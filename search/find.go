@@ -28,6 +28,8 @@ type FindOptions struct {
 	Type    EntryType
 	// Limit is how many entries are returned; 0 is no limit.
 	Limit int
+	// IgnoreFrom: as GrepOptions.IgnoreFrom.
+	IgnoreFrom string
 }
 
 // FindResult lists the entries of a tree.
@@ -51,7 +53,7 @@ func Find(ctx context.Context, dir string, opt FindOptions) (*FindResult, error)
 	g := newGlob(opt.Pattern)
 	res := &FindResult{}
 	var err error
-	res.Ignored, err = walk(ctx, dir, func(rel string, e entry, _ *dirHandle, _ int) error {
+	res.Ignored, err = walk(ctx, dir, opt.IgnoreFrom, func(rel string, e entry, _ *dirHandle, _ int) error {
 		switch {
 		case opt.Type == TypeFile && !e.typ.IsRegular(),
 			opt.Type == TypeDir && !e.typ.IsDir(),
@@ -95,6 +97,8 @@ type ListOptions struct {
 	Limit int
 	// All lists the entries whose names start with '.'.
 	All bool
+	// IgnoreFrom: as GrepOptions.IgnoreFrom.
+	IgnoreFrom string
 }
 
 // ListEntry is one entry of a directory.
@@ -128,14 +132,15 @@ func List(ctx context.Context, dir string, opt ListOptions) (*ListResult, error)
 	if err != nil {
 		return nil, err
 	}
-	rules := (*ignoreRules)(nil).with(nil, readIgnoreFiles(fd, ents)...)
+	rules, comps := parentRules(dir, opt.IgnoreFrom)
+	rules = rules.with(comps, readIgnoreFiles(fd, ents)...)
 	res := &ListResult{}
-	path := []string{""}
+	path := append(comps, "")
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		path[0] = e.name
+		path[len(path)-1] = e.name
 		switch {
 		case !opt.All && strings.HasPrefix(e.name, "."),
 			e.typ.IsDir() && vcsDirs[e.name]:

@@ -54,6 +54,10 @@ type GrepOptions struct {
 	// MaxFileSize skips a tree's files larger than this (a file or reader
 	// searched by name is searched whatever its size); 0 is no cap.
 	MaxFileSize int64
+	// IgnoreFrom is an ancestor of the searched directory (say, the root
+	// of its repository) whose ignore files, and those of the directories
+	// between, apply too. Empty: only the tree's own.
+	IgnoreFrom string
 }
 
 // Match is one matching line.
@@ -262,7 +266,7 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 		defer wg.Done()
 		defer close(pending)
 		defer close(jobs)
-		walkErr = listFiles(ctx, dir, opt.Glob, pending, jobs)
+		walkErr = listFiles(ctx, dir, opt, pending, jobs)
 	}()
 	c := &collector{opt: opt}
 	for j := range pending {
@@ -308,8 +312,8 @@ func (c *collector) addJob(j *fileJob, outs []outcome) bool {
 
 // listFiles walks dir and sends batches of the files to search to both
 // pending (in walk order, for the collector) and jobs (for the workers).
-func listFiles(ctx context.Context, dir, glob string, pending, jobs chan<- *fileJob) error {
-	g := newGlob(glob)
+func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+	g := newGlob(opt.Glob)
 	send := func(j *fileJob, ch chan<- *fileJob) error {
 		select {
 		case ch <- j:
@@ -336,7 +340,7 @@ func listFiles(ctx context.Context, dir, glob string, pending, jobs chan<- *file
 		}
 		return nil
 	}
-	ignored, err := walk(ctx, dir, func(rel string, e entry, h *dirHandle, ignored int) error {
+	ignored, err := walk(ctx, dir, opt.IgnoreFrom, func(rel string, e entry, h *dirHandle, ignored int) error {
 		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 || !g.match(rel, e.name) {
 			return nil
 		}

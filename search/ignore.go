@@ -2,6 +2,10 @@ package search
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -67,4 +71,47 @@ func appendPatterns(ps []gitignore.Pattern, content []byte, domain []string) []g
 // root) is excluded.
 func (r *ignoreRules) ignored(path []string, isDir bool) bool {
 	return r != nil && r.matcher.Match(path, isDir)
+}
+
+// parentRules returns the rules that the ignore files of from and of the
+// directories between it and dir, its descendant, put on dir's entries,
+// and dir's path components from from. Paths are matched from from, so
+// that an ancestor's anchored patterns ("/build") keep their meaning.
+func parentRules(dir, from string) (*ignoreRules, []string) {
+	if from == "" {
+		return nil, nil
+	}
+	rel, err := filepath.Rel(from, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return nil, nil
+	}
+	var comps []string
+	if rel != "." {
+		comps = strings.Split(filepath.ToSlash(rel), "/")
+	}
+	var rules *ignoreRules
+	for i := range comps {
+		d := filepath.Join(append([]string{from}, comps[:i]...)...)
+		var contents [][]byte
+		for _, name := range ignoreFiles {
+			if b, err := readSmall(filepath.Join(d, name)); err == nil {
+				contents = append(contents, b)
+			}
+		}
+		rules = rules.with(comps[:i], contents...)
+	}
+	return rules, comps
+}
+
+// readSmall reads at most maxIgnoreFile bytes of a regular file.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, ErrNotRegular
+	}
+	return io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 }

@@ -276,3 +276,35 @@ func TestGrepCancel(t *testing.T) {
 		t.Errorf("cancelled find: %v", err)
 	}
 }
+
+// TestIgnoreFrom: a search in a subdirectory honours the ignore files
+// above it, anchored patterns included, when told where they start.
+func TestIgnoreFrom(t *testing.T) {
+	dir, _ := tree(t)
+	must(t, os.WriteFile(filepath.Join(dir, "sub", "deep", "note.log"), []byte("needle note\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, ".ignore"), []byte("/sub/deep/c.txt\n"), 0o644))
+	sub := filepath.Join(dir, "sub", "deep")
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	for _, tt := range []struct {
+		from string
+		want []string
+	}{
+		{"", []string{"c.txt:3:needle deep", "note.log:1:needle note"}},
+		{dir, nil},
+		{filepath.Join(dir, "sub"), []string{"c.txt:3:needle deep", "note.log:1:needle note"}},
+	} {
+		res, err := Grep(context.Background(), m, sub, GrepOptions{IgnoreFrom: tt.from})
+		must(t, err)
+		if got := hits(res); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("from %q: got %q, want %q", tt.from, got, tt.want)
+		}
+		fr, err := Find(context.Background(), sub, FindOptions{IgnoreFrom: tt.from})
+		must(t, err)
+		lr, err := List(context.Background(), sub, ListOptions{IgnoreFrom: tt.from})
+		must(t, err)
+		if len(fr.Entries) != len(tt.want) || len(lr.Entries) != len(tt.want) {
+			t.Errorf("from %q: find %q, ls %+v", tt.from, fr.Entries, lr.Entries)
+		}
+	}
+}

@@ -62,11 +62,12 @@ const readAhead = 128
 // before its entries; symlinks are visited, never followed. visit is told
 // how many entries were ignored so far. An error from visit ends the walk
 // and is returned.
-func walk(ctx context.Context, dir string, visit func(rel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
+func walk(ctx context.Context, dir, ignoreFrom string, visit func(rel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
 	fd, err := openDir(dir)
 	if err != nil {
 		return 0, err
 	}
+	rules, comps := parentRules(dir, ignoreFrom)
 	h := newDirHandle(fd)
 	w := &walker{ctx: ctx, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
@@ -74,7 +75,7 @@ func walk(ctx context.Context, dir string, visit func(rel string, e entry, dir *
 		w.wg.Add(1)
 		go w.reader()
 	}
-	f := &dirFuture{done: make(chan struct{})}
+	f := &dirFuture{comps: comps, rules: rules, done: make(chan struct{})}
 	f.taken.Store(true)
 	w.read(f, h)
 	err = w.walkDir(f)
