@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 )
 
 // goroot is the benchmarks' real tree: the Go toolchain's own source.
@@ -62,19 +64,109 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
+var wide struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain removes the benchmarks' wide directory, shared by them.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if wide.dir != "" {
+		os.RemoveAll(wide.dir)
+	}
+	os.Exit(code)
+}
+
+// wideDir is a directory of 100,000 small files, made once per run.
+func wideDir(b *testing.B) string {
+	wide.once.Do(func() {
+		wide.dir, wide.err = os.MkdirTemp("", "toold-wide-")
+		for i := 0; i < 100000 && wide.err == nil; i++ {
+			body := []byte("line one\nline two " + strconv.Itoa(i) + "\n")
+			wide.err = os.WriteFile(filepath.Join(wide.dir, "f"+strconv.Itoa(i)+".txt"), body, 0o644)
+		}
+	})
+	if wide.err != nil {
+		b.Fatal(wide.err)
+	}
+	return wide.dir
+}
+
+// peakHeap samples the live heap while f runs and reports its peak, so
+// that a benchmark shows memory stays bounded however large the tree.
+func peakHeap(b *testing.B, f func()) {
+	done := make(chan struct{})
+	peak := make(chan uint64)
+	go func() {
+		var top uint64
+		var ms runtime.MemStats
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			top = max(top, ms.HeapInuse)
+			select {
+			case <-done:
+				peak <- top
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(done)
+	b.ReportMetric(float64(<-peak)/(1<<20), "peak-heap-MiB")
+}
+
 // BenchmarkFindWide lists a directory of 100,000 files.
 func BenchmarkFindWide(b *testing.B) {
-	dir := b.TempDir()
-	for i := range 100000 {
-		if err := os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".txt"), nil, 0o644); err != nil {
-			b.Fatal(err)
+	dir := wideDir(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	peakHeap(b, func() {
+		for b.Loop() {
+			if _, err := Find(context.Background(), dir, FindOptions{Limit: 1000}); err != nil {
+				b.Fatal(err)
+			}
 		}
+	})
+}
+
+// BenchmarkGrepWide greps a directory of 100,000 files, every one matching.
+func BenchmarkGrepWide(b *testing.B) {
+	dir := wideDir(b)
+	m, err := Compile(Query{Pattern: "two"})
+	if err != nil {
+		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for b.Loop() {
-		if _, err := Find(context.Background(), dir, FindOptions{Limit: 1000}); err != nil {
-			b.Fatal(err)
+	peakHeap(b, func() {
+		for b.Loop() {
+			res, err := Grep(context.Background(), m, dir, GrepOptions{Limit: 2000, MaxBytes: 51200, MaxLineChars: 500})
+			if err != nil || res.LimitReached == LimitNone {
+				b.Fatal(err, res.LimitReached)
+			}
 		}
+	})
+}
+
+// BenchmarkGrepWideAll counts every match of a directory of 100,000 files.
+func BenchmarkGrepWideAll(b *testing.B) {
+	dir := wideDir(b)
+	m, err := Compile(Query{Pattern: "one"})
+	if err != nil {
+		b.Fatal(err)
 	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	peakHeap(b, func() {
+		for b.Loop() {
+			if _, err := Grep(context.Background(), m, dir, GrepOptions{Limit: 100}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
