@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -75,7 +76,9 @@ func pathErr(op, name string, err error) error {
 // readDir lists the directory fd, sorted by name, without "." and "..".
 func readDir(fd int) ([]entry, error) {
 	var ents []entry
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if err == unix.EINTR {
@@ -92,6 +95,10 @@ func readDir(fd int) ([]entry, error) {
 	slices.SortFunc(ents, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 	return ents, nil
 }
+
+// direntBufs are getdents buffers, reused: a walk reads thousands of
+// directories.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // typeAt is the type of name beneath dirfd, for a file system that gives
 // no type in its directory entries.

@@ -53,15 +53,22 @@ func Find(ctx context.Context, dir string, opt FindOptions) (*FindResult, error)
 	g := newGlob(opt.Pattern)
 	res := &FindResult{}
 	var err error
-	res.Ignored, err = walk(ctx, dir, opt.IgnoreFrom, func(rel string, e entry, _ *dirHandle, _ int) error {
-		switch {
-		case opt.Type == TypeFile && !e.typ.IsRegular(),
-			opt.Type == TypeDir && !e.typ.IsDir(),
-			!g.match(rel, e.name):
+	res.Ignored, err = walk(ctx, dir, opt.IgnoreFrom, func(dirRel string, e entry, _ *dirHandle, _ int) error {
+		if opt.Type == TypeFile && !e.typ.IsRegular() || opt.Type == TypeDir && !e.typ.IsDir() {
+			return nil
+		}
+		var rel string
+		if !g.nameOnly {
+			rel = joinRel(dirRel, e.name)
+		}
+		if !g.match(rel, e.name) {
 			return nil
 		}
 		res.Total++
 		if opt.Limit <= 0 || len(res.Entries) < opt.Limit {
+			if rel == "" {
+				rel = joinRel(dirRel, e.name)
+			}
 			if e.typ.IsDir() {
 				rel += "/"
 			}

@@ -340,8 +340,12 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		return nil
 	}
-	ignored, err := walk(ctx, dir, opt.IgnoreFrom, func(rel string, e entry, h *dirHandle, ignored int) error {
-		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 || !g.match(rel, e.name) {
+	ignored, err := walk(ctx, dir, opt.IgnoreFrom, func(dirRel string, e entry, h *dirHandle, ignored int) error {
+		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
+			return nil
+		}
+		rel := joinRel(dirRel, e.name)
+		if !g.match(rel, e.name) {
 			return nil
 		}
 		if cur != nil && (cur.dir != h || len(cur.files) == batchSize) {

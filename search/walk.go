@@ -42,7 +42,7 @@ type dirFuture struct {
 // most readAhead directories are read and not yet walked.
 type walker struct {
 	ctx   context.Context
-	visit func(rel string, e entry, dir *dirHandle, ignored int) error
+	visit func(dirRel string, e entry, dir *dirHandle, ignored int) error
 	// ignored counts entries excluded by ignore rules, in walk order.
 	ignored int
 
@@ -56,13 +56,22 @@ type walker struct {
 
 const readAhead = 128
 
-// walk calls visit for each entry beneath root (not for root itself), in
+// joinRel is the path of name in the directory at dirRel.
+func joinRel(dirRel, name string) string {
+	if dirRel == "" {
+		return name
+	}
+	return dirRel + "/" + name
+}
+
+// walk calls visit for each entry beneath dir (not for dir itself), with
+// the path of its directory relative to dir ("" for dir itself), in
 // depth-first order with each directory's entries sorted by name, skipping
 // VCS directories and what ignore files exclude. A directory is visited
 // before its entries; symlinks are visited, never followed. visit is told
 // how many entries were ignored so far. An error from visit ends the walk
 // and is returned.
-func walk(ctx context.Context, dir, ignoreFrom string, visit func(rel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
+func walk(ctx context.Context, dir, ignoreFrom string, visit func(dirRel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
 	fd, err := openDir(dir)
 	if err != nil {
 		return 0, err
@@ -110,11 +119,7 @@ func (w *walker) walkDir(f *dirFuture) error {
 			w.ignored++
 			continue
 		}
-		rel := e.name
-		if f.rel != "" {
-			rel = f.rel + "/" + e.name
-		}
-		err := w.visit(rel, e, f.h, w.ignored)
+		err := w.visit(f.rel, e, f.h, w.ignored)
 		if e.typ.IsDir() {
 			if err == nil {
 				err = w.walkDir(w.wait(f.subs[sub]))
@@ -231,12 +236,8 @@ func (w *walker) read(f *dirFuture, parent *dirHandle) {
 		}
 		if isDir {
 			f.h.acquire()
-			rel := e.name
-			if f.rel != "" {
-				rel = f.rel + "/" + e.name
-			}
 			subs = append(subs, &dirFuture{
-				rel: rel, comps: slices.Clone(path), name: e.name,
+				rel: joinRel(f.rel, e.name), comps: slices.Clone(path), name: e.name,
 				parent: f.h, rules: f.rules2, done: make(chan struct{}),
 			})
 		}
