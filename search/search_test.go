@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"golang.org/x/sys/unix"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -306,5 +307,61 @@ func TestIgnoreFrom(t *testing.T) {
 		if len(fr.Entries) != len(tt.want) || len(lr.Entries) != len(tt.want) {
 			t.Errorf("from %q: find %q, ls %+v", tt.from, fr.Entries, lr.Entries)
 		}
+	}
+}
+
+// TestAdversarialTrees: a FIFO (opening it must not block), a symlink to
+// it, and a tree deeper than PATH_MAX allows a path to be.
+func TestAdversarialTrees(t *testing.T) {
+	dir := t.TempDir()
+	must(t, unix.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	must(t, os.Symlink("fifo", filepath.Join(dir, "fifo-link")))
+	// Made beneath open parents: no path this long can be given whole.
+	name := strings.Repeat("d", 200)
+	cur, err := openDir(dir)
+	must(t, err)
+	for range 30 { // 30 * 201 bytes: past PATH_MAX (4096)
+		must(t, unix.Mkdirat(cur, name, 0o755))
+		next, err := openDirAt(cur, name)
+		unix.Close(cur)
+		must(t, err)
+		cur = next
+	}
+	fd, err := unix.Openat(cur, "needle.txt", unix.O_WRONLY|unix.O_CREAT, 0o644)
+	unix.Close(cur)
+	must(t, err)
+	unix.Write(fd, []byte("a needle at the bottom\n"))
+	unix.Close(fd)
+	t.Cleanup(func() { removeDeep(t, dir, name) })
+
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	res, err := Grep(context.Background(), m, dir, GrepOptions{})
+	must(t, err)
+	if res.TotalMatches != 1 || !strings.HasSuffix(res.Files[0].Path, name+"/needle.txt") || strings.Count(res.Files[0].Path, "/") != 30 {
+		t.Errorf("deep grep: %+v", res)
+	}
+	fr, err := Find(context.Background(), dir, FindOptions{Pattern: "**/needle.txt"})
+	must(t, err)
+	if fr.Total != 1 {
+		t.Errorf("deep find: %+v", fr)
+	}
+	if _, err := Grep(context.Background(), m, filepath.Join(dir, "fifo"), GrepOptions{}); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("grep of a FIFO: %v", err)
+	}
+}
+
+// removeDeep empties a tree too deep for os.RemoveAll's paths.
+func removeDeep(t *testing.T, dir, name string) {
+	var fds []int
+	cur, err := openDir(dir)
+	for err == nil {
+		fds = append(fds, cur)
+		cur, err = openDirAt(cur, name)
+	}
+	for i := len(fds) - 1; i >= 0; i-- {
+		unix.Unlinkat(fds[i], "needle.txt", 0)
+		unix.Unlinkat(fds[i], name, unix.AT_REMOVEDIR)
+		unix.Close(fds[i])
 	}
 }
