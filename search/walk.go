@@ -19,22 +19,22 @@ type entry struct {
 // dirFuture is a directory to walk: read ahead by the walk's readers, or by
 // the walk itself when it gets there first.
 type dirFuture struct {
-	rel    string // from the walk root, '/'-separated; "" for the root
-	comps  []string
-	name   string
-	parent *dirHandle // held until the directory is opened
-	rules  *ignoreRules
-	taken  atomic.Bool // by a reader or the walk, whichever first
-	byRead bool        // taken by a reader: it holds a read-ahead slot
-	done   chan struct{}
+	rel       string // from the walk root, '/'-separated; "" for the root
+	comps     []string
+	name      string
+	parent    *dirHandle   // held until the directory is opened
+	inherited *ignoreRules // the rules of the directories above
+	taken     atomic.Bool  // by a reader or the walk, whichever first
+	byRead    bool         // taken by a reader: it holds a read-ahead slot
+	done      chan struct{}
 
 	// Set once done:
-	h      *dirHandle
-	ents   []entry
-	skip   []bool // excluded by ignore rules
-	subs   []*dirFuture
-	rules2 *ignoreRules // the rules in force below this directory
-	err    error
+	h     *dirHandle
+	ents  []entry
+	skip  []bool // excluded by ignore rules
+	subs  []*dirFuture
+	rules *ignoreRules // inherited and this directory's own
+	err   error
 }
 
 // walker walks a tree depth first, each directory's entries sorted by
@@ -84,7 +84,7 @@ func walk(ctx context.Context, dir, ignoreFrom string, visit func(dirRel string,
 		w.wg.Add(1)
 		go w.reader()
 	}
-	f := &dirFuture{comps: comps, rules: rules, done: make(chan struct{})}
+	f := &dirFuture{comps: comps, inherited: rules, done: make(chan struct{})}
 	f.taken.Store(true)
 	w.read(f, h)
 	err = w.walkDir(f)
@@ -219,7 +219,7 @@ func (w *walker) read(f *dirFuture, parent *dirHandle) {
 		f.h = nil
 		return
 	}
-	f.rules2 = f.rules.with(f.comps, readIgnoreFiles(f.h.fd, f.ents)...)
+	f.rules = f.inherited.with(f.comps, readIgnoreFiles(f.h.fd, f.ents)...)
 	f.skip = make([]bool, len(f.ents))
 	path := make([]string, len(f.comps)+1)
 	copy(path, f.comps)
@@ -230,7 +230,7 @@ func (w *walker) read(f *dirFuture, parent *dirHandle) {
 			continue
 		}
 		path[len(path)-1] = e.name
-		if f.rules2.ignored(path, isDir) {
+		if f.rules.ignored(path, isDir) {
 			f.skip[i] = true
 			continue
 		}
@@ -238,7 +238,7 @@ func (w *walker) read(f *dirFuture, parent *dirHandle) {
 			f.h.acquire()
 			subs = append(subs, &dirFuture{
 				rel: joinRel(f.rel, e.name), comps: slices.Clone(path), name: e.name,
-				parent: f.h, rules: f.rules2, done: make(chan struct{}),
+				parent: f.h, inherited: f.rules, done: make(chan struct{}),
 			})
 		}
 	}
