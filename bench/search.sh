@@ -4,6 +4,7 @@
 #
 #   bench/search.sh               # 5 runs per case (median shown)
 #   RUNS=3 bench/search.sh        # quicker
+#   WRITE=1 bench/search.sh       # also write the table to bench/search-results.md
 #
 # Trees: $(go env GOROOT)/src (the Go toolchain's source) and a generated tree of
 # 100,000 small files (kept in BENCH_DATA_DIR/testdata, default $TMPDIR/toold-bench-data:
@@ -83,6 +84,7 @@ bench_case() {
 }
 
 s="$tmp/search"
+{
 echo "runs: $runs per case, median wall seconds; cores: $(nproc); $(rg --version | head -1); $(grep --version | head -1); $(find --version | head -1)"
 echo
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg). Cells: median wall s / median CPU (user+sys) s."
@@ -97,3 +99,7 @@ for tree in "$goroot" "$gen"; do
   bench_case "$name: find -name '*.go'" "$s" find -name '*.go' "$tree" -- rg --files -g '*.go' "$tree" -- find "$tree" -name '*.go'
   bench_case "$name: find -type d" "$s" find -type d "$tree" -- -- find "$tree" -type d
 done
+} | tee "$tmp/results.md"
+if [ "${WRITE:-0}" = "1" ]; then
+  cp "$tmp/results.md" "$here/search-results.md"
+fi

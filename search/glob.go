@@ -13,10 +13,19 @@ import (
 type glob struct {
 	pattern  string
 	nameOnly bool
+	// suffix is set for a name pattern "*" + suffix with no other special
+	// character ("*.go"), the most common, matched without the library.
+	suffix string
 }
 
+const globSpecial = "*?[]{}\\"
+
 func newGlob(pattern string) glob {
-	return glob{pattern: pattern, nameOnly: !strings.Contains(pattern, "/")}
+	g := glob{pattern: pattern, nameOnly: !strings.Contains(pattern, "/")}
+	if rest, ok := strings.CutPrefix(pattern, "*"); ok && g.nameOnly && rest != "" && !strings.ContainsAny(rest, globSpecial) {
+		g.suffix = rest
+	}
+	return g
 }
 
 // checkGlob returns an error for a malformed pattern.
@@ -33,6 +42,9 @@ var ErrBadGlob = doublestar.ErrBadPattern
 func (g glob) match(rel, name string) bool {
 	if g.pattern == "" {
 		return true
+	}
+	if g.suffix != "" {
+		return strings.HasSuffix(name, g.suffix) // as doublestar: * may be empty, may start with '.'
 	}
 	if g.nameOnly {
 		ok, _ := doublestar.Match(g.pattern, name)
