@@ -1,6 +1,7 @@
 package search
 
 import (
+	"path"
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -22,20 +23,10 @@ func TestGlob(t *testing.T) {
 		{"", "anything", true},
 	}
 	for _, tt := range tests {
-		name := tt.rel[len(tt.rel)-len(lastName(tt.rel)):]
-		if got := newGlob(tt.pattern).match(tt.rel, name); got != tt.want {
+		if got := newGlob(tt.pattern).match(tt.rel, path.Base(tt.rel)); got != tt.want {
 			t.Errorf("%q on %q: %v, want %v", tt.pattern, tt.rel, got, tt.want)
 		}
 	}
-}
-
-func lastName(rel string) string {
-	for i := len(rel) - 1; i >= 0; i-- {
-		if rel[i] == '/' {
-			return rel[i+1:]
-		}
-	}
-	return rel
 }
 
 // TestGlobSuffixAgrees: the fast path for "*" + suffix says what
