@@ -187,7 +187,7 @@ func GrepReader(ctx context.Context, m *Matcher, r io.ReaderAt, size int64, name
 	c := &collector{opt: &opt}
 	s := newScanner(m, &opt)
 	var buf []byte
-	err := s.scanReaderAt(r, size, &buf)
+	err := s.scanReaderAt(ctx, r, size, &buf)
 	switch {
 	case errors.Is(err, errBinary):
 		c.res.Skipped.Binary++
@@ -196,7 +196,7 @@ func GrepReader(ctx context.Context, m *Matcher, r io.ReaderAt, size int64, name
 	default:
 		c.add(name, s.res, s.hit)
 	}
-	return &c.res, ctx.Err()
+	return &c.res, nil
 }
 
 // batchSize is how many files of one directory a job carries: fewer
@@ -400,7 +400,7 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 	}
 	s := w.s
 	s.reset()
-	switch err := s.scanReaderAt(r, size, &w.buf); {
+	switch err := s.scanReaderAt(w.ctx, r, size, &w.buf); {
 	case errors.Is(err, errBinary):
 		return outcome{skip: skipBinary}
 	case err != nil:

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -60,7 +61,9 @@ var errBinary = errors.New("binary file")
 
 // scanReaderAt searches the first size bytes of r, reading them in chunks
 // into *bufp (grown as needed and kept for the next file).
-func (s *scanner) scanReaderAt(r io.ReaderAt, size int64, bufp *[]byte) error {
+// ctx is checked between chunks: a large file or spool stops soon after a
+// cancel.
+func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, bufp *[]byte) error {
 	buf := *bufp
 	defer func() { *bufp = buf }()
 	var (
@@ -71,6 +74,9 @@ func (s *scanner) scanReaderAt(r io.ReaderAt, size int64, bufp *[]byte) error {
 		first = true
 	)
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		want := min(int64(s.chunk), size-off)
 		if need := n + int(want); cap(buf) < need {
 			nb := make([]byte, need, max(need, min(2*cap(buf), maxLineBuf+s.chunk)))

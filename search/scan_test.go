@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ func scanChunked(t testing.TB, data []byte, lit string, opt GrepOptions, chunk i
 	s := newScanner(m, &opt)
 	s.chunk = chunk
 	var buf []byte
-	return s, s.scanReaderAt(bytes.NewReader(data), int64(len(data)), &buf)
+	return s, s.scanReaderAt(context.Background(), bytes.NewReader(data), int64(len(data)), &buf)
 }
 
 func plain(ms []Match) []Match {
@@ -246,4 +247,15 @@ func FuzzPlainText(f *testing.F) {
 			t.Fatalf("%q: text, not proven", b)
 		}
 	})
+}
+
+func TestGrepReaderCancel(t *testing.T) {
+	data := bytes.Repeat([]byte("needle\n"), 1<<20)
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := GrepReader(ctx, m, bytes.NewReader(data), int64(len(data)), "big", GrepOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
 }
