@@ -1,11 +1,17 @@
 package highlight
 
+import (
+	"bytes"
+	"math/bits"
+)
+
 // The prefilter decides, in one pass over a line's bytes, which keywords the
 // line holds, so that no regexp runs on the lines that hold none (nearly all
-// of them). It looks for anchor bigrams, case-folded, through a 64 Ki-bit
-// table, and checks the keyword around each anchor; line-start markers that
-// hold no keyword (pytest's "E   ", klog's "E1122", "●", "not ok") are
-// checked once per line.
+// of them). It looks for anchor bigrams, a byte pair that is rare in ordinary
+// output, in one branch-free loop (anyPair), and when the line has one,
+// checks the keyword around each anchor found. Line-start markers that hold no
+// keyword (pytest's "E   ", klog's "E1122", "●", "not ok") are checked once
+// per line.
 
 // kw is a bit set of the keywords a line holds.
 type kw uint32
@@ -18,68 +24,69 @@ const (
 	kWarn                  // warn, warning
 	kExcept                // exception
 	kCrit                  // critical
-	kKilled                // killed
+	kKilled                // Killed
 	kSegv                  // segmentation
-	kAbort                 // aborted
-	kGoFile                // ".go:"
-	kLevel                 // a JSON "level" key whose value says error or fatal
-	kMemory                // memory
+	kAbort                 // Aborted
+	kGoFile                // ".go:L:C:"
+	kLevel                 // a JSON "level" key whose value says error, fatal or warning
 	kStart                 // a line-start marker (see startMarks)
 )
 
-// keyword is a case-folded word and the bigram of it that anchors the search.
+// keyword is a case-folded word, where its anchor pair starts in it, and
+// the exact byte pairs (case variants) that anchor it.
 type keyword struct {
 	word   string
-	anchor int // index of the anchor bigram in word
+	anchor int
 	bit    kw
+	pairs  []string
+	check  func(rest []byte) bool // what must follow the word; nil: anything
 }
 
-// keywords: each anchor is a bigram that is rare in ordinary output.
+// keywords: each anchor is rare in ordinary output, in the cases listed.
 var keywords = []keyword{
-	{"err", 1, kErr},
-	{"fail", 0, kFail},
-	{"fatal", 0, kFatal},
-	{"panic", 3, kPanic},
-	{"warn", 0, kWarn},
-	{"exception", 1, kExcept},
-	{"critical", 4, kCrit},
-	{"killed", 0, kKilled},
-	{"segmentation", 2, kSegv},
-	{"aborted", 1, kAbort},
-	{".go:", 0, kGoFile},
-	{`"level"`, 0, kLevel},
-	{`"lvl"`, 0, kLevel},
-	{"memory", 4, kMemory},
+	{word: "err", anchor: 1, bit: kErr, pairs: []string{"rr", "RR"}},
+	{word: "fail", anchor: 0, bit: kFail, pairs: []string{"fa", "Fa", "FA"}},
+	{word: "fatal", anchor: 0, bit: kFatal, pairs: []string{"fa", "Fa", "FA"}},
+	{word: "panic", anchor: 3, bit: kPanic, pairs: []string{"ic", "IC"}},
+	{word: "warn", anchor: 0, bit: kWarn, pairs: []string{"wa", "Wa", "WA"}},
+	{word: "exception", anchor: 1, bit: kExcept, pairs: []string{"xc", "XC"}},
+	{word: "critical", anchor: 4, bit: kCrit, pairs: []string{"ic", "IC"}},
+	{word: "killed", anchor: 0, bit: kKilled, pairs: []string{"Ki"}},
+	{word: "segmentation", anchor: 2, bit: kSegv, pairs: []string{"gm"}},
+	{word: "aborted", anchor: 0, bit: kAbort, pairs: []string{"Ab"}},
+	{word: ".go:", anchor: 0, bit: kGoFile, pairs: []string{".g"}, check: lineCol},
+	{word: `"level"`, anchor: 0, bit: kLevel, pairs: []string{`"l`}, check: badLevel},
+	{word: `"lvl"`, anchor: 0, bit: kLevel, pairs: []string{`"l`}, check: badLevel},
 }
 
-// anchors is a bit per folded bigram (first byte << 8 | second).
-var anchors [1 << 16 / 64]uint64
-
-// byAnchor lists the keywords of each anchor bigram.
-var byAnchor = map[uint16][]keyword{}
+// pairTab maps a byte pair (first | second<<8) to 1 + its index in pairKeys.
+var (
+	pairTab  [1 << 16]uint8
+	pairKeys [][]keyword
+)
 
 func init() {
 	for _, k := range keywords {
-		a := uint16(fold(k.word[k.anchor]))<<8 | uint16(fold(k.word[k.anchor+1]))
-		anchors[a>>6] |= 1 << (a & 63)
-		byAnchor[a] = append(byAnchor[a], k)
+		for _, p := range k.pairs {
+			a := uint16(p[0]) | uint16(p[1])<<8
+			if pairTab[a] == 0 {
+				pairKeys = append(pairKeys, nil)
+				pairTab[a] = uint8(len(pairKeys))
+			}
+			pairKeys[pairTab[a]-1] = append(pairKeys[pairTab[a]-1], k)
+		}
 	}
 }
 
-// fold maps ASCII upper case to lower case; other bytes are kept.
-func fold(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// lower is fold as a table, for the scan loop.
+// lower maps ASCII upper case to lower case.
 var lower [256]byte
 
 func init() {
 	for i := range lower {
-		lower[i] = fold(byte(i))
+		lower[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			lower[i] = byte(i + 'a' - 'A')
+		}
 	}
 }
 
@@ -89,27 +96,87 @@ func scan(line []byte) kw {
 	if len(line) > 0 {
 		m = startMarks(line)
 	}
-	if len(line) < 2 {
-		return m
+	if acc := pairsIn(line); acc != 0 {
+		m |= verify(line, acc)
 	}
-	prev := uint16(lower[line[0]])
-	for i := 1; i < len(line); i++ {
-		cur := uint16(lower[line[i]])
-		a := prev<<8 | cur
-		prev = cur
-		if anchors[a>>6]&(1<<(a&63)) == 0 {
+	return m
+}
+
+// pairBits[c] has bit k in its low half when c is the first byte of anchor
+// pair k, in its high half when it is the second: pair k is at j when
+// low(pairBits[line[j]]) & high(pairBits[line[j+1]]) has bit k. The table
+// is 2 KiB, so the loop reads nothing but the line and the L1 cache, and
+// takes no branch but its own.
+var pairBits [256]uint64
+
+// pairStrs are the anchor pairs by their bit in pairBits.
+var pairStrs [][]byte
+
+func init() {
+	k := 0
+	for a := range pairTab {
+		if pairTab[a] == 0 {
 			continue
 		}
-		for _, k := range byAnchor[a] {
-			if at := i - 1 - k.anchor; at >= 0 && hasFold(line[at:], k.word) {
-				if k.bit == kLevel && !badLevel(line[at+len(k.word):]) {
-					continue
-				}
-				m |= k.bit
+		pairBits[a&0xff] |= 1 << k
+		pairBits[a>>8] |= 1 << (32 + k)
+		pairStrs = append(pairStrs, []byte{byte(a), byte(a >> 8)})
+		k++
+	}
+	if k > 32 {
+		panic("highlight: more than 32 anchor pairs")
+	}
+}
+
+// pairsIn returns the set of anchor pairs that line holds.
+func pairsIn(line []byte) uint32 {
+	var acc, prev uint64
+	for _, c := range line {
+		t := pairBits[c]
+		acc |= prev & (t >> 32)
+		prev = t
+	}
+	return uint32(acc)
+}
+
+// verify checks the keywords around each occurrence of the anchor pairs
+// in set.
+func verify(line []byte, set uint32) kw {
+	var m kw
+	for ; set != 0; set &= set - 1 {
+		k := bits.TrailingZeros32(set)
+		pair, keys := pairStrs[k], pairKeys[pairTab[uint16(pairStrs[k][0])|uint16(pairStrs[k][1])<<8]-1]
+		for off := 0; ; {
+			i := bytes.Index(line[off:], pair)
+			if i < 0 {
+				break
 			}
+			p := off + i
+			for _, kw := range keys {
+				at := p - kw.anchor
+				if at >= 0 && hasFold(line[at:], kw.word) && (kw.check == nil || kw.check(line[at+len(kw.word):])) {
+					m |= kw.bit
+				}
+			}
+			off = p + 1
 		}
 	}
 	return m
+}
+
+// lineCol reports whether b starts with "L:C:" (digits), as after "x.go".
+func lineCol(b []byte) bool {
+	for range 2 {
+		n := 0
+		for n < len(b) && isDigit(b[n]) {
+			n++
+		}
+		if n == 0 || n == len(b) || b[n] != ':' {
+			return false
+		}
+		b = b[n+1:]
+	}
+	return true
 }
 
 // hasFold reports whether b starts with word (lower case) ignoring case.

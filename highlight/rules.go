@@ -120,7 +120,7 @@ var Rules = []Rule{
 	{Name: "exception", Severity: Error, Need: kErr | kExcept, Re: re(`^(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Exception|Error)(?: \[\w+\])?(?::|$)`), Before: 4, Cont: contStack, After: 30},
 
 	// The process died.
-	{Name: "oom", Severity: Error, Need: kMemory | kKilled, Re: re(`(?i)\bout of memory\b|\boom-kill`)},
+	{Name: "oom", Severity: Error, Need: kKilled | kErr | kFail | kFatal, Re: re(`(?i)\bout of memory\b|\boom-kill`)},
 	{Name: "segfault", Severity: Error, Need: kSegv, Re: re(`Segmentation fault`)},
 	{Name: "killed", Severity: Error, Need: kKilled, Re: re(`(?:^|\s)Killed(?:\s|$)`)},
 	{Name: "aborted", Severity: Error, Need: kAbort, Re: re(`(?:^|\s)Aborted(?:\s|$)`)},
