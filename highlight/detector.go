@@ -60,8 +60,7 @@ type Group struct {
 type Detector struct {
 	opt Options
 
-	ring    [maxBefore]ringLine // the last lines, for "before" context
-	ringLen int
+	ring [maxBefore]ringLine // the last lines seen, for "before" context
 
 	cur      *Group // the newest group; hits that touch it join it
 	firstHit int64  // line of cur's first hit
@@ -91,7 +90,8 @@ func New(opt Options) *Detector {
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
-// with or without its ending. Line numbers must rise by one.
+// with or without its ending. Line numbers must rise; Block skips the lines
+// that cannot matter. line is not kept.
 func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
 	d.tests.line(n, body)
@@ -133,12 +133,17 @@ type Result struct {
 }
 
 func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
-	from := n - int64(min(r.Before, d.ringLen))
+	k := 0
+	for k < r.Before && d.ringAt(n-int64(k)-1) != nil {
+		k++
+	}
+	from := n - int64(k)
 	if g := d.cur; g != nil && from <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
 		d.fill(g.ToLine+1, n-1)
 	} else {
 		d.close()
-		from = max(from, d.closed+1)
+		// The hit itself must fit in the group.
+		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
 		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body)}
 		d.firstHit = n
 		d.fill(from, n-1)
@@ -194,10 +199,12 @@ func (d *Detector) push(n int64, line []byte) {
 	i := int(n % maxBefore)
 	d.ring[i].n = n
 	d.ring[i].b = append(d.ring[i].b[:0], d.cut(line)...)
-	d.ringLen = min(d.ringLen+1, maxBefore)
 }
 
 func (d *Detector) ringAt(n int64) *ringLine {
+	if n < 1 {
+		return nil
+	}
 	rl := &d.ring[int(n%maxBefore)]
 	if rl.n != n || rl.b == nil {
 		return nil
@@ -213,11 +220,11 @@ func (d *Detector) close() {
 		return
 	}
 	d.cur, d.left = nil, 0
-	for g.ToLine > d.lastHit && isBlank(g.Lines[len(g.Lines)-1]) {
+	for g.ToLine > d.lastHit && len(g.Lines) > 1 && isBlank(g.Lines[len(g.Lines)-1]) {
 		g.Lines = g.Lines[:len(g.Lines)-1]
 		g.ToLine--
 	}
-	for g.FromLine < d.firstHit && isBlank(g.Lines[0]) {
+	for g.FromLine < d.firstHit && len(g.Lines) > 1 && isBlank(g.Lines[0]) {
 		g.Lines = g.Lines[1:]
 		g.FromLine++
 	}

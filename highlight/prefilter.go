@@ -5,13 +5,14 @@ import (
 	"math/bits"
 )
 
-// The prefilter decides, in one pass over a line's bytes, which keywords the
-// line holds, so that no regexp runs on the lines that hold none (nearly all
-// of them). It looks for anchor bigrams, a byte pair that is rare in ordinary
-// output, in one branch-free loop (anyPair), and when the line has one,
-// checks the keyword around each anchor found. Line-start markers that hold no
-// keyword (pytest's "E   ", klog's "E1122", "●", "not ok") are checked once
-// per line.
+// The prefilter decides which lines may hold a hit, so that no regexp runs
+// on the lines that hold none (nearly all of them). It looks for anchors:
+// byte pairs that are rare in ordinary output, found in one branch-free
+// loop over a 2 KiB table (pairBits), then checks the keyword around each
+// one found. Block does this over many lines at once, so that a line
+// without an anchor costs nothing but that loop; Line, line by line, also
+// checks the line-start markers that hold no keyword (pytest's "E   ",
+// klog's "E1122", "●", "not ok") with startMarks.
 
 // kw is a bit set of the keywords a line holds.
 type kw uint32
@@ -59,22 +60,60 @@ var keywords = []keyword{
 	{word: `"lvl"`, anchor: 0, bit: kLevel, pairs: []string{`"l`}, check: badLevel},
 }
 
-// pairTab maps a byte pair (first | second<<8) to 1 + its index in pairKeys.
+// startPairs anchor the markers of startMarks in Block: a line start and
+// the marker's first byte, or the first two bytes of ● ✖ ✗ ✕ ×.
+var startPairs = []string{"\nE", "\nF", "\nW", "\nT", "\nC", "\nn", "\nm", "\ng", "\n*", "\xe2\x97", "\xe2\x9c", "\xc3\x97"}
+
+// testPairs anchor go test -v's "=== RUN" and "--- PASS" lines in Block,
+// which goTests follows.
+var testPairs = []string{"\n=", "SS"}
+
+// anchor is one byte pair and what it may mark.
+type anchor struct {
+	pair  []byte
+	keys  []keyword // keywords anchored here
+	start bool      // a line-start marker: check the line with startMarks
+	test  bool      // a go test marker line
+}
+
 var (
-	pairTab  [1 << 16]uint8
-	pairKeys [][]keyword
+	anchors  []anchor       // by bit in pairBits
+	anchorOf [1 << 16]uint8 // pair (first | second<<8) -> 1 + its index in anchors
+	// pairBits[c] has bit k in its low half when c is the first byte of
+	// anchor k, in its high half when it is the second: anchor k ends at j
+	// when low(pairBits[b[j-1]]) & high(pairBits[b[j]]) has bit k. The table
+	// is 2 KiB, so the loop reads nothing but the text and the L1 cache.
+	pairBits [256]uint64
 )
+
+func anchorFor(p string) *anchor {
+	a := uint16(p[0]) | uint16(p[1])<<8
+	if anchorOf[a] == 0 {
+		anchors = append(anchors, anchor{pair: []byte(p)})
+		anchorOf[a] = uint8(len(anchors))
+	}
+	return &anchors[anchorOf[a]-1]
+}
 
 func init() {
 	for _, k := range keywords {
 		for _, p := range k.pairs {
-			a := uint16(p[0]) | uint16(p[1])<<8
-			if pairTab[a] == 0 {
-				pairKeys = append(pairKeys, nil)
-				pairTab[a] = uint8(len(pairKeys))
-			}
-			pairKeys[pairTab[a]-1] = append(pairKeys[pairTab[a]-1], k)
+			an := anchorFor(p)
+			an.keys = append(an.keys, k)
 		}
+	}
+	for _, p := range startPairs {
+		anchorFor(p).start = true
+	}
+	for _, p := range testPairs {
+		anchorFor(p).test = true
+	}
+	if len(anchors) > 32 {
+		panic("highlight: more than 32 anchors")
+	}
+	for k, an := range anchors {
+		pairBits[an.pair[0]] |= 1 << k
+		pairBits[an.pair[1]] |= 1 << (32 + k)
 	}
 }
 
@@ -96,39 +135,13 @@ func scan(line []byte) kw {
 	if len(line) > 0 {
 		m = startMarks(line)
 	}
-	if acc := pairsIn(line); acc != 0 {
-		m |= verify(line, acc)
+	if set := pairsIn(line); set != 0 {
+		m |= verify(line, set)
 	}
 	return m
 }
 
-// pairBits[c] has bit k in its low half when c is the first byte of anchor
-// pair k, in its high half when it is the second: pair k is at j when
-// low(pairBits[line[j]]) & high(pairBits[line[j+1]]) has bit k. The table
-// is 2 KiB, so the loop reads nothing but the line and the L1 cache, and
-// takes no branch but its own.
-var pairBits [256]uint64
-
-// pairStrs are the anchor pairs by their bit in pairBits.
-var pairStrs [][]byte
-
-func init() {
-	k := 0
-	for a := range pairTab {
-		if pairTab[a] == 0 {
-			continue
-		}
-		pairBits[a&0xff] |= 1 << k
-		pairBits[a>>8] |= 1 << (32 + k)
-		pairStrs = append(pairStrs, []byte{byte(a), byte(a >> 8)})
-		k++
-	}
-	if k > 32 {
-		panic("highlight: more than 32 anchor pairs")
-	}
-}
-
-// pairsIn returns the set of anchor pairs that line holds.
+// pairsIn returns the set of anchors that line holds.
 func pairsIn(line []byte) uint32 {
 	var acc, prev uint64
 	for _, c := range line {
@@ -139,26 +152,33 @@ func pairsIn(line []byte) uint32 {
 	return uint32(acc)
 }
 
-// verify checks the keywords around each occurrence of the anchor pairs
-// in set.
+// verify checks the keywords around each occurrence of the anchors in set.
 func verify(line []byte, set uint32) kw {
 	var m kw
 	for ; set != 0; set &= set - 1 {
-		k := bits.TrailingZeros32(set)
-		pair, keys := pairStrs[k], pairKeys[pairTab[uint16(pairStrs[k][0])|uint16(pairStrs[k][1])<<8]-1]
+		an := &anchors[bits.TrailingZeros32(set)]
+		if an.keys == nil {
+			continue
+		}
 		for off := 0; ; {
-			i := bytes.Index(line[off:], pair)
+			i := bytes.Index(line[off:], an.pair)
 			if i < 0 {
 				break
 			}
-			p := off + i
-			for _, kw := range keys {
-				at := p - kw.anchor
-				if at >= 0 && hasFold(line[at:], kw.word) && (kw.check == nil || kw.check(line[at+len(kw.word):])) {
-					m |= kw.bit
-				}
-			}
-			off = p + 1
+			m |= keysAt(line, off+i, an.keys)
+			off += i + 1
+		}
+	}
+	return m
+}
+
+// keysAt checks keys around their anchor at p in line.
+func keysAt(line []byte, p int, keys []keyword) kw {
+	var m kw
+	for _, k := range keys {
+		at := p - k.anchor
+		if at >= 0 && hasFold(line[at:], k.word) && (k.check == nil || k.check(line[at+len(k.word):])) {
+			m |= k.bit
 		}
 	}
 	return m
@@ -215,14 +235,11 @@ func badLevel(b []byte) bool {
 	return false
 }
 
-// startMarks checks the markers that open a line (after its indentation) and
-// hold none of the keywords.
+// startMarks checks the markers that open a line and hold none of the
+// keywords: ASCII ones at column 0 (as Block anchors them, after a '\n'),
+// the symbols of test runners after any indentation.
 func startMarks(line []byte) kw {
-	i := 0
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		i++
-	}
-	b := line[i:]
+	b := line
 	if len(b) == 0 {
 		return 0
 	}
@@ -247,14 +264,15 @@ func startMarks(line []byte) kw {
 		if hasPrefix(b, "make") || hasPrefix(b, "gmake") {
 			return kStart
 		}
-	case '-', '*', '>', 'B', 'S', 'e', 't':
-		// "--- FAIL", "> Task :x FAILED", "BUILD FAILED", "* What went wrong:",
-		// "error:", "test result: FAILED" hold keywords; these do not:
+	case '*':
 		if hasPrefix(b, "* What went wrong") {
 			return kStart
 		}
-	case 0xe2, 0xc3: // ● ✖ ✗ ✕ ×
-		return kStart
+	case ' ', '\t', 0xe2, 0xc3:
+		b = b[indentOf(b):]
+		if len(b) >= 2 && (b[0] == 0xe2 && (b[1] == 0x97 || b[1] == 0x9c) || b[0] == 0xc3 && b[1] == 0x97) {
+			return kStart // ● ✖ ✗ ✕ ×
+		}
 	}
 	return 0
 }

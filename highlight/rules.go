@@ -76,7 +76,7 @@ var Rules = []Rule{
 	{Name: "javac-error", Severity: Error, Need: kErr, Re: re(`^\S+\.(?:java|kt):\d+: error: `), Cont: contAny, After: 4},
 	{Name: "javac-warning", Severity: Warning, Need: kWarn, Re: re(`^\S+\.(?:java|kt):\d+: warning: `), Cont: contAny, After: 4},
 	{Name: "java-thread", Severity: Error, Need: kExcept, Re: re(`^Exception in thread "`), Cont: contStack, After: 40},
-	{Name: "java-caused-by", Severity: Error, Need: kStart, Re: re(`^\s*Caused by: `), Cont: contStack, After: 20},
+	{Name: "java-caused-by", Severity: Error, Need: kStart, Re: re(`^Caused by: `), Cont: contStack, After: 20},
 	{Name: "gradle-failure", Severity: Error, Need: kFail, Re: re(`^FAILURE: Build failed`), Cont: contAny, After: 6},
 	{Name: "gradle-wrong", Severity: Error, Need: kStart, Re: re(`^\* What went wrong:`), Cont: contAny, After: 4},
 	{Name: "gradle-task", Severity: Error, Need: kFail, Re: re(`^(?:> Task \S+ FAILED|BUILD FAILED\b)`)},
@@ -98,7 +98,7 @@ var Rules = []Rule{
 	{Name: "make", Severity: Error, Need: kStart, Re: re(`^g?make(?:\[\d+\])?: (?:\*\*\* |Target .* not remade)`), Before: 3},
 
 	// Python: tracebacks, pytest, unittest.
-	{Name: "py-traceback", Severity: Error, Need: kStart, Re: re(`^\s*Traceback \(most recent call last\):`), Before: 3, Cont: contTraceback, After: 80},
+	{Name: "py-traceback", Severity: Error, Need: kStart, Re: re(`^Traceback \(most recent call last\):`), Before: 3, Cont: contTraceback, After: 80},
 	{Name: "pytest-e", Severity: Error, Need: kStart, Re: re(`^E {2,}\S`), Before: 3, Cont: contPytestE, After: 30},
 	{Name: "pytest-section", Severity: Error, Need: kFail | kErr, Re: re(`^=+ (?:FAILURES|ERRORS) =+$`), Cont: contAny, After: 1},
 	{Name: "pytest-summary", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAILED|ERROR) \S+\.py\b`)},
@@ -108,7 +108,7 @@ var Rules = []Rule{
 	// JavaScript test runners: jest, vitest, node --test (spec and TAP).
 	{Name: "jest-failure", Severity: Error, Need: kStart, Re: re(`^\s*● \S`), Cont: contIndented, After: 40},
 	{Name: "test-cross", Severity: Error, Need: kStart, Re: re(`^\s*[✖✗✕×] \S`), Cont: contIndented, After: 20},
-	{Name: "tap-not-ok", Severity: Error, Need: kStart, Re: re(`^\s*not ok \d+`), Cont: contIndented, After: 30},
+	{Name: "tap-not-ok", Severity: Error, Need: kStart, Re: re(`^not ok \d+`), Cont: contIndented, After: 30},
 	{Name: "test-summary", Severity: Error, Need: kFail, Re: re(`^\s*(?:Tests:?|Test Suites:|Test Files|[#ℹ] fail)\s+[1-9]\d*(?: failed|$)`)},
 
 	// npm, yarn, pnpm.
