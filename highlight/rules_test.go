@@ -75,7 +75,7 @@ var samples = []struct {
 	{"git-fatal", []want{{1, 1, "fatal", Error}}},
 	// Logs.
 	{"klog", []want{{2, 3, "klog-error", Error}}},
-	{"slog", []want{{2, 3, "json-error", Error}, {5, 6, "log-error", Error}}},
+	{"slog", []want{{2, 3, "json-error", Error}, {5, 6, "logfmt-error", Error}}},
 	{"pino", []want{{2, 3, "json-error", Error}}},
 }
 
