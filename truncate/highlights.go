@@ -105,14 +105,18 @@ func (w walker) group(g Highlight) group {
 			s += "\n"
 			clipped = true
 		}
-		sg.lines = append(sg.lines, s)
-		sg.clip = append(sg.clip, clipped)
-		sg.shown += len(s)
-		if clipped {
-			sg.clipped++
-		}
+		sg.add(s, clipped)
 	}
 	return sg
+}
+
+func (g *group) add(l string, clipped bool) {
+	g.lines = append(g.lines, l)
+	g.clip = append(g.clip, clipped)
+	g.shown += len(l)
+	if clipped {
+		g.clipped++
+	}
 }
 
 // cut shrinks the first group to fit maxLines and maxBytes: from its hit
@@ -133,12 +137,7 @@ func (w walker) cut(g Highlight, sg group, maxLines, maxBytes, hardBytes int) gr
 			}
 			clipped = true
 		}
-		out.lines = append(out.lines, l)
-		out.clip = append(out.clip, clipped)
-		out.shown += len(l)
-		if clipped {
-			out.clipped++
-		}
+		out.add(l, clipped)
 	}
 	return out
 }
