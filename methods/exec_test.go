@@ -211,3 +211,17 @@ func TestExecNotices(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamWire checks the mapping of exec's plain stream to the wire:
+// highlights are [] and highlightsOmitted 0, never null or absent.
+func TestStreamWire(t *testing.T) {
+	b, err := json.Marshal(toStream(&exec.Stream{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"highlights":[]`, `"highlightsOmitted":0`, `"omitted":null`, `"spool":null`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s", b, want)
+		}
+	}
+}
