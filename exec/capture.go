@@ -14,6 +14,11 @@ const sniffLen = 8192
 // that binary detection and a small preview always have bytes to work on.
 const minKeep = 64 << 10
 
+// KeepBytes is how many bytes at each end of a stream a preview of at most
+// maxBytes bytes is cut from: enough for head and tail after clean-up
+// shrinks lines, and never less than minKeep.
+func KeepBytes(maxBytes int) int { return max(4*maxBytes, minKeep) }
+
 // capture follows one output stream with bounded memory: it counts every
 // byte and line, keeps the first keep bytes (prefix) and the last keep bytes
 // (ring), and once the preview can no longer show the output whole, writes
@@ -47,7 +52,7 @@ type capture struct {
 }
 
 func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (SpoolFile, error)) *capture {
-	return &capture{opt: opt, stream: stream, open: open, keep: max(4*opt.MaxBytes, minKeep)}
+	return &capture{opt: opt, stream: stream, open: open, keep: KeepBytes(opt.MaxBytes)}
 }
 
 func (c *capture) lines() int64 {

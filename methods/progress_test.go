@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
@@ -54,10 +55,10 @@ func TestExecProgress(t *testing.T) {
 	if len(values) < 5 {
 		t.Fatalf("%d notifications, want at least 5: %s", len(values), values)
 	}
-	var last ExecProgress
+	var last protocol.ExecProgress
 	sawLine := false
 	for _, v := range values {
-		var p ExecProgress
+		var p protocol.ExecProgress
 		if err := json.Unmarshal(v, &p); err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func TestIndexProgress(t *testing.T) {
 		t.Fatal("no index progress")
 	}
 	for _, v := range values {
-		var p IndexProgress
+		var p protocol.IndexProgress
 		json.Unmarshal(v, &p)
 		if p.Kind != "index" || p.BytesTotal != int64(size/100*100) || p.BytesDone > p.BytesTotal {
 			t.Fatalf("progress %s", v)

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +48,7 @@ type Proc struct {
 	lastOutput time.Time
 	changed    chan struct{} // closed at the next output or exit; nil until asked for
 	cursor     Cursor        // where the last read ended
+	cursorNL   [2]int64      // newlines before cursor, per stream
 	result     *exec.Result
 	startErr   error
 }
@@ -54,6 +56,7 @@ type Proc struct {
 // streamState is what a Proc knows of one stream's output.
 type streamState struct {
 	written   int64  // bytes seen, all of them given to the spool first
+	newlines  int64  // '\n' bytes among them
 	spoolID   string // "" until the first byte
 	spoolPath string
 }
@@ -79,7 +82,9 @@ func (p *Proc) Started(pgid int, stdin *os.File) {
 func (p *Proc) Output(stream string, b []byte) {
 	p.Meter.Output(stream, b)
 	p.mu.Lock()
-	p.streams[streamIndex(stream)].written += int64(len(b))
+	s := &p.streams[streamIndex(stream)]
+	s.written += int64(len(b))
+	s.newlines += int64(bytes.Count(b, newline))
 	p.lastOutput = time.Now()
 	p.notifyLocked()
 	p.mu.Unlock()

@@ -49,7 +49,10 @@ var ErrCursor = errors.New("cursor past the end of the output")
 // Span is the output of one stream between two offsets, as much of it as a
 // preview needs.
 type Span struct {
-	From, To  int64  // byte offsets into the stream's whole output
+	From, To int64 // byte offsets into the stream's whole output
+	// FirstLine is the line of the whole output that holds From (1-based):
+	// the span's line k is the output's line FirstLine+k-1.
+	FirstLine int64
 	Lines     int64  // lines in the span; a last one without a newline counts
 	Head      []byte // the span's first bytes, up to keep
 	Tail      []byte // its last bytes, up to keep (the same as Head when it is short)
@@ -85,14 +88,25 @@ func (p *Proc) Read(since *Cursor, keep int) (*Output, error) {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("%w: %s, and the output ends at %s", ErrCursor, from, to)
 	}
+	// Newlines before from, when known without reading; -1 when not.
+	nl := [2]int64{-1, -1}
+	for i := range nl {
+		switch from.at(i) {
+		case 0:
+			nl[i] = 0
+		case p.cursor.at(i):
+			nl[i] = p.cursorNL[i]
+		}
+	}
 	p.cursor = to
+	p.cursorNL = [2]int64{st[0].newlines, st[1].newlines}
 	p.mu.Unlock()
 
 	out := &Output{From: from, To: to, Result: res}
 	for i, sp := range []*Span{&out.Stdout, &out.Stderr} {
 		s := &st[i]
 		*sp = Span{From: from.at(i), To: to.at(i), SpoolID: s.spoolID, SpoolPath: s.spoolPath}
-		if err := sp.load(keep); err != nil {
+		if err := sp.load(keep, nl[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -102,14 +116,15 @@ func (p *Proc) Read(since *Cursor, keep int) (*Output, error) {
 // readBlock is the size of the reads that count a long span's lines.
 const readBlock = 256 << 10
 
-// load reads the span's head and tail from the spool and counts its lines.
-func (sp *Span) load(keep int) error {
-	n := sp.To - sp.From
-	if n == 0 {
+// load reads the span's head and tail from the spool and counts its lines;
+// nl is the count of newlines before From, or -1 to count them.
+func (sp *Span) load(keep int, nl int64) error {
+	sp.FirstLine = max(nl, 0) + 1
+	if sp.To == sp.From && nl >= 0 {
 		return nil
 	}
 	if sp.SpoolPath == "" {
-		sp.Lost = n
+		sp.Lost = sp.To - sp.From
 		return nil
 	}
 	f, err := os.Open(sp.SpoolPath)
@@ -117,6 +132,13 @@ func (sp *Span) load(keep int) error {
 		return fmt.Errorf("process: reading the output: %w", err)
 	}
 	defer f.Close()
+	if nl < 0 {
+		n, err := countNewlines(f, 0, sp.From)
+		if err != nil {
+			return err
+		}
+		sp.FirstLine = n + 1
+	}
 	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("process: reading the output: %w", err)
@@ -146,17 +168,11 @@ func (sp *Span) load(keep int) error {
 	if _, err := f.ReadAt(sp.Tail, end-int64(keep)); err != nil && err != io.EOF {
 		return fmt.Errorf("process: reading the output: %w", err)
 	}
-	nl := int64(bytes.Count(sp.Head, newline) + bytes.Count(sp.Tail, newline))
-	buf := make([]byte, readBlock)
-	for off := sp.From + int64(keep); off < end-int64(keep); {
-		b := buf[:min(int64(len(buf)), end-int64(keep)-off)]
-		if _, err := f.ReadAt(b, off); err != nil {
-			return fmt.Errorf("process: reading the output: %w", err)
-		}
-		nl += int64(bytes.Count(b, newline))
-		off += int64(len(b))
+	mid, err := countNewlines(f, sp.From+int64(keep), end-int64(keep))
+	if err != nil {
+		return err
 	}
-	sp.Lines = nl
+	sp.Lines = int64(bytes.Count(sp.Head, newline)+bytes.Count(sp.Tail, newline)) + mid
 	if sp.Tail[len(sp.Tail)-1] != '\n' {
 		sp.Lines++
 	}
@@ -164,6 +180,26 @@ func (sp *Span) load(keep int) error {
 }
 
 var newline = []byte{'\n'}
+
+// countNewlines counts the newlines of f in [from, to), a block at a time;
+// bytes past f's end count as none.
+func countNewlines(f *os.File, from, to int64) (int64, error) {
+	var n int64
+	buf := make([]byte, min(readBlock, max(to-from, 0)))
+	for off := from; off < to; {
+		b := buf[:min(int64(len(buf)), to-off)]
+		k, err := f.ReadAt(b, off)
+		n += int64(bytes.Count(b[:k], newline))
+		if err == io.EOF || k == 0 {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("process: reading the output: %w", err)
+		}
+		off += int64(k)
+	}
+	return n, nil
+}
 
 // countLines counts b's lines, a last one without a newline included.
 func countLines(b []byte) int64 {

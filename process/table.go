@@ -18,7 +18,7 @@ const DefaultLimit = 16
 // keepExited is how many exited processes a table keeps beyond its running
 // ones; past it the oldest exited is forgotten (its spools stay with the
 // session).
-const keepExited = 256
+const keepExited = 64
 
 var (
 	// ErrLimit is Start's error when the session already runs its limit.
@@ -127,6 +127,14 @@ func (t *Table) runningLocked() int {
 		}
 	}
 	return n
+}
+
+// Forget drops the process id names from the table, as when the caller
+// has had its whole result and never gave out its id.
+func (t *Table) Forget(id string) {
+	if p, err := t.Get(id); err == nil {
+		t.remove(p)
+	}
 }
 
 // remove forgets p.
