@@ -9,6 +9,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
 )
 
 // TestProgress: a client that gives a progressToken gets
@@ -102,5 +105,12 @@ func TestProcessTools(t *testing.T) {
 	text, res = s.call(t, "process_read", map[string]any{"id": "nope"})
 	if !res.IsError || !strings.Contains(text, "no such process") {
 		t.Fatalf("unknown id: %q", text)
+	}
+}
+
+// TestProgressMethodName: rpc sends progress under the name protocol gives.
+func TestProgressMethodName(t *testing.T) {
+	if rpc.ProgressMethod != protocol.MethodProgress {
+		t.Fatalf("rpc sends %q, protocol names %q", rpc.ProgressMethod, protocol.MethodProgress)
 	}
 }
