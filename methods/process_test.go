@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +153,35 @@ func TestWaitProgress(t *testing.T) {
 	}
 	if v := rec.done(); len(v) < 3 || !strings.Contains(string(v[len(v)-1]), `"kind":"exec"`) {
 		t.Fatalf("progress %s", v)
+	}
+}
+
+// TestProcessAdversarial: a spool that cannot be written, binary output,
+// a wait cancelled by its caller.
+func TestProcessAdversarial(t *testing.T) {
+	full := func(string, int, os.FileMode) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
+	svc, s := newExecService(t, full)
+	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "echo lost; sleep 30", "background": true})
+	w := call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 200}})
+	if w.Reason != protocol.ReasonIdle || w.Stdout.TotalBytes+r.Stdout.TotalBytes != 5 || w.Stdout.Head != "" ||
+		(w.Stdout.TotalBytes > 0 && !strings.Contains(*w.Notice, "counted, not kept")) {
+		t.Fatalf("full disk: %+v %v", w, *w.Notice)
+	}
+
+	svc, s = newExecService(t, nil)
+	r = call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "sleep 0.2; head -c 20000 /dev/urandom; printf '\\0'; sleep 30", "background": true})
+	w = call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 300}})
+	if !w.Stdout.Binary || w.Stdout.Head != "" || w.Stdout.Spool == nil || w.Stdout.TotalBytes != 20001 {
+		t.Fatalf("binary: %+v", w.Stdout)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	b, _ := json.Marshal(map[string]any{"id": *r.Process})
+	if _, err := svc.ProcessWait(ctx, s, b); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("cancelled wait: %v", err)
+	}
+	if l := call[[]protocol.ProcessInfo](t, svc.ProcessList, s, nil); len(l) != 1 || !l[0].Running {
+		t.Fatalf("the process must outlive a cancelled wait: %+v", l)
 	}
 }

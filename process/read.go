@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -128,6 +129,10 @@ func (sp *Span) load(keep int, nl int64) error {
 		return nil
 	}
 	f, err := os.Open(sp.SpoolPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		sp.Lost = sp.To - sp.From // never written (a full disk), or removed
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("process: reading the output: %w", err)
 	}

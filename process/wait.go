@@ -3,7 +3,9 @@ package process
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"time"
@@ -119,6 +121,10 @@ func (sc *patternScan) scan(st *[2]streamState) (bool, error) {
 
 func (sc *patternScan) scanStream(i int, s *streamState) (bool, error) {
 	f, err := os.Open(s.spoolPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		sc.off[i] = s.written // nothing kept to match
+		return false, nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("process: reading the output: %w", err)
 	}
