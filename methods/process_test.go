@@ -185,3 +185,24 @@ func TestProcessAdversarial(t *testing.T) {
 		t.Fatalf("the process must outlive a cancelled wait: %+v", l)
 	}
 }
+
+// TestBackgroundFastExit: a background command that exits at once still
+// reports its status and stderr, whether the exec saw the exit or a later
+// wait does.
+func TestBackgroundFastExit(t *testing.T) {
+	svc, s := newExecService(t, nil)
+	for i := range 30 {
+		r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": fmt.Sprintf("echo err%d >&2; exit 7", i), "background": true})
+		code, stderr := r.ExitCode, r.Stderr.Head
+		if r.Process != nil {
+			w := call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process})
+			if w.Reason != protocol.ReasonExit {
+				t.Fatalf("wait: %+v", w)
+			}
+			code, stderr = w.ExitCode, r.Stderr.Head+w.Stderr.Head
+		}
+		if code == nil || *code != 7 || stderr != fmt.Sprintf("err%d\n", i) {
+			t.Fatalf("run %d: exit %v, stderr %q", i, code, stderr)
+		}
+	}
+}
