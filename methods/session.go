@@ -67,5 +67,8 @@ func (svc *Service) Methods() map[string]Method {
 		protocol.MethodReadBytes: svc.ReadBytes,
 		protocol.MethodPage:      svc.Page,
 		protocol.MethodExec:      svc.Exec,
+		protocol.MethodGrep:      svc.Grep,
+		protocol.MethodFind:      svc.Find,
+		protocol.MethodLs:        svc.Ls,
 	}
 }

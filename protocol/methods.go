@@ -27,8 +27,9 @@ const (
 
 // Methods lists, sorted, every method initialize reports.
 var Methods = []string{
-	MethodCancelRequest, MethodExec, MethodExit, MethodInitialize, MethodPage,
-	MethodRead, MethodReadBytes, MethodSessionClose, MethodShutdown, MethodStats,
+	MethodCancelRequest, MethodExec, MethodExit, MethodFind, MethodGrep, MethodInitialize,
+	MethodLs, MethodPage, MethodRead, MethodReadBytes, MethodSessionClose, MethodShutdown,
+	MethodStats,
 }
 
 // ClientParams are MethodClient's params.

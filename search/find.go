@@ -47,7 +47,7 @@ type FindResult struct {
 
 // Find lists the entries beneath dir that pass opt's filters.
 func Find(ctx context.Context, dir string, opt FindOptions) (*FindResult, error) {
-	if err := checkGlob(opt.Pattern); err != nil {
+	if err := CheckGlob(opt.Pattern); err != nil {
 		return nil, err
 	}
 	g := newGlob(opt.Pattern)

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -54,6 +53,10 @@ type GrepOptions struct {
 	// MaxFileSize skips a tree's files larger than this (a file or reader
 	// searched by name is searched whatever its size); 0 is no cap.
 	MaxFileSize int64
+	// Clean shows lines as a terminal would have left them (ANSI escapes
+	// stripped, \r redraws resolved), as exec's preview and page show an
+	// exec spool; lines are matched as they are.
+	Clean bool
 	// IgnoreFrom is an ancestor of the searched directory (say, the root
 	// of its repository) whose ignore files, and those of the directories
 	// between, apply too. Empty: only the tree's own.
@@ -156,7 +159,7 @@ func (c *collector) add(path string, fm FileMatches, hit0 LimitKind) bool {
 
 // Grep searches path, a file or a directory tree, for the lines m matches.
 func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepResult, error) {
-	if err := checkGlob(opt.Glob); err != nil {
+	if err := CheckGlob(opt.Glob); err != nil {
 		return nil, err
 	}
 	fi, err := os.Stat(path)
@@ -167,7 +170,7 @@ func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepR
 		return grepTree(ctx, m, path, &opt)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+		return nil, &fs.PathError{Op: "grep", Path: path, Err: ErrNotRegular}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
