@@ -176,7 +176,8 @@ func (s *Session) searchPath(path string) (string, error) {
 
 // ignoreFrom is where the ignore files that apply to a search of dir
 // start: the root of the repository that holds dir (the nearest directory
-// with a .git), when it is within the session's roots; else dir itself.
+// with a .git), when it is within the session's roots; else "" (only the
+// tree's own ignore files apply).
 func (s *Session) ignoreFrom(dir string) string {
 	for d := dir; ; {
 		if !s.allowed(d) {
