@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 		if dir, err = s.searchPath(p.Path); err != nil {
 			return nil, err
 		}
-		opt.IgnoreFrom = s.ignoreFrom(dir)
+		opt.IgnoreFrom, opt.Allow = s.ignoreFrom(dir), s.allowOpen(cmp.Or(p.Path, s.Cwd))
 		if res, err = search.Grep(ctx, m, dir, opt); err != nil {
 			return nil, fileError(dir, err)
 		}
@@ -122,7 +123,7 @@ func (svc *Service) Find(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
-	opt.IgnoreFrom = s.ignoreFrom(dir)
+	opt.IgnoreFrom, opt.Allow = s.ignoreFrom(dir), s.allowOpen(cmp.Or(p.Path, s.Cwd))
 	res, err := search.Find(ctx, dir, opt)
 	if err != nil {
 		return nil, fileError(dir, err)
@@ -146,7 +147,7 @@ func (svc *Service) Ls(ctx context.Context, s *Session, params []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	res, err := search.List(ctx, dir, search.ListOptions{Limit: limit, All: p.All, IgnoreFrom: s.ignoreFrom(dir)})
+	res, err := search.List(ctx, dir, search.ListOptions{Limit: limit, All: p.All, IgnoreFrom: s.ignoreFrom(dir), Allow: s.allowOpen(cmp.Or(p.Path, s.Cwd))})
 	if err != nil {
 		return nil, fileError(dir, err)
 	}
@@ -172,6 +173,22 @@ func (s *Session) searchPath(path string) (string, error) {
 		path = s.Cwd
 	}
 	return s.resolve("path", path)
+}
+
+// allowOpen checks a search's directory or file where it was opened, as
+// resolve checked its path: a symlink swapped in meanwhile cannot lead it
+// out of the roots. path is the param, for the error.
+func (s *Session) allowOpen(path string) search.Allow {
+	if len(s.Roots) == 0 {
+		return nil
+	}
+	return func(real string) error {
+		if !s.allowed(real) {
+			return rpc.Errorf(protocol.CodeAccessDenied, map[string]string{"path": path},
+				"access denied: %s is outside the session's roots", path)
+		}
+		return nil
+	}
 }
 
 // ignoreFrom is where the ignore files that apply to a search of dir

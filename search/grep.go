@@ -61,6 +61,8 @@ type GrepOptions struct {
 	// of its repository) whose ignore files, and those of the directories
 	// between, apply too. Empty: only the tree's own.
 	IgnoreFrom string
+	// Allow checks the searched directory or file once open; nil allows all.
+	Allow Allow
 }
 
 // Match is one matching line.
@@ -177,6 +179,9 @@ func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepR
 		return nil, err
 	}
 	defer f.Close()
+	if err := checkOpen(int(f.Fd()), opt.Allow); err != nil {
+		return nil, err
+	}
 	return GrepReader(ctx, m, f, fi.Size(), path, opt)
 }
 
@@ -248,6 +253,9 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 		return nil, err
 	}
 	defer root.Close()
+	if err := checkRoot(root, opt.Allow); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan *fileJob, 16)
@@ -343,7 +351,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		return nil
 	}
-	ignored, err := walk(ctx, dir, opt.IgnoreFrom, func(dirRel string, e entry, h *dirHandle, ignored int) error {
+	ignored, err := walk(ctx, dir, opt.IgnoreFrom, opt.Allow, func(dirRel string, e entry, h *dirHandle, ignored int) error {
 		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
 			return nil
 		}
@@ -413,6 +421,20 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 		w.buf = nil // a long line grew it: do not keep that much
 	}
 	return outcome{res: s.res, hit: s.hit}
+}
+
+// checkRoot checks root, through which symlinked files are opened, as the
+// walk's own directory is checked: it was opened by path on its own.
+func checkRoot(root *os.Root, allow Allow) error {
+	if allow == nil {
+		return nil
+	}
+	d, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return checkOpen(int(d.Fd()), allow)
 }
 
 // readerAtCloser is an open file of the tree.
