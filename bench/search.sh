@@ -27,7 +27,7 @@ done
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/toold-search-bench.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/search" ./bench/search)
+(cd "$root" && go build -o "$tmp/search" ./bench/search && go build -o "$tmp/toold-bin" ./cmd/toold)
 
 data_dir="${BENCH_DATA_DIR:-${TMPDIR:-/tmp}/toold-bench-data}"
 mkdir -p "$data_dir"
@@ -98,6 +98,25 @@ for tree in "$goroot" "$gen"; do
   bench_case "$name: grep -i literal" "$s" grep -i -F 'NEEDLE_42' "$tree" -- rg -n -i -F 'NEEDLE_42' "$tree" -- grep -rni -F 'NEEDLE_42' "$tree"
   bench_case "$name: find -name '*.go'" "$s" find -name '*.go' "$tree" -- rg --files -g '*.go' "$tree" -- find "$tree" -name '*.go'
   bench_case "$name: find -type d" "$s" find -type d "$tree" -- -- find "$tree" -type d
+done
+echo
+echo "Through the daemon: \`toold call\` (a daemon in the process, JSON result, the contract's limits"
+echo "but limit 2000), beside rg. RSS is the whole daemon's peak."
+echo
+echo "| case | toold call | rg | toold/rg | toold RSS MiB |"
+echo "| --- | --- | --- | --- | --- |"
+for tree in "$goroot" "$gen"; do
+  name="GOROOT/src"; [ "$tree" = "$gen" ] && name="gen $files files"
+  rm -f "$tmp/toold.t" "$tmp/rg"
+  for _ in $(seq "$runs"); do
+    run toold.t "$tmp/toold-bin" call grep "{\"pattern\":\"func main\",\"literal\":true,\"path\":\"$tree\",\"limit\":2000}"
+    run rg rg -n -F 'func main' "$tree"
+  done
+  tt="$(median "$tmp/toold.t" 1)"; rt="$(median "$tmp/rg" 1)"; rss="$(median "$tmp/toold.t" 2)"
+  printf '| %s: grep literal | %s | %s | %s | %d |\n' "$name" "$tt" "$rt" "$(ratio "$tt" "$rt")" "$((rss / 1024))"
+  rm -f "$tmp/toold.t"
+  for _ in $(seq "$runs"); do run toold.t "$tmp/toold-bin" call find "{\"pattern\":\"*.go\",\"path\":\"$tree\"}"; done
+  printf '| %s: find *.go | %s | - | - | %d |\n' "$name" "$(median "$tmp/toold.t" 1)" "$(( $(median "$tmp/toold.t" 2) / 1024 ))"
 done
 } | tee "$tmp/results.md"
 if [ "${WRITE:-0}" = "1" ]; then

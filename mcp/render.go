@@ -35,6 +35,18 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 			return nil, fmt.Errorf("decoding the process output: %w", err)
 		}
 		return []sdk.Content{&sdk.TextContent{Text: processText(&r)}}, nil
+	case protocol.MethodGrep:
+		var r protocol.GrepResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("decoding the grep result: %w", err)
+		}
+		return []sdk.Content{&sdk.TextContent{Text: grepText(&r)}}, nil
+	case protocol.MethodFind, protocol.MethodLs:
+		var r protocol.EntriesResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("decoding the %s result: %w", method, err)
+		}
+		return []sdk.Content{&sdk.TextContent{Text: entriesText(&r)}}, nil
 	}
 	// stats and anything else: the JSON itself is the most readable form.
 	var b bytes.Buffer
@@ -166,4 +178,44 @@ func errorResult(e *rpc.Error) *sdk.CallToolResult {
 		StructuredContent: map[string]any{"code": e.Code, "message": e.Message, "data": e.Data},
 		IsError:           true,
 	}
+}
+
+// grepText is grep's matches as grep -n prints them with context: a match
+// as path:line:text, a context line as path-line-text, "--" between groups
+// of lines that do not touch; then the notice.
+func grepText(r *protocol.GrepResult) string {
+	var b strings.Builder
+	for _, f := range r.Files {
+		last := -1
+		for _, m := range f.Matches {
+			first := m.Line - len(m.Before)
+			if last >= 0 && first > last+1 {
+				b.WriteString("--\n")
+			}
+			for i, l := range m.Before {
+				fmt.Fprintf(&b, "%s-%d-%s\n", f.Path, first+i, l)
+			}
+			fmt.Fprintf(&b, "%s:%d:%s\n", f.Path, m.Line, m.Text)
+			for i, l := range m.After {
+				fmt.Fprintf(&b, "%s-%d-%s\n", f.Path, m.Line+1+i, l)
+			}
+			last = m.Line + len(m.After)
+		}
+	}
+	if r.Notice != nil {
+		b.WriteString(*r.Notice + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// entriesText is find's or ls' entries, one a line, then the notice.
+func entriesText(r *protocol.EntriesResult) string {
+	var b strings.Builder
+	for _, e := range r.Entries {
+		b.WriteString(e + "\n")
+	}
+	if r.Notice != nil {
+		b.WriteString(*r.Notice + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -132,9 +132,30 @@ func TestRenderOther(t *testing.T) {
 	if got, want := c[0].(*sdk.TextContent).Text, "{\n  \"sessions\": 1,\n  \"cache\": {}\n}"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	for _, m := range []string{"read", "exec", "stats"} {
+	for _, m := range []string{"read", "exec", "stats", "grep", "find", "ls"} {
 		if _, err := render(m, json.RawMessage(`[`)); err == nil {
 			t.Errorf("%s: bad JSON gave no error", m)
+		}
+	}
+}
+
+func TestRenderSearch(t *testing.T) {
+	tests := []struct {
+		method, json, want string
+	}{
+		{"grep", `{"files":[],"totalMatches":0,"notice":"[No matches]"}`, "[No matches]"},
+		{"grep", `{"files":[{"path":"a","matches":[{"line":2,"text":"x","before":["w"],"after":[]},{"line":3,"text":"y","before":[],"after":["z"]}],"count":2}]}`,
+			"a-1-w\na:2:x\na:3:y\na-4-z"},
+		{"find", `{"entries":["a/","a/b.go"],"total":3,"limitReached":true,"notice":"[2 results limit reached]"}`, "a/\na/b.go\n[2 results limit reached]"},
+		{"ls", `{"entries":["l -> t"],"total":1}`, "l -> t"},
+	}
+	for _, tt := range tests {
+		c, err := render(tt.method, json.RawMessage(tt.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c[0].(*sdk.TextContent).Text; got != tt.want {
+			t.Errorf("%s %s: got %q, want %q", tt.method, tt.json, got, tt.want)
 		}
 	}
 }

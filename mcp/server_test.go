@@ -157,6 +157,9 @@ func TestListTools(t *testing.T) {
 		"process_write": {"id", "stdin", "close"},
 		"process_kill":  {"id", "signal"},
 		"process_list":  nil,
+		"grep":          {"pattern", "literal", "ignoreCase", "path", "spool", "glob", "context", "limit", "maxLineChars", "maxBytes"},
+		"find":          {"pattern", "path", "type", "limit"},
+		"ls":            {"path", "limit", "all"},
 	}
 	var names []string
 	for _, tool := range res.Tools {
@@ -179,7 +182,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if got := strings.Join(names, " "); got != "exec page process_kill process_list process_read process_wait process_write read readBytes stats" {
+	if got := strings.Join(names, " "); got != "exec find grep ls page process_kill process_list process_read process_wait process_write read readBytes stats" {
 		t.Errorf("tools: %s", got)
 	}
 }
@@ -384,3 +387,36 @@ func TestRunCancelled(t *testing.T) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// TestSearchTools: grep, find and ls through MCP, rendered as grep -n,
+// find and ls print, with the JSON result as structuredContent.
+func TestSearchTools(t *testing.T) {
+	s, _ := start(t)
+	dir := filepath.Dir(writeFile(t, "a.go", "package a\n// needle\nfunc A() {}\n\n\nvar needle = 1\n"))
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, res := s.call(t, "grep", map[string]any{"pattern": "needle", "path": dir, "context": 1})
+	want := "a.go-1-package a\na.go:2:// needle\na.go-3-func A() {}\n--\na.go-5-\na.go:6:var needle = 1"
+	if text != want || res.IsError {
+		t.Errorf("grep: got %q (isError %v), want %q", text, res.IsError, want)
+	}
+	var g struct{ TotalMatches int }
+	structured(t, res, &g)
+	if g.TotalMatches != 2 {
+		t.Errorf("grep structuredContent: %+v", g)
+	}
+	text, _ = s.call(t, "grep", map[string]any{"pattern": "needle", "path": dir, "limit": 1})
+	if want := "a.go:2:// needle\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"; text != want {
+		t.Errorf("grep limit: got %q, want %q", text, want)
+	}
+	if text, res = s.call(t, "grep", map[string]any{"pattern": "(", "path": dir}); !res.IsError || !strings.Contains(text, "pattern") {
+		t.Errorf("bad pattern: %q (isError %v)", text, res.IsError)
+	}
+	if text, _ = s.call(t, "find", map[string]any{"path": dir}); text != "a.go\nsub/" {
+		t.Errorf("find: %q", text)
+	}
+	if text, _ = s.call(t, "ls", map[string]any{"path": filepath.Join(dir, "sub")}); text != "[Empty directory]" {
+		t.Errorf("ls: %q", text)
+	}
+}

@@ -38,8 +38,11 @@ func schema(required []string, props ...prop) map[string]any {
 				"idleMs":  map[string]any{"type": "integer", "minimum": 0, "description": "The wait ends once no output has come for this many milliseconds."},
 			}
 		}
-		if p.name == "preview" {
+		switch {
+		case p.name == "preview":
 			s["enum"] = protocol.PreviewModes
+		case p.name == "type" && p.typ == "string":
+			s["enum"] = []string{protocol.FindTypeFile, protocol.FindTypeDir}
 		}
 		ps[p.name] = s
 	}
@@ -155,6 +158,43 @@ func tools() []*sdk.Tool {
 		Name:        toolName(protocol.MethodProcessList),
 		Description: "List this session's background processes: id, command, whether it runs, exit status, start time.",
 		InputSchema: schema(nil),
+		Annotations: readOnly,
+	}, {
+		Name: protocol.MethodGrep,
+		Description: "Search file contents with a regular expression (RE2, Go's syntax) or a literal string: one file, a directory tree " +
+			"(skipping what .gitignore and .ignore exclude, VCS directories and binary files) or a spool exec kept. " +
+			"Matches come as path:line:text, grouped by file in a stable order, with context lines as path-line-text. " +
+			"Use this instead of grep or rg in exec.",
+		InputSchema: schema([]string{"pattern"},
+			prop{"pattern", "string", "The regular expression (RE2: no backreferences or lookaround), or the string with literal true."},
+			prop{"literal", "boolean", "Match pattern as a plain string (default false)."},
+			prop{"ignoreCase", "boolean", "Match without regard to case (default false)."},
+			prop{"path", "string", "A file or directory: absolute, or relative to the working directory (default: the working directory)."},
+			prop{"spool", "string", "Search this spool of an exec result instead of path: its line numbers are page's."},
+			prop{"glob", "string", "Search only files matching this glob: \"*.go\" matches names at any depth, \"src/**/*.ts\" paths under path."},
+			prop{"context", "integer", fmt.Sprintf("Lines to show before and after each match (default 0, at most %d).", protocol.MaxGrepContext)},
+			prop{"limit", "integer", fmt.Sprintf("Most matching lines to show (default %d, at most %d).", protocol.DefaultGrepLimit, protocol.MaxGrepLimit)},
+			prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d); read shows them whole.", protocol.DefaultGrepMaxLineChars)},
+			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of lines to show (default %d, at most %d).", protocol.DefaultGrepMaxBytes, protocol.MaxGrepBytes)}),
+		Annotations: readOnly,
+	}, {
+		Name: protocol.MethodFind,
+		Description: "Find files and directories by glob, as paths relative to path, sorted, directories ending with /. " +
+			"Skips what .gitignore and .ignore exclude and VCS directories. Use this instead of find or ls -R in exec.",
+		InputSchema: schema(nil,
+			prop{"pattern", "string", "A glob: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths (default: everything)."},
+			prop{"path", "string", "The directory to search: absolute, or relative to the working directory (default: the working directory)."},
+			prop{"type", "string", "Only files (\"file\") or only directories (\"dir\") (default both)."},
+			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.DefaultFindLimit, protocol.MaxFindLimit)}),
+		Annotations: readOnly,
+	}, {
+		Name: protocol.MethodLs,
+		Description: "List a directory: entries sorted by name, directories ending with /, symlinks as name -> target. " +
+			"Skips what .gitignore and .ignore exclude and VCS directories.",
+		InputSchema: schema(nil,
+			prop{"path", "string", "The directory: absolute, or relative to the working directory (default: the working directory)."},
+			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.DefaultLsLimit, protocol.MaxLsLimit)},
+			prop{"all", "boolean", "Also list entries whose names start with a dot (default false)."}),
 		Annotations: readOnly,
 	}, {
 		Name:        protocol.MethodStats,

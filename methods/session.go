@@ -74,5 +74,8 @@ func (svc *Service) Methods() map[string]Method {
 		protocol.MethodProcessWrite: svc.ProcessWrite,
 		protocol.MethodProcessKill:  svc.ProcessKill,
 		protocol.MethodProcessList:  svc.ProcessList,
+		protocol.MethodGrep:         svc.Grep,
+		protocol.MethodFind:         svc.Find,
+		protocol.MethodLs:           svc.Ls,
 	}
 }

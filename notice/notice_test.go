@@ -11,6 +11,8 @@ func win(f WindowFacts) func() string { return func() string { return Window(f) 
 
 func ex(f ExecFacts) func() string { return func() string { return Exec(f) } }
 
+func gr(f GrepFacts) func() string { return func() string { return Grep(f) } }
+
 func ptr[T any](v T) *T { return &v }
 
 // TestMessages shows every message toold can say to a model, one row each:
@@ -52,6 +54,24 @@ func TestMessages(t *testing.T) {
 		{"image", func() string { return ImageReturned("image/png", 812) }, "[Image file (image/png, 812 B): returned in image]"},
 		{"binary file", func() string { return Binary("application/octet-stream", 2048) },
 			"[Binary file (application/octet-stream, 2.0 KB): not shown. Inspect it with exec, e.g. file, xxd or strings]"},
+		{"grep whole", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 3}, Limit: 100}), ""},
+		{"grep no match", gr(GrepFacts{Result: &protocol.GrepResult{}, Limit: 100}), "[No matches]"},
+		{"grep limit", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 150, LimitReached: ptr(protocol.GrepByMatches)}, Limit: 100}),
+			"[100 matches limit reached. Use limit=200 for more, or refine pattern]"},
+		{"grep limit at its cap", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 5000, LimitReached: ptr(protocol.GrepByMatches)}, Limit: 2000}),
+			"[2000 matches limit reached. limit=2000 is the most; refine pattern]"},
+		{"grep bytes, clipped", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 90, LimitReached: ptr(protocol.GrepByBytes), ClippedLines: 2}, Limit: 100, MaxBytes: 51200, MaxLineChars: 500}),
+			"[50.0 KB limit reached. Use maxBytes=102400 for more, or refine pattern] [Some lines truncated to 500 chars. Use read to see full lines]"},
+		{"grep skipped", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 1, Skipped: protocol.GrepSkipped{Binary: 2, TooLarge: 1}}, Limit: 100}),
+			"[2 binary files with matches not shown] [1 file over 64.0 MB not searched: grep it by path]"},
+		{"find limit", func() string {
+			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 1500, LimitReached: true}, 1000)
+		}, "[1000 results limit reached (1500 in all). Use limit=2000 for more, or refine pattern]"},
+		{"find nothing", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000) }, "[No matches]"},
+		{"ls limit", func() string {
+			return Entries(protocol.MethodLs, &protocol.EntriesResult{Total: 700, LimitReached: true}, 500)
+		}, "[500 entries limit reached (700 in all). Use limit=1000 for more, or list a subdirectory]"},
+		{"ls empty", func() string { return Entries(protocol.MethodLs, &protocol.EntriesResult{}, 500) }, "[Empty directory]"},
 		{"exec plain", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0)}}), ""},
 		{"exec timed out", ex(ExecFacts{Result: &protocol.ExecResult{TimedOut: true, Signal: ptr("SIGTERM")}, Timeout: 2 * time.Second}),
 			"[Timed out after 2s: the command's process group was killed]"},

@@ -27,9 +27,10 @@ const (
 
 // Methods lists, sorted, every method initialize reports.
 var Methods = []string{
-	MethodCancelRequest, MethodExec, MethodExit, MethodInitialize, MethodPage,
-	MethodProcessKill, MethodProcessList, MethodProcessRead, MethodProcessWait, MethodProcessWrite,
-	MethodRead, MethodReadBytes, MethodSessionClose, MethodShutdown, MethodStats,
+	MethodCancelRequest, MethodExec, MethodExit, MethodFind, MethodGrep, MethodInitialize,
+	MethodLs, MethodPage, MethodProcessKill, MethodProcessList, MethodProcessRead, MethodProcessWait,
+	MethodProcessWrite, MethodRead, MethodReadBytes, MethodSessionClose, MethodShutdown,
+	MethodStats,
 }
 
 // ClientParams are MethodClient's params.

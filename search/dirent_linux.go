@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"io/fs"
 	"unsafe"
 
@@ -10,10 +11,19 @@ import (
 // parseDirents appends the entries of a getdents64 buffer, typed from
 // d_type (or by fstatat where the file system gives none).
 func parseDirents(dirfd int, buf []byte, ents []entry) []entry {
-	const nameOff = int(unsafe.Offsetof(unix.Dirent{}.Name))
+	// Fields read where the kernel put them, not through a *unix.Dirent:
+	// the last record is shorter than that struct.
+	var d unix.Dirent
+	const (
+		inoOff    = int(unsafe.Offsetof(d.Ino))
+		reclenOff = int(unsafe.Offsetof(d.Reclen))
+		typeOff   = int(unsafe.Offsetof(d.Type))
+		nameOff   = int(unsafe.Offsetof(d.Name))
+	)
 	for len(buf) >= nameOff {
-		d := (*unix.Dirent)(unsafe.Pointer(&buf[0]))
-		rec := int(d.Reclen)
+		ino := binary.NativeEndian.Uint64(buf[inoOff:])
+		rec := int(binary.NativeEndian.Uint16(buf[reclenOff:]))
+		typ := buf[typeOff]
 		if rec < nameOff || rec > len(buf) {
 			break
 		}
@@ -25,11 +35,11 @@ func parseDirents(dirfd int, buf []byte, ents []entry) []entry {
 			}
 		}
 		buf = buf[rec:]
-		if d.Ino == 0 || string(name) == "." || string(name) == ".." {
+		if ino == 0 || string(name) == "." || string(name) == ".." {
 			continue
 		}
 		e := entry{name: string(name)}
-		switch d.Type {
+		switch typ {
 		case unix.DT_REG:
 		case unix.DT_DIR:
 			e.typ = fs.ModeDir

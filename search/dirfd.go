@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,6 +52,26 @@ func (h *dirHandle) release() {
 // it (and checked it against its roots).
 func openDir(path string) (int, error) {
 	return openDirFlags(unix.AT_FDCWD, path, dirFlags&^unix.O_NOFOLLOW)
+}
+
+// Allow checks where a search really is, once its path is open: Grep, Find
+// and List call it with the real path of the directory or file they opened,
+// read back from the open descriptor, so that a symlink swapped in after
+// the caller resolved and checked the path cannot take the search out of
+// where it may go (the session's roots). Where the system cannot say
+// (no /proc), it is not called.
+type Allow func(realPath string) error
+
+// checkOpen calls allow, when set, with the real path of the open fd.
+func checkOpen(fd int, allow Allow) error {
+	if allow == nil {
+		return nil
+	}
+	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return nil
+	}
+	return allow(real)
 }
 
 // openDirAt opens the directory name beneath the directory dirfd.

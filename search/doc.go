@@ -6,8 +6,10 @@
 // opened with openat, one name with O_NOFOLLOW beneath its open parent (as
 // os.Root does, at fewer system calls per file), symlinked directories are
 // not followed (so loops cannot form), and a symlinked file is opened
-// through the tree's os.Root, which refuses one that leads out. Ignore
-// files above the tree apply when the caller names where they start.
+// through the tree's os.Root, which refuses one that leads out. The
+// searched directory itself is checked once open (Allow, with its real
+// path read back from the descriptor). Ignore files above the tree apply
+// when the caller names where they start.
 //
 // grep matches RE2 patterns (Go's regexp, so no pattern takes exponential
 // time) line by line over a file, a tree or any io.ReaderAt (an exec

@@ -28,8 +28,9 @@ type FindOptions struct {
 	Type    EntryType
 	// Limit is how many entries are returned; 0 is no limit.
 	Limit int
-	// IgnoreFrom: as GrepOptions.IgnoreFrom.
+	// IgnoreFrom and Allow: as GrepOptions'.
 	IgnoreFrom string
+	Allow      Allow
 }
 
 // FindResult lists the entries of a tree.
@@ -47,13 +48,13 @@ type FindResult struct {
 
 // Find lists the entries beneath dir that pass opt's filters.
 func Find(ctx context.Context, dir string, opt FindOptions) (*FindResult, error) {
-	if err := checkGlob(opt.Pattern); err != nil {
+	if err := CheckGlob(opt.Pattern); err != nil {
 		return nil, err
 	}
 	g := newGlob(opt.Pattern)
 	res := &FindResult{}
 	var err error
-	res.Ignored, err = walk(ctx, dir, opt.IgnoreFrom, func(dirRel string, e entry, _ *dirHandle, _ int) error {
+	res.Ignored, err = walk(ctx, dir, opt.IgnoreFrom, opt.Allow, func(dirRel string, e entry, _ *dirHandle, _ int) error {
 		if opt.Type == TypeFile && !e.typ.IsRegular() || opt.Type == TypeDir && !e.typ.IsDir() {
 			return nil
 		}
@@ -104,8 +105,9 @@ type ListOptions struct {
 	Limit int
 	// All lists the entries whose names start with '.'.
 	All bool
-	// IgnoreFrom: as GrepOptions.IgnoreFrom.
+	// IgnoreFrom and Allow: as GrepOptions'.
 	IgnoreFrom string
+	Allow      Allow
 }
 
 // ListEntry is one entry of a directory.
@@ -135,6 +137,9 @@ func List(ctx context.Context, dir string, opt ListOptions) (*ListResult, error)
 		return nil, err
 	}
 	defer unix.Close(fd)
+	if err := checkOpen(fd, opt.Allow); err != nil {
+		return nil, err
+	}
 	ents, err := readDir(fd)
 	if err != nil {
 		return nil, err

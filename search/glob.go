@@ -28,8 +28,8 @@ func newGlob(pattern string) glob {
 	return g
 }
 
-// checkGlob returns an error for a malformed pattern.
-func checkGlob(pattern string) error {
+// CheckGlob returns an error wrapping ErrBadGlob for a malformed pattern.
+func CheckGlob(pattern string) error {
 	if pattern != "" && !doublestar.ValidatePattern(pattern) {
 		return fmt.Errorf("%w: %q", ErrBadGlob, pattern)
 	}

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -54,10 +53,16 @@ type GrepOptions struct {
 	// MaxFileSize skips a tree's files larger than this (a file or reader
 	// searched by name is searched whatever its size); 0 is no cap.
 	MaxFileSize int64
+	// Clean shows lines as a terminal would have left them (ANSI escapes
+	// stripped, \r redraws resolved), as exec's preview and page show an
+	// exec spool; lines are matched as they are.
+	Clean bool
 	// IgnoreFrom is an ancestor of the searched directory (say, the root
 	// of its repository) whose ignore files, and those of the directories
 	// between, apply too. Empty: only the tree's own.
 	IgnoreFrom string
+	// Allow checks the searched directory or file once open; nil allows all.
+	Allow Allow
 }
 
 // Match is one matching line.
@@ -156,7 +161,7 @@ func (c *collector) add(path string, fm FileMatches, hit0 LimitKind) bool {
 
 // Grep searches path, a file or a directory tree, for the lines m matches.
 func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepResult, error) {
-	if err := checkGlob(opt.Glob); err != nil {
+	if err := CheckGlob(opt.Glob); err != nil {
 		return nil, err
 	}
 	fi, err := os.Stat(path)
@@ -167,13 +172,16 @@ func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepR
 		return grepTree(ctx, m, path, &opt)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+		return nil, &fs.PathError{Op: "grep", Path: path, Err: ErrNotRegular}
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if err := checkOpen(int(f.Fd()), opt.Allow); err != nil {
+		return nil, err
+	}
 	return GrepReader(ctx, m, f, fi.Size(), path, opt)
 }
 
@@ -245,6 +253,9 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 		return nil, err
 	}
 	defer root.Close()
+	if err := checkRoot(root, opt.Allow); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan *fileJob, 16)
@@ -340,7 +351,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		return nil
 	}
-	ignored, err := walk(ctx, dir, opt.IgnoreFrom, func(dirRel string, e entry, h *dirHandle, ignored int) error {
+	ignored, err := walk(ctx, dir, opt.IgnoreFrom, opt.Allow, func(dirRel string, e entry, h *dirHandle, ignored int) error {
 		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
 			return nil
 		}
@@ -410,6 +421,20 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 		w.buf = nil // a long line grew it: do not keep that much
 	}
 	return outcome{res: s.res, hit: s.hit}
+}
+
+// checkRoot checks root, through which symlinked files are opened, as the
+// walk's own directory is checked: it was opened by path on its own.
+func checkRoot(root *os.Root, allow Allow) error {
+	if allow == nil {
+		return nil
+	}
+	d, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return checkOpen(int(d.Fd()), allow)
 }
 
 // readerAtCloser is an open file of the tree.

@@ -197,13 +197,13 @@ func (s *scanner) keep(buf []byte, start, end, line int) {
 		before = make([]string, 0, n)
 		for b < start {
 			e := b + bytes.IndexByte(buf[b:start], '\n')
-			l, c := show(buf[b:e], s.opt.MaxLineChars)
+			l, c := show(buf[b:e], s.opt.MaxLineChars, s.opt.Clean)
 			before = append(before, l)
 			size, clipped = size+len(l)+1, clipped+c
 			b = e + 1
 		}
 	}
-	text, c := show(buf[start:end], s.opt.MaxLineChars)
+	text, c := show(buf[start:end], s.opt.MaxLineChars, s.opt.Clean)
 	size, clipped = size+len(text)+1, clipped+c
 	if !s.spend(size) {
 		return
@@ -224,7 +224,7 @@ func (s *scanner) after(buf []byte, pos, line int) (int, int) {
 			s.pendingAfter = 0
 			break
 		}
-		text, c := show(buf[pos:end], s.opt.MaxLineChars)
+		text, c := show(buf[pos:end], s.opt.MaxLineChars, s.opt.Clean)
 		if !s.spend(len(text) + 1) {
 			break
 		}
@@ -254,18 +254,19 @@ func (s *scanner) stop(k LimitKind) {
 	s.full, s.hit, s.pendingAfter = true, k, 0
 }
 
-// show renders one line for a model: without its line ending, clipped at
+// show renders one line for a model: without its line ending, cleaned of
+// terminal escapes and redraws when clean is set (an exec spool), clipped at
 // maxChars characters on a character boundary, invalid UTF-8 replaced; it
 // returns 1 when it clipped the line.
-func show(line []byte, maxChars int) (string, int) {
+func show(line []byte, maxChars int, clean bool) (string, int) {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	line, clipped := truncate.ClipLine(line, maxChars)
+	text, clipped := truncate.ShowLine(line, clean, maxChars)
 	if clipped {
-		return truncate.Valid(line), 1
+		return text, 1
 	}
-	return truncate.Valid(line), 0
+	return text, 0
 }
 
 // plainText is a quick proof that sample is text by truncate.IsBinary's

@@ -365,3 +365,51 @@ func removeDeep(t *testing.T, dir, name string) {
 		unix.Close(fds[i])
 	}
 }
+
+// TestAllow: the check is made on where the opened directory or file
+// really is (a path through a symlink is checked as its target), and its
+// error ends the search.
+func TestAllow(t *testing.T) {
+	dir, outside := tree(t)
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	denied := errors.New("denied")
+	var seen []string
+	allow := func(real string) error {
+		seen = append(seen, real)
+		if strings.HasPrefix(real, outside) {
+			return denied
+		}
+		return nil
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	must(t, err)
+	if _, err := Grep(context.Background(), m, filepath.Join(dir, "sub", "loop"), GrepOptions{Allow: allow}); err != nil {
+		t.Errorf("grep through a link in the tree: %v", err)
+	}
+	if len(seen) == 0 || seen[0] != realDir {
+		t.Errorf("checked %q, want the link's target %q first", seen, realDir)
+	}
+	for name, call := range map[string]func() error{
+		"grep dir": func() error {
+			_, err := Grep(context.Background(), m, filepath.Join(dir, "outdir"), GrepOptions{Allow: allow})
+			return err
+		},
+		"grep file": func() error {
+			_, err := Grep(context.Background(), m, filepath.Join(dir, "out.txt"), GrepOptions{Allow: allow})
+			return err
+		},
+		"find": func() error {
+			_, err := Find(context.Background(), filepath.Join(dir, "outdir"), FindOptions{Allow: allow})
+			return err
+		},
+		"ls": func() error {
+			_, err := List(context.Background(), filepath.Join(dir, "outdir"), ListOptions{Allow: allow})
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, denied) {
+			t.Errorf("%s out of the tree: %v, want denied", name, err)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // entry is a directory entry as the walk sees it, without a stat.
@@ -71,9 +73,13 @@ func joinRel(dirRel, name string) string {
 // before its entries; symlinks are visited, never followed. visit is told
 // how many entries were ignored so far. An error from visit ends the walk
 // and is returned.
-func walk(ctx context.Context, dir, ignoreFrom string, visit func(dirRel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
+func walk(ctx context.Context, dir, ignoreFrom string, allow Allow, visit func(dirRel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
 	fd, err := openDir(dir)
 	if err != nil {
+		return 0, err
+	}
+	if err := checkOpen(fd, allow); err != nil {
+		unix.Close(fd)
 		return 0, err
 	}
 	rules, comps := parentRules(dir, ignoreFrom)

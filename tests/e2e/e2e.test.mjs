@@ -413,6 +413,17 @@ describe('toold over stdio with vscode-jsonrpc (Content-Length framing)', { time
     }
 
     await callError('page', { spool: 'no-such-spool', offset: 1 }, -32001);
+
+    // grep of the spool: its line numbers are page's.
+    const g = await call('grep', { spool: out.spool.id, pattern: '^432[0-9]$', context: 1, limit: 3 });
+    assert.equal(g.limitReached, 'matches', `grep spool: limitReached: ${JSON.stringify(g).slice(0, 500)}`);
+    assert.equal(g.files.length, 1, 'grep spool: one file');
+    assert.equal(g.files[0].count, 10, 'grep spool: count of matching lines');
+    assert.deepEqual(g.files[0].matches.map((m) => [m.line, m.text]), [[4320, '4320'], [4321, '4321'], [4322, '4322']],
+      'grep spool: line numbers and texts');
+    assert.deepEqual(g.files[0].matches[0].before, ['4319'], 'grep spool: context before');
+    assert.equal(g.notice, '[3 matches limit reached. Use limit=6 for more, or refine pattern]', 'grep spool: notice');
+    await callError('grep', { pattern: '(' }, -32602);
   }));
 
   test('6. $/cancelRequest ends a running exec within seconds; reads go on meanwhile', withLog(async () => {
