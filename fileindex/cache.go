@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -233,21 +234,34 @@ func (c *Cache) Open(ctx context.Context, path string) (*File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, fmt.Errorf("fileindex: cache closed: %w", fs.ErrClosed)
-	}
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("fileindex: %w", err)
 	}
-	f, id, err := openFile(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("fileindex: %w", err)
 	}
-	return &File{c: c, path: path, f: f, id: id}, nil
+	return c.OpenFile(ctx, path, f)
+}
+
+// OpenFile makes a File of f, which the caller opened read-only for path
+// (e.g. beneath a root, so that what is read is what was checked), and
+// fstats it. The File owns f from then on, even on error. Errors are as
+// Open's.
+func (c *Cache) OpenFile(ctx context.Context, path string, f *os.File) (*File, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		f.Close()
+		return nil, fmt.Errorf("fileindex: cache closed: %w", fs.ErrClosed)
+	}
+	file, err := c.adopt(ctx, filepath.Clean(path), f)
+	if err != nil {
+		return nil, fmt.Errorf("fileindex: %w", err)
+	}
+	return file, nil
 }
 
 // index returns an index valid for f's descriptor, from the cache when it
@@ -276,20 +290,23 @@ func (c *Cache) index(ctx context.Context, f *File) (*index, error) {
 	defer c.bufs.Put(bufp)
 	buf := *bufp
 	switch {
-	case old != nil && old.id.sameInode(id) && id.size > old.size:
-		// Grown: extend when the old tail is unchanged.
-		x, err = extend(ctx, f.f, old, id, buf)
+	case old != nil && (old.id.sameInode(id) && id.size > old.size || old.id == id):
+		// Grown: extend when the old tail is unchanged. A Write event
+		// (suspect) on a file whose fstat is the one indexed is mostly the
+		// append the index already saw, its event late: the same tail check
+		// tells, where a build from scratch stalls a reader of a growing log.
+		x, err = extend(ctx, f.r, old, id, buf)
 		hit = err == nil
 		if errors.Is(err, errTailChanged) {
-			x, err = build(ctx, f.f, id, c.spacing, buf)
+			x, err = build(ctx, f.r, id, c.spacing, buf)
 		}
 	case old != nil && !suspect && old.id.sameInode(id) && id.size < old.size && id.ctime < old.id.ctime:
 		// f was opened before the file grew to what the entry indexed: the
 		// entry's prefix serves it, and the entry stays as it is.
-		x, err = prefix(ctx, f.f, old, id, buf)
+		x, err = prefix(ctx, f.r, old, id, buf)
 		hit, publish = err == nil, false
 	default:
-		x, err = build(ctx, f.f, id, c.spacing, buf)
+		x, err = build(ctx, f.r, id, c.spacing, buf)
 	}
 	if err != nil {
 		if suspect {

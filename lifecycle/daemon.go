@@ -63,14 +63,20 @@ func New(opts Options) (*Daemon, error) {
 	if root == "" {
 		root = spool.DefaultRoot()
 	}
-	spools, err := spool.NewManager(root)
-	if err != nil {
+	spools, err := spool.Start(root)
+	switch {
+	case spools == nil:
 		return nil, err
-	}
-	if removed, err := spools.Sweep(); err != nil {
-		log.Warn("sweeping spool directories", "root", root, "err", err)
-	} else if len(removed) > 0 {
-		log.Info("removed spool directories of dead daemons", "dirs", removed)
+	case err != nil:
+		// read and the rest need no spool: serve them, and let exec give
+		// its previews with a notice that the output could not be kept.
+		log.Warn("no spool root: exec output is not kept beyond its preview", "root", root, "err", err)
+	default:
+		if removed, err := spools.Sweep(); err != nil {
+			log.Warn("sweeping spool directories", "root", root, "err", err)
+		} else if len(removed) > 0 {
+			log.Info("removed spool directories of dead daemons", "dirs", removed)
+		}
 	}
 	files, err := fileindex.New(opts.Files)
 	if err != nil {

@@ -8,14 +8,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/rpc"
 )
 
-// resolve makes path absolute against the session cwd and follows symlinks
-// in as much of it as exists, so that roots are checked on where the path
-// really leads, and a missing file is told apart from one outside the roots.
+// resolve makes path absolute against the session cwd and follows every
+// symlink in it, dangling ones included, so that roots are checked on where
+// the path really leads: a path that leads outside them is refused whether or
+// not its target exists. It returns the resolved path.
 func (s *Session) resolve(field, path string) (string, error) {
 	if path == "" {
 		return "", rpc.InvalidParams(field, "required")
@@ -27,7 +29,7 @@ func (s *Session) resolve(field, path string) (string, error) {
 		path = filepath.Join(s.Cwd, path)
 	}
 	path = filepath.Clean(path)
-	real, err := evalExisting(path)
+	real, err := resolveLinks(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return "", fileError(path, err)
@@ -35,47 +37,111 @@ func (s *Session) resolve(field, path string) (string, error) {
 		// A symlink loop, a name too long, a file where a directory should be.
 		return "", rpc.Errorf(rpc.CodeNoSuchFile, map[string]string{"path": path}, "cannot resolve %s: %v", path, err)
 	}
-	if !s.allowed(real) {
-		return "", rpc.Errorf(rpc.CodeAccessDenied, map[string]string{"path": path},
-			"access denied: %s is outside the session's roots", path)
+	if _, ok := s.rootOf(real); !ok {
+		return "", outsideRoots(path)
 	}
 	return real, nil
 }
 
-// evalExisting follows symlinks in path; where a part is missing, it
-// resolves the longest existing parent and joins the rest as given.
-func evalExisting(path string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return real, err
-	}
-	dir, base := filepath.Split(path)
-	dir = filepath.Clean(dir)
-	if dir == path {
-		return path, nil
-	}
-	parent, err := evalExisting(dir)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(parent, base), nil
+func outsideRoots(path string) error {
+	return rpc.Errorf(rpc.CodeAccessDenied, map[string]string{"path": path},
+		"access denied: %s is outside the session's roots", path)
 }
 
-// allowed says whether a resolved path may be read: inside a root, or in the
-// session's own spool directory.
-func (s *Session) allowed(real string) bool {
-	if s.Spool != nil && within(real, s.Spool.Path()) {
-		return true
+// maxLinks is how many symlinks resolveLinks follows before it calls the
+// path a loop, as filepath.EvalSymlinks does.
+const maxLinks = 255
+
+// resolveLinks follows the symlinks in path, clean and absolute, one part at
+// a time. Unlike filepath.EvalSymlinks it follows a symlink whose target is
+// missing, and joins the missing rest as given, so that a dangling link
+// resolves to where it points.
+func resolveLinks(path string) (string, error) {
+	resolved := "/"
+	rest := strings.Split(path, "/")
+	for links := 0; len(rest) > 0; {
+		part := rest[0]
+		rest = rest[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, part)
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			resolved = next // nothing below a missing name can be a link
+			continue
+		case err != nil:
+			return "", err
+		case fi.Mode()&fs.ModeSymlink == 0:
+			resolved = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", &fs.PathError{Op: "resolve", Path: path, Err: syscall.ELOOP}
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			resolved = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return resolved, nil
+}
+
+// rootOf returns the directory beneath which real, a resolved path, must be
+// opened: the session's spool directory or the root that holds it, or ""
+// when the session has no roots. ok is false when real is outside them all.
+func (s *Session) rootOf(real string) (root string, ok bool) {
+	if s.Spool != nil && s.Spool.Path() != "" && within(real, s.Spool.Path()) {
+		return s.Spool.Path(), true
 	}
 	if len(s.Roots) == 0 {
-		return true
+		return "", true
 	}
 	for _, r := range s.Roots {
 		if within(real, r) {
-			return true
+			return r, true
 		}
 	}
-	return false
+	return "", false
+}
+
+// open opens real, a path resolve returned, for reading. Inside a root it
+// opens through os.Root, which refuses every way out of the root, so a
+// directory swapped for a symlink since resolve cannot lead outside: what is
+// read is checked where it is opened.
+func (s *Session) open(real string) (*os.File, error) {
+	root, ok := s.rootOf(real)
+	switch {
+	case !ok:
+		return nil, outsideRoots(real)
+	case root == "":
+		return os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rel, err := filepath.Rel(root, real)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	var errno syscall.Errno
+	if err != nil && !errors.As(err, &errno) {
+		// os.Root's only error without an errno: the path escapes the root.
+		return nil, outsideRoots(real)
+	}
+	return f, err
 }
 
 func within(path, dir string) bool {

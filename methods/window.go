@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"unicode/utf8"
 
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 	"github.com/toold/toold/truncate"
 )
 
@@ -61,24 +63,49 @@ type byteRequest struct {
 	byteCall  string
 }
 
-// window reads one window of path, by lines when lr is set, else by bytes.
-func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br *byteRequest) (*Window, error) {
-	f, err := svc.Files.Open(ctx, path)
+// opener opens the file a window reads; each attempt opens it anew.
+type opener func() (*os.File, error)
+
+// window reads one window of path, opened by open, by lines when lr is set,
+// else by bytes. A file that changes under the read (it shrank, or a line
+// moved) is read again once; a second change is -32001 "changed while read".
+func (svc *Service) window(ctx context.Context, path string, open opener, lr *lineRequest, br *byteRequest) (*Window, error) {
+	w, err := svc.windowOnce(ctx, path, open, lr, br)
+	if errors.Is(err, fileindex.ErrChanged) {
+		w, err = svc.windowOnce(ctx, path, open, lr, br)
+	}
+	if errors.Is(err, fileindex.ErrChanged) {
+		return nil, rpc.Errorf(rpc.CodeNoSuchFile, map[string]string{"path": path},
+			"changed while read: %s changed twice while its window was read; read it again", path)
+	}
 	if err != nil {
 		return nil, fileError(path, err)
+	}
+	return w, nil
+}
+
+// windowOnce is one attempt of window; its errors are unmapped.
+func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr *lineRequest, br *byteRequest) (*Window, error) {
+	osf, err := open()
+	if err != nil {
+		return nil, err
+	}
+	f, err := svc.Files.OpenFile(ctx, path, osf)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	w := &Window{Path: path, StartLine: 1, TotalBytes: f.Size()}
 
 	sniff := make([]byte, min(f.Size(), 8192))
 	if _, err := f.ReadAt(sniff, 0); err != nil {
-		return nil, fileError(path, err)
+		return nil, err
 	}
 	if truncate.IsBinary(sniff) {
 		return w, binaryWindow(f, w, sniff, lr != nil)
 	}
 	if err := f.Index(ctx); err != nil {
-		return nil, fileError(path, err)
+		return nil, err
 	}
 	w.TotalLines = f.Lines()
 	if lr != nil {
@@ -87,7 +114,7 @@ func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br
 		err = byteWindow(f, w, br)
 	}
 	if err != nil {
-		return nil, fileError(path, err)
+		return nil, err
 	}
 	return w, nil
 }
@@ -110,7 +137,7 @@ func binaryWindow(f *fileindex.File, w *Window, sniff []byte, lineMode bool) err
 		}
 		data := make([]byte, f.Size())
 		if _, err := f.ReadAt(data, 0); err != nil {
-			return fileError(w.Path, err)
+			return err
 		}
 		// The image is the window's content: binary is for files not shown.
 		w.Binary = false
@@ -328,7 +355,7 @@ func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return svc.window(ctx, path, lr, nil)
+	return svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, lr, nil)
 }
 
 // ReadBytes answers readBytes: a window of a file by byte offset.
@@ -345,7 +372,7 @@ func (svc *Service) ReadBytes(ctx context.Context, s *Session, params []byte) (a
 	if err != nil {
 		return nil, err
 	}
-	return svc.window(ctx, path, nil, br)
+	return svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, nil, br)
 }
 
 // pageParams are page's params: a spool, then read's or readBytes'.
@@ -381,21 +408,42 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		}
 		lr.Clean, lr.byteCall = clean, "page spool="+p.Spool
 	}
-	path, ok := "", false
-	if s.Spool != nil {
-		path, ok = s.Spool.Lookup(p.Spool)
+	if s.Spool == nil {
+		return nil, spoolError(p.Spool, spool.ErrNoSpool)
 	}
-	if !ok {
-		return nil, rpc.Errorf(rpc.CodeNoSuchFile, map[string]string{"spool": p.Spool},
-			"no such spool: %q (spools belong to the session that ran the command and end with it)", p.Spool)
-	}
-	w, err := svc.window(ctx, path, lr, br)
+	path, err := s.Spool.Find(p.Spool)
 	if err != nil {
-		var rerr *rpc.Error
-		if errors.As(err, &rerr) && rerr.Code == rpc.CodeNoSuchFile {
-			rerr.Data = map[string]string{"spool": p.Spool}
+		return nil, spoolError(p.Spool, err)
+	}
+	open := func() (*os.File, error) {
+		f, err := s.Spool.Open(p.Spool)
+		if err != nil {
+			return nil, spoolError(p.Spool, err)
 		}
-		return nil, err
+		return f, nil
+	}
+	w, err := svc.window(ctx, path, open, lr, br)
+	if err != nil {
+		return nil, spoolError(p.Spool, err)
 	}
 	return w, nil
+}
+
+// spoolError says why spool id cannot be paged: evicted, replaced, or never
+// this session's; other errors name the spool instead of its path.
+func spoolError(id string, err error) error {
+	data := map[string]string{"spool": id}
+	var rerr *rpc.Error
+	switch {
+	case errors.Is(err, spool.ErrEvicted):
+		return rpc.Errorf(rpc.CodeNoSuchFile, data, "spool %s: %v; run the command again to see its output", id, err)
+	case errors.Is(err, spool.ErrReplaced):
+		return rpc.Errorf(rpc.CodeAccessDenied, data, "access denied: spool %s: %v", id, err)
+	case errors.Is(err, spool.ErrNoSpool):
+		return rpc.Errorf(rpc.CodeNoSuchFile, data,
+			"no such spool: %q (spools belong to the session that ran the command and end with it)", id)
+	case errors.As(err, &rerr) && rerr.Code == rpc.CodeNoSuchFile:
+		rerr.Data = data
+	}
+	return err
 }
