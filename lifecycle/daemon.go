@@ -27,6 +27,9 @@ type Options struct {
 	// SpoolRoot is where session spool directories live; "" means
 	// spool.DefaultRoot().
 	SpoolRoot string
+	// SpoolSessionQuota and SpoolDaemonQuota cap the spooled output of a
+	// session and of every session together; 0 means spool's defaults.
+	SpoolSessionQuota, SpoolDaemonQuota int64
 	// Files configures the line index cache.
 	Files fileindex.Options
 	// DrainTimeout is how long a client's running requests may finish
@@ -64,19 +67,18 @@ func New(opts Options) (*Daemon, error) {
 		root = spool.DefaultRoot()
 	}
 	spools, err := spool.Start(root)
-	switch {
-	case spools == nil:
+	if spools == nil {
 		return nil, err
-	case err != nil:
+	}
+	spools.SessionQuota, spools.DaemonQuota = opts.SpoolSessionQuota, opts.SpoolDaemonQuota
+	if err != nil {
 		// read and the rest need no spool: serve them, and let exec give
 		// its previews with a notice that the output could not be kept.
 		log.Warn("no spool root: exec output is not kept beyond its preview", "root", root, "err", err)
-	default:
-		if removed, err := spools.Sweep(); err != nil {
-			log.Warn("sweeping spool directories", "root", root, "err", err)
-		} else if len(removed) > 0 {
-			log.Info("removed spool directories of dead daemons", "dirs", removed)
-		}
+	} else if removed, err := spools.Sweep(); err != nil {
+		log.Warn("sweeping spool directories", "root", root, "err", err)
+	} else if len(removed) > 0 {
+		log.Info("removed spool directories of dead daemons", "dirs", removed)
 	}
 	files, err := fileindex.New(opts.Files)
 	if err != nil {
