@@ -39,6 +39,21 @@
 // or any watcher error drops every entry. When inotify cannot be used the
 // stat checks alone keep the indexes right.
 //
+// A suspect entry whose fstat is still the one indexed is rechecked as an
+// extension is: by the CRC of its last block. Its Write event is mostly the
+// append that the index already saw, arriving late; rebuilding from scratch
+// for it stalled a reader polling a growing log (150 ms a read on 1 GiB). A
+// rewrite in place that keeps size and times (within the file system's
+// timestamp granularity) and touches only bytes before the last block goes
+// unseen, as it would for a grown file.
+//
+// # Sizes that lie
+//
+// A file on a pseudo file system (procfs, sysfs and their kin), or whose stat
+// size is 0 but which has content, is read to EOF at Open (at most
+// MaxSnapshotBytes) and indexed from that snapshot, outside the cache. A
+// short read inside the size a File was opened with is ErrChanged.
+//
 // # Accounting
 //
 // The LRU is bounded both by entries (Options.MaxEntries) and by the memory

@@ -38,6 +38,19 @@ type Options struct {
 	Logger       *slog.Logger
 }
 
+// MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) for a
+// process that runs a daemon with these options: four times the index
+// cache's budget, 256 MiB by default. The cache and the windows are most of
+// the heap; without a limit the GC lets the heap double past what is live
+// (GOGC=100) before it collects, with one the heap stays near the budget.
+func (o Options) MemoryLimit() int64 {
+	budget := o.Files.MaxIndexBytes
+	if budget <= 0 {
+		budget = fileindex.DefaultMaxIndexBytes
+	}
+	return 4 * budget
+}
+
 // Daemon serves clients: each connection gets a session of its own, and all
 // share one file index cache, one process runner and one spool manager.
 type Daemon struct {

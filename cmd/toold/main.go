@@ -23,6 +23,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -141,6 +142,9 @@ func run(args []string) int {
 func withDaemon(opts lifecycle.Options, f func(ctx context.Context, d *lifecycle.Daemon) int) int {
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(opts.MemoryLimit())
+	}
 	d, err := lifecycle.New(opts)
 	if err != nil {
 		opts.Logger.Error("starting", "err", err)
@@ -162,6 +166,10 @@ func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int 
 		socket = lifecycle.DefaultSocket()
 	}
 	// Sessions that name no cwd get the daemon's: it must be no client's.
+	// The socket was named relative to the cwd we leave.
+	if abs, err := filepath.Abs(socket); err == nil {
+		socket = abs
+	}
 	if err := os.Chdir("/"); err != nil {
 		opts.Logger.Warn("cannot change to /", "err", err)
 	}

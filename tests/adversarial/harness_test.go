@@ -320,12 +320,25 @@ func startSocket(t testing.TB, args ...string) func() *client {
 		d.stop(t)
 		os.RemoveAll(dir)
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitSocket(t, d, sock)
+	return func() *client {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return newClient(t, conn, conn, false)
+	}
+}
+
+// waitSocket waits until the daemon d listens on sock.
+func waitSocket(t testing.TB, d *daemon, sock string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
 		conn, err := net.Dial("unix", sock)
 		if err == nil {
 			conn.Close()
-			break
+			return
 		}
 		select {
 		case <-d.exited:
@@ -336,14 +349,6 @@ func startSocket(t testing.TB, args ...string) func() *client {
 			t.Fatalf("the daemon does not listen on %s: %v\n%s", sock, err, d.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-	return func() *client {
-		conn, err := net.Dial("unix", sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		return newClient(t, conn, conn, false)
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -181,4 +183,35 @@ func TestSpoolDirRemoved(t *testing.T) {
 		t.Errorf("the spool directory came back")
 	}
 	c.ok("exec", map[string]any{"command": "echo still here"}, &res)
+}
+
+// TestSharedDaemonCwd is issue 8 item 14's last part: a session of the
+// shared daemon that names no cwd must not get the cwd of whoever started
+// the daemon (here this test's directory); the daemon works from /.
+func TestSharedDaemonCwd(t *testing.T) {
+	c := startSocket(t)()
+	var res execResult
+	c.ok("exec", map[string]any{"command": "pwd"}, &res)
+	if res.Stdout.Head != "/\n" {
+		t.Errorf("a session without cwd runs in %q, want /", res.Stdout.Head)
+	}
+	wd, _ := os.Getwd()
+	if r := c.call("read", map[string]any{"path": "harness_test.go"}); r.Error == nil {
+		t.Errorf("a relative path resolved against the starter's cwd %s: %s", wd, r.Result)
+	}
+}
+
+// TestSharedDaemonRelativeSocket: a socket named relative to the starter's
+// cwd is still where the daemon listens, though it works from /.
+func TestSharedDaemonRelativeSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "toold-rel-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command(binPath, "serve", "--listen", "s", "--spool-root", filepath.Join(t.TempDir(), "spool"))
+	cmd.Dir = dir
+	d := launch(t, cmd)
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); d.stop(t) }()
+	waitSocket(t, d, filepath.Join(dir, "s"))
 }
