@@ -23,6 +23,13 @@
 // context.Background() as a fallback). Cancelling Index's context aborts a
 // long build.
 //
+// # Keys
+//
+// Entries are keyed by device and inode, so that the hard links of a file
+// share one index; each entry remembers the names it was opened by, which
+// the watcher's events name (where a platform has no inode numbers, the
+// path is the key).
+//
 // # Staleness
 //
 // Every index is checked against the fstat of the handle that wants it:

@@ -126,3 +126,45 @@ func TestOpenFileAdopts(t *testing.T) {
 		t.Errorf("the refused descriptor was not closed: %v", err)
 	}
 }
+
+// TestHardLinksIndexOnce is issue 8 item 14's index side: entries are keyed
+// by device and inode, so the names of one file share one index; main built
+// and kept one per name. A Write event on any name marks the shared entry.
+func TestHardLinksIndexOnce(t *testing.T) {
+	c := newCache(t, Options{noWatch: true})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	content := bytes.Repeat([]byte("shared line\n"), 3000)
+	writeFile(t, path, content)
+	names := []string{path}
+	for _, n := range []string{"link1", "link2", "sub/link3"} {
+		name := filepath.Join(dir, n)
+		os.MkdirAll(filepath.Dir(name), 0o755)
+		if err := os.Link(path, name); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	for _, n := range names {
+		check(t, open(t, c, n), content, false)
+	}
+	if st := c.Stats(); st.Entries != 1 || st.Misses != 1 || st.Hits != 3 {
+		t.Errorf("hard links indexed apart: %+v", st)
+	}
+	c.mu.Lock()
+	refs := len(c.dirRefs)
+	c.mu.Unlock()
+	if refs != 2 {
+		t.Errorf("%d directories watched, want 2", refs)
+	}
+	c.event(fsnotify.Event{Name: names[3], Op: fsnotify.Remove})
+	if st := c.Stats(); st.Entries != 0 {
+		t.Errorf("removing a name left the entry: %+v", st)
+	}
+	c.mu.Lock()
+	left := len(c.byName) + len(c.dirRefs)
+	c.mu.Unlock()
+	if left != 0 {
+		t.Errorf("names or directory refs left behind: %d", left)
+	}
+}

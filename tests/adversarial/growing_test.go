@@ -75,3 +75,34 @@ func TestGrowingLogPolled(t *testing.T) {
 		t.Errorf("want one build and no invalidation while the log only grew, got %+v", st.Cache)
 	}
 }
+
+// TestHardLinksShareAnIndex: many names of one big file cost one index
+// build and one cache entry (main built one per name).
+func TestHardLinksShareAnIndex(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.log")
+	write(t, path, strings.Repeat("a line that is shared by every link\n", 100_000))
+	names := []string{path}
+	for i := range 20 {
+		name := filepath.Join(dir, fmt.Sprintf("link%d", i))
+		if err := os.Link(path, name); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	c := startStdio(t, false)
+	for _, n := range names {
+		var w window
+		c.ok("read", map[string]any{"path": n, "offset": 50_000, "limit": 1}, &w)
+	}
+	var st struct {
+		Cache struct {
+			Entries int   `json:"entries"`
+			Misses  int64 `json:"misses"`
+		} `json:"cache"`
+	}
+	c.ok("stats", nil, &st)
+	if st.Cache.Entries != 1 || st.Cache.Misses != 1 {
+		t.Errorf("21 names of one file: %+v, want one entry built once", st.Cache)
+	}
+}
