@@ -434,9 +434,16 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 func spoolError(id string, err error) error {
 	data := map[string]string{"spool": id}
 	var rerr *rpc.Error
+	var evicted *spool.EvictedError
 	switch {
-	case errors.Is(err, spool.ErrEvicted):
-		return rpc.Errorf(rpc.CodeNoSuchFile, data, "spool %s: %v; run the command again to see its output", id, err)
+	case errors.As(err, &evicted):
+		whose := "the session's spools passed their quota"
+		if evicted.Daemon {
+			whose = "the daemon's spools passed its quota"
+		}
+		return rpc.Errorf(rpc.CodeNoSuchFile, data,
+			"spool %s was evicted: %s of %s, and the oldest are deleted first. Run the command again to see its output",
+			id, whose, truncate.Size(evicted.Quota))
 	case errors.Is(err, spool.ErrReplaced):
 		return rpc.Errorf(rpc.CodeAccessDenied, data, "access denied: spool %s: %v", id, err)
 	case errors.Is(err, spool.ErrNoSpool):

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 )
@@ -47,7 +46,8 @@ func TestSessionQuotaEvictsOldest(t *testing.T) {
 	m := newQuotaManager(t, 1000, 1<<20)
 	d := openDir(t, m, "s1")
 	a, b, c := spoolOf(t, d, 400), spoolOf(t, d, 400), spoolOf(t, d, 400)
-	if _, err := d.Open(a.ID()); !errors.Is(err, ErrEvicted) || !strings.Contains(err.Error(), "quota of 1000 bytes") {
+	var ee *EvictedError
+	if _, err := d.Open(a.ID()); !errors.Is(err, ErrEvicted) || !errors.As(err, &ee) || ee.Daemon || ee.Quota != 1000 {
 		t.Errorf("oldest: %v, want ErrEvicted naming the quota", err)
 	}
 	if _, err := os.Stat(a.Path()); !errors.Is(err, os.ErrNotExist) {
@@ -98,7 +98,8 @@ func TestDaemonQuotaSparesOtherSessions(t *testing.T) {
 		t.Errorf("a's file was evicted by b: %v", err)
 	}
 	a2 := spoolOf(t, a, 600)
-	if _, err := a.Find(a1.ID()); !errors.Is(err, ErrEvicted) || !strings.Contains(err.Error(), "daemon") {
+	var ee *EvictedError
+	if _, err := a.Find(a1.ID()); !errors.As(err, &ee) || !ee.Daemon || ee.Quota != 1000 {
 		t.Errorf("a's oldest: %v, want evicted by the daemon quota", err)
 	}
 	if a2.Bytes() != 600 || m.Bytes() != 900 {

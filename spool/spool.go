@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,8 +43,8 @@ var (
 	// ErrNoSpool is wrapped by Dir.Open's error for an id the session never
 	// had, or after Remove.
 	ErrNoSpool = errors.New("no such spool")
-	// ErrEvicted is wrapped by Dir.Open's error for a spool deleted to keep
-	// its session under a quota.
+	// ErrEvicted is what an *EvictedError is: a spool deleted to keep its
+	// session under a quota.
 	ErrEvicted = errors.New("spool evicted")
 	// ErrReplaced is wrapped by Dir.Open's error when the spool's name leads
 	// to another file than the one written (a symlink or a file planted over
@@ -63,6 +64,27 @@ func DefaultRoot() string {
 	}
 	return filepath.Join(os.TempDir(), name)
 }
+
+// EvictedError is Find's and Open's error for a spool evicted to keep the
+// spools under a quota; errors.Is(err, ErrEvicted) holds.
+type EvictedError struct {
+	// Daemon is true when the daemon's quota evicted it, false for the
+	// session's.
+	Daemon bool
+	// Quota is that quota, in bytes.
+	Quota int64
+}
+
+func (e *EvictedError) Error() string {
+	whose := "session"
+	if e.Daemon {
+		whose = "daemon"
+	}
+	return fmt.Sprintf("spool evicted: past the %s's quota of %d bytes", whose, e.Quota)
+}
+
+// Is makes errors.Is(err, ErrEvicted) hold.
+func (e *EvictedError) Is(target error) bool { return target == ErrEvicted }
 
 // Manager owns this daemon's part of a spool root: its lock file and its
 // session directories, and the quotas over their files. Its methods are safe
@@ -295,13 +317,17 @@ func (m *Manager) Open(session string) (*Dir, error) {
 		return nil, fmt.Errorf("spool: open %s: %w", session, ErrClosed)
 	}
 	path := filepath.Join(m.root, strconv.Itoa(m.pid)+"-"+session)
-	d := &Dir{m: m, path: path, files: make(map[string]*File), evicted: make(map[string]string)}
+	d := &Dir{m: m, path: path, files: make(map[string]*File), evicted: make(map[string]*EvictedError)}
 	err := m.setUpLocked()
 	if err == nil {
 		err = os.Mkdir(path, 0o700)
 	}
 	if err != nil {
-		d.err = fmt.Errorf("spool: no spool directory: %w", err)
+		var perr *fs.PathError
+		if errors.As(err, &perr) {
+			err = perr // the cause, without the wrapping
+		}
+		d.err = fmt.Errorf("no spool directory: %w", err)
 	}
 	m.dirs[d] = struct{}{}
 	return d, nil
@@ -428,10 +454,10 @@ type Dir struct {
 	err  error // why the directory could not be made; Create fails with it
 
 	mu      sync.Mutex
-	files   map[string]*File  // live files by id
-	order   []*File           // live files, oldest first
-	evicted map[string]string // id → why it was evicted
-	bytes   int64             // reserved by the live files
+	files   map[string]*File         // live files by id
+	order   []*File                  // live files, oldest first
+	evicted map[string]*EvictedError // by id
+	bytes   int64                    // reserved by the live files
 	removed bool
 }
 
@@ -506,7 +532,7 @@ func (d *Dir) find(id string) (*File, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if why, ok := d.evicted[id]; ok {
-		return nil, fmt.Errorf("%w: %s", ErrEvicted, why)
+		return nil, why
 	}
 	sf, ok := d.files[id]
 	if !ok {
@@ -594,17 +620,17 @@ func (d *Dir) reserve(f *File, want int64) (int64, []*File) {
 	return want, victims
 }
 
-// roomLocked returns the bytes left under the tighter quota, and that
-// quota's description for the notice of what it evicts.
-func (d *Dir) roomLocked() (int64, string) {
+// roomLocked returns the bytes left under the tighter quota, and what to
+// say of the files that quota evicts.
+func (d *Dir) roomLocked() (int64, *EvictedError) {
 	sq, dq := d.m.sessionQuota(), d.m.daemonQuota()
 	d.m.qmu.Lock()
 	daemonRoom := dq - d.m.bytes
 	d.m.qmu.Unlock()
 	if sessionRoom := sq - d.bytes; sessionRoom <= daemonRoom {
-		return sessionRoom, fmt.Sprintf("the session's spools passed their quota of %d bytes, and the oldest go first", sq)
+		return sessionRoom, &EvictedError{Quota: sq}
 	}
-	return daemonRoom, fmt.Sprintf("the daemon's spools passed their quota of %d bytes, and the session's oldest go first", dq)
+	return daemonRoom, &EvictedError{Daemon: true, Quota: dq}
 }
 
 // release gives back n bytes reserved by f and not written.
@@ -630,7 +656,7 @@ func (d *Dir) oldestOtherLocked(f *File) *File {
 }
 
 // evictLocked forgets v, keeping why for Open to say.
-func (d *Dir) evictLocked(v *File, why string) {
+func (d *Dir) evictLocked(v *File, why *EvictedError) {
 	delete(d.files, v.id)
 	for i, o := range d.order {
 		if o == v {
