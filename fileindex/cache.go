@@ -308,11 +308,12 @@ func (c *Cache) index(ctx context.Context, f *File) (*index, error) {
 	defer c.bufs.Put(bufp)
 	buf := *bufp
 	switch {
-	case old != nil && (old.id.sameInode(id) && id.size > old.size || old.id == id):
-		// Grown: extend when the old tail is unchanged. A Write event
-		// (suspect) on a file whose fstat is the one indexed is mostly the
-		// append the index already saw, its event late: the same tail check
-		// tells, where a build from scratch stalls a reader of a growing log.
+	case old != nil && old.id.sameInode(id) && id.size >= old.size:
+		// Grown, or not shrunk: extend when the old tail is unchanged. At
+		// the same size this is a late Write event (suspect) for the append
+		// the index already saw, or an fstat inside an append, whose times
+		// move before its size: the tail check tells, where a build from
+		// scratch would stall a reader polling a growing log.
 		x, err = extend(ctx, f.r, old, id, buf)
 		hit = err == nil
 		if errors.Is(err, errTailChanged) {

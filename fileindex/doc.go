@@ -46,13 +46,14 @@
 // or any watcher error drops every entry. When inotify cannot be used the
 // stat checks alone keep the indexes right.
 //
-// A suspect entry whose fstat is still the one indexed is rechecked as an
-// extension is: by the CRC of its last block. Its Write event is mostly the
-// append that the index already saw, arriving late; rebuilding from scratch
-// for it stalled a reader polling a growing log (150 ms a read on 1 GiB). A
-// rewrite in place that keeps size and times (within the file system's
-// timestamp granularity) and touches only bytes before the last block goes
-// unseen, as it would for a grown file.
+// A file of the same inode that did not shrink is checked as an extension
+// is, by the CRC of the block its index ended in, even when its size is the
+// same: a Write event after a read has seen the file is mostly the append
+// that read already saw, arriving late, and an fstat inside an append sees
+// its times move before its size. Rebuilding from scratch for either stalled
+// a reader polling a growing log (150 ms a read on 1 GiB). So a rewrite in
+// place that keeps the size and touches only bytes before the last block
+// goes unseen, as it would for a grown file.
 //
 // # Sizes that lie
 //

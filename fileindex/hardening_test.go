@@ -17,11 +17,7 @@ import (
 // of the same state checks the tail instead of building from scratch; main
 // counted a miss and an invalidation, a full build of the file.
 func TestLateWriteEventExtends(t *testing.T) {
-	c := newCache(t, Options{Spacing: 64, noWatch: true})
-	path := filepath.Join(t.TempDir(), "log")
-	content := bytes.Repeat([]byte("a line of the log\n"), 1000)
-	writeFile(t, path, content)
-	check(t, open(t, c, path), content, false)
+	c, path, content := indexedLog(t)
 	more := []byte("appended\n")
 	appendFile(t, path, more)
 	content = append(content, more...)
@@ -167,4 +163,35 @@ func TestHardLinksIndexOnce(t *testing.T) {
 	if left != 0 {
 		t.Errorf("names or directory refs left behind: %d", left)
 	}
+}
+
+// TestSameSizeNewerTimes: an fstat inside an append sees the times move
+// before the size. Such a state, same size and newer times, is checked by
+// its tail and extended, not rebuilt; a changed tail still rebuilds.
+func TestSameSizeNewerTimes(t *testing.T) {
+	c, path, content := indexedLog(t)
+	bumpMtime(t, path)
+	check(t, open(t, c, path), content, false)
+	if st := c.Stats(); st.Misses != 1 || st.Extends != 1 {
+		t.Errorf("newer times at the same size rebuilt: %+v", st)
+	}
+	rewritten := bytes.Clone(content)
+	copy(rewritten[len(rewritten)-5:], "XXXX\n")
+	writeInPlace(t, path, rewritten)
+	bumpMtime(t, path)
+	check(t, open(t, c, path), rewritten, true)
+	if st := c.Stats(); st.Misses != 2 {
+		t.Errorf("a changed tail at the same size was not rebuilt: %+v", st)
+	}
+}
+
+// indexedLog writes a log of 1000 lines and indexes it in a Cache of its
+// own, without watcher (the cases send the events).
+func indexedLog(t *testing.T) (*Cache, string, []byte) {
+	c := newCache(t, Options{Spacing: 64, noWatch: true})
+	path := filepath.Join(t.TempDir(), "log")
+	content := bytes.Repeat([]byte("a line of the log\n"), 1000)
+	writeFile(t, path, content)
+	check(t, open(t, c, path), content, false)
+	return c, path, content
 }

@@ -42,7 +42,7 @@ type liveSession struct {
 type sessionConfig struct {
 	cwd    string
 	env    map[string]string
-	roots  []string
+	roots  []methods.Root
 	limits methods.Limits
 }
 

@@ -96,42 +96,58 @@ func resolveLinks(path string) (string, error) {
 	return resolved, nil
 }
 
+// Root is a directory the session may read beneath, as resolved at
+// initialize: its path, symlinks followed, and the directory found there
+// then, so that a root later replaced (by a symlink, or a parent swapped)
+// is refused rather than followed.
+type Root struct {
+	Path string
+	info fs.FileInfo // nil: not checked
+}
+
 // rootOf returns the directory beneath which real, a resolved path, must be
-// opened: the session's spool directory or the root that holds it, or ""
-// when the session has no roots. ok is false when real is outside them all.
-func (s *Session) rootOf(real string) (root string, ok bool) {
+// opened: the session's spool directory or the root that holds it; a zero
+// Root when the session has no roots. ok is false when real is outside them
+// all.
+func (s *Session) rootOf(real string) (root Root, ok bool) {
 	if s.Spool != nil && s.Spool.Path() != "" && within(real, s.Spool.Path()) {
-		return s.Spool.Path(), true
+		return Root{Path: s.Spool.Path(), info: s.Spool.Info()}, true
 	}
 	if len(s.Roots) == 0 {
-		return "", true
+		return Root{}, true
 	}
 	for _, r := range s.Roots {
-		if within(real, r) {
+		if within(real, r.Path) {
 			return r, true
 		}
 	}
-	return "", false
+	return Root{}, false
 }
 
 // open opens real, a path resolve returned, for reading. Inside a root it
 // opens through os.Root, which refuses every way out of the root, so a
-// directory swapped for a symlink since resolve cannot lead outside: what is
-// read is checked where it is opened.
+// directory swapped for a symlink since resolve cannot lead outside, and it
+// checks that the root is the directory initialize found: what is read is
+// checked where it is opened.
 func (s *Session) open(real string) (*os.File, error) {
 	root, ok := s.rootOf(real)
 	switch {
 	case !ok:
 		return nil, outsideRoots(real)
-	case root == "":
+	case root.Path == "":
 		return os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	}
-	r, err := os.OpenRoot(root)
+	r, err := os.OpenRoot(root.Path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	rel, err := filepath.Rel(root, real)
+	if root.info != nil {
+		if fi, err := r.Stat("."); err != nil || !os.SameFile(fi, root.info) {
+			return nil, outsideRoots(real)
+		}
+	}
+	rel, err := filepath.Rel(root.Path, real)
 	if err != nil {
 		return nil, err
 	}
@@ -175,8 +191,8 @@ func fileError(path string, err error) error {
 
 // ResolveRoots checks initialize's roots: each must be an existing
 // directory; they are returned with symlinks followed.
-func ResolveRoots(cwd string, roots []string) ([]string, error) {
-	out := make([]string, 0, len(roots))
+func ResolveRoots(cwd string, roots []string) ([]Root, error) {
+	out := make([]Root, 0, len(roots))
 	for i, r := range roots {
 		field := "roots[" + strconv.Itoa(i) + "]"
 		if r == "" {
@@ -189,10 +205,11 @@ func ResolveRoots(cwd string, roots []string) ([]string, error) {
 		if err != nil {
 			return nil, rpc.InvalidParams(field, "%v", err)
 		}
-		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		fi, err := os.Stat(real)
+		if err != nil || !fi.IsDir() {
 			return nil, rpc.InvalidParams(field, "%s is not a directory", r)
 		}
-		out = append(out, real)
+		out = append(out, Root{Path: real, info: fi})
 	}
 	return out, nil
 }

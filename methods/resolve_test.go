@@ -2,8 +2,10 @@ package methods
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -63,32 +65,92 @@ func TestResolveLinks(t *testing.T) {
 	}
 }
 
-// TestOpenBeneathRoot: a path resolve let through is opened beneath its
-// root, so a directory swapped for a symlink since is refused with -32002.
-func TestOpenBeneathRoot(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+// TestOpenAfterSwap: a path resolve let through is opened beneath its root
+// as initialize found it, so a swap between the check and the open (a
+// directory under the root, or the root itself, replaced by a symlink to
+// outside) is refused with -32002, not followed.
+func TestOpenAfterSwap(t *testing.T) {
+	tests := []struct {
+		name, path string
+		swap       func(base, root, outside string)
+	}{
+		{"directory under the root", "d/f", func(base, root, outside string) {
+			os.Rename(filepath.Join(root, "d"), filepath.Join(base, "d.old"))
+			os.Symlink(outside, filepath.Join(root, "d"))
+		}},
+		{"the root itself", "f", func(base, root, outside string) {
+			os.Rename(root, root+".old")
+			os.Symlink(outside, root)
+		}},
 	}
-	root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
-	os.MkdirAll(filepath.Join(root, "d"), 0o755)
-	os.MkdirAll(outside, 0o755)
-	os.WriteFile(filepath.Join(root, "d", "f"), []byte("in"), 0o644)
-	os.WriteFile(filepath.Join(outside, "f"), []byte("SECRET"), 0o644)
-	s := &Session{Cwd: root, Roots: []string{root}}
-	real, err := s.resolve("path", "d/f")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The swap, between the check and the open.
-	os.Rename(filepath.Join(root, "d"), filepath.Join(base, "d.old"))
-	os.Symlink(outside, filepath.Join(root, "d"))
-	f, err := s.open(real)
-	var rerr *rpc.Error
-	if !errors.As(err, &rerr) || rerr.Code != rpc.CodeAccessDenied {
-		if f != nil {
-			f.Close()
+	for _, tt := range tests {
+		base, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Fatalf("open after the swap: %v, want -32002", err)
+		root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+		for dir, content := range map[string]string{root: "in", outside: "SECRET"} {
+			os.MkdirAll(filepath.Join(dir, "d"), 0o755)
+			os.WriteFile(filepath.Join(dir, "f"), []byte(content), 0o644)
+			os.WriteFile(filepath.Join(dir, "d", "f"), []byte(content), 0o644)
+		}
+		roots, err := ResolveRoots(root, []string{root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := &Session{Cwd: root, Roots: roots}
+		real, err := s.resolve("path", tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt.swap(base, root, outside)
+		f, err := s.open(real)
+		var rerr *rpc.Error
+		if !errors.As(err, &rerr) || rerr.Code != rpc.CodeAccessDenied {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("%s: open after the swap: %v, want -32002", tt.name, err)
+		}
 	}
+}
+
+// FuzzResolveLinks resolves random paths through a tree of symlinks (to
+// dirs, files, missing names, parents, /): wherever filepath.EvalSymlinks
+// succeeds, resolveLinks agrees with it; and it never leaves a symlink in
+// what it returns.
+func FuzzResolveLinks(f *testing.F) {
+	for _, seed := range []string{"a/b/f", "la/b", "lp/lp/x", "missing/../a", "dang", "ldir/../f", "lslash/tmp", "a/./b/../b"} {
+		f.Add(seed)
+	}
+	base, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(base, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(base, "a", "b", "f"), nil, 0o644)
+	os.WriteFile(filepath.Join(base, "f"), nil, 0o644)
+	for link, target := range map[string]string{"la": "a", "lp": "..", "dang": "nowhere/x", "ldir": "a/b",
+		"lslash": "/", "a/b/up": "../..", "a/lf": "b/f", "loop": "loop"} {
+		os.Symlink(target, filepath.Join(base, link))
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		if strings.IndexByte(rel, 0) >= 0 || len(rel) > 200 {
+			return
+		}
+		path := filepath.Clean(filepath.Join(base, rel))
+		got, err := resolveLinks(path)
+		want, werr := filepath.EvalSymlinks(path)
+		if werr == nil && (err != nil || got != want) {
+			t.Fatalf("%q: resolveLinks %q, %v; EvalSymlinks %q", rel, got, err, want)
+		}
+		if err != nil {
+			return
+		}
+		for p := got; p != "/"; p = filepath.Dir(p) {
+			if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				t.Fatalf("%q resolved to %q, which holds the symlink %q", rel, got, p)
+			}
+		}
+	})
 }

@@ -25,7 +25,7 @@ type Session struct {
 	ID    string
 	Cwd   string
 	Env   map[string]string
-	Roots []string // resolved, symlinks followed; empty means everywhere
+	Roots []Root // from ResolveRoots; empty means everywhere
 	Limits
 	Spool *spool.Dir
 }

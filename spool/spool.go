@@ -322,6 +322,9 @@ func (m *Manager) Open(session string) (*Dir, error) {
 	if err == nil {
 		err = os.Mkdir(path, 0o700)
 	}
+	if err == nil {
+		d.info, err = os.Lstat(path)
+	}
 	if err != nil {
 		var perr *fs.PathError
 		if errors.As(err, &perr) {
@@ -451,7 +454,8 @@ func (m *Manager) forget(d *Dir) {
 type Dir struct {
 	m    *Manager
 	path string
-	err  error // why the directory could not be made; Create fails with it
+	info os.FileInfo // of the directory made, nil when err is set
+	err  error       // why the directory could not be made; Create fails with it
 
 	mu      sync.Mutex
 	files   map[string]*File         // live files by id
@@ -463,6 +467,10 @@ type Dir struct {
 
 // Path returns the directory's absolute path.
 func (d *Dir) Path() string { return d.path }
+
+// Info is what Lstat said of the directory once made, to know it again
+// (nil when it could not be made).
+func (d *Dir) Info() os.FileInfo { return d.info }
 
 // Err says why the directory could not be made, or is nil.
 func (d *Dir) Err() error { return d.err }

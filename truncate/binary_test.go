@@ -92,3 +92,32 @@ func TestIsBinaryAgreesWithFile(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIsBinary checks IsBinary's definition on any bytes: a NUL makes a
+// sample binary, bytes above 0x7F never do, and only the first 8 KiB count.
+func FuzzIsBinary(f *testing.F) {
+	f.Add([]byte("plain\n"))
+	f.Add([]byte("caf\xe9\n"))
+	f.Add([]byte{0xff, 0xfe, 0, 'a'})
+	f.Add([]byte("\x1b[31m\x0f\x01\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := IsBinary(b)
+		head := b[:min(len(b), sniffLen)]
+		if bytes.IndexByte(head, 0) >= 0 && !got {
+			t.Fatalf("%q: a NUL and not binary", b)
+		}
+		// Bytes above 0x7F turned into letters change nothing.
+		ascii := bytes.Clone(b)
+		for i, c := range ascii {
+			if c >= 0x80 {
+				ascii[i] = 'x'
+			}
+		}
+		if IsBinary(ascii) != got {
+			t.Fatalf("%q: bytes above 0x7F changed the verdict", b)
+		}
+		if IsBinary(append(bytes.Clone(head), 0)) != got && len(b) >= sniffLen {
+			t.Fatalf("%q: a byte past 8 KiB changed the verdict", b)
+		}
+	})
+}
