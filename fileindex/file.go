@@ -188,7 +188,10 @@ func (f *File) LineAt(off int64) (n int64, start int64, err error) {
 // the file shrank since Open: the error wraps ErrChanged.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	n, err := f.r.ReadAt(p, off)
-	if n < len(p) && off+int64(len(p)) <= f.id.size && (err == nil || errors.Is(err, io.EOF)) {
+	switch {
+	case n == len(p):
+		return n, nil // a full read, even one that met EOF (or of nothing)
+	case off+int64(len(p)) <= f.id.size && (err == nil || errors.Is(err, io.EOF)):
 		err = ErrChanged
 	}
 	return n, f.wrap(err)

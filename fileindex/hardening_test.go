@@ -79,6 +79,9 @@ func TestShortReadIsChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	if n, err := f.ReadAt(nil, f.Size()); n != 0 || err != nil {
+		t.Fatalf("reading nothing at the end: %d, %v", n, err)
+	}
 	if err := os.Truncate(path, 100); err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ func TestSpecialFiles(t *testing.T) {
 		{"procfs of the daemon", "/proc/self/status", 0, "Name:"},
 		{"procfs, static", "/proc/version", 0, "Linux"},
 		{"sysfs, size 4096", sysfsFile(t), 0, ""},
+		{"sysfs, size 4096, empty", emptySysfsFile(t), 0, ""},
 		{"FIFO", fifo, codeNoSuchFile, ""},
 		{"character device", "/dev/null", codeNoSuchFile, ""},
 		{"directory", dir, codeIsDirectory, ""},
@@ -76,6 +77,25 @@ func sysfsFile(t *testing.T) string {
 		}
 	}
 	return ""
+}
+
+// emptySysfsFile returns a sysfs file that reads empty here, or "".
+func emptySysfsFile(t *testing.T) string {
+	found := ""
+	seen := 0
+	filepath.WalkDir("/sys/power", func(p string, d os.DirEntry, err error) error {
+		if err != nil || found != "" || seen > 500 {
+			return filepath.SkipDir
+		}
+		seen++
+		if d.Type().IsRegular() {
+			if b, err := os.ReadFile(p); err == nil && len(b) == 0 {
+				found = p
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 // TestSpecialFilesWalk walks static pseudo files with readBytes: the windows
