@@ -83,6 +83,12 @@ func TestRootsPaths(t *testing.T) {
 		{"symlink to /", func(t *testing.T, tr tree) {
 			symlink(t, "/", filepath.Join(tr.root, "slash"))
 		}, func(tr tree) string { return "slash/etc/passwd" }, codeAccessDenied, ""},
+		{"magic link /proc/self/root", func(t *testing.T, tr tree) {
+			symlink(t, "/proc/self/root"+tr.outside, filepath.Join(tr.root, "l"))
+		}, func(tr tree) string { return "l/secret.txt" }, codeAccessDenied, ""},
+		{"magic link /proc/self/cwd", func(t *testing.T, tr tree) {
+			symlink(t, "/proc/self/cwd", filepath.Join(tr.root, "l"))
+		}, func(tr tree) string { return "l/etc/passwd" }, codeAccessDenied, ""},
 		{"chain inside to outside", func(t *testing.T, tr tree) {
 			symlink(t, "l2", filepath.Join(tr.root, "l1"))
 			symlink(t, "../outside/secret.txt", filepath.Join(tr.root, "l2"))
