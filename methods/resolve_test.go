@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
@@ -98,7 +99,7 @@ func TestOpenAfterSwap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := &Session{Cwd: root, Roots: roots}
+		s := &Session{Settings: &Settings{Cwd: root, Roots: roots}}
 		real, err := s.resolve("path", tt.path)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestOpenAfterSwap(t *testing.T) {
 		tt.swap(base, root, outside)
 		f, err := s.open(real)
 		var rerr *rpc.Error
-		if !errors.As(err, &rerr) || rerr.Code != rpc.CodeAccessDenied {
+		if !errors.As(err, &rerr) || rerr.Code != protocol.CodeAccessDenied {
 			if f != nil {
 				f.Close()
 			}

@@ -11,7 +11,8 @@
 // error and stops, and stops at a size cap; the command's preview goes on.
 //
 // Quotas bound the disk (often tmpfs, that is RAM): a session's files
-// together (SessionQuota, 1 GiB) and every session's (DaemonQuota, 4 GiB).
+// together (SessionQuota) and every session's (DaemonQuota); the daemon sets
+// protocol's defaults, 1 GiB and 4 GiB.
 // A write past either evicts the writing session's oldest files, never
 // another session's, and is cut when nothing is left to evict; an evicted id
 // stays known, so that paging it says why it is gone.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,18 +16,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
-
-// Defaults for the zero Manager fields.
-const (
-	// DefaultMaxFileBytes is the default cap of one spool file: 100 MiB.
-	DefaultMaxFileBytes int64 = 100 << 20
-	// DefaultSessionQuota is the default cap of one session's spool files
-	// together: 1 GiB.
-	DefaultSessionQuota int64 = 1 << 30
-	// DefaultDaemonQuota is the default cap of every session's spool files
-	// together: 4 GiB.
-	DefaultDaemonQuota int64 = 4 << 30
 )
 
 var (
@@ -90,15 +79,15 @@ func (e *EvictedError) Is(target error) bool { return target == ErrEvicted }
 // session directories, and the quotas over their files. Its methods are safe
 // for concurrent use; set the exported fields before the first Open.
 type Manager struct {
-	// MaxFileBytes caps each spool file; 0 means DefaultMaxFileBytes.
+	// MaxFileBytes caps each spool file; 0 means no cap.
 	MaxFileBytes int64
-	// SessionQuota caps the files of one session together; 0 means
-	// DefaultSessionQuota. A write past it evicts the session's oldest
-	// files, and cuts the file written when there are none left.
+	// SessionQuota caps the files of one session together; 0 means no
+	// quota. A write past it evicts the session's oldest files, and cuts the
+	// file written when there are none left.
 	SessionQuota int64
-	// DaemonQuota caps the files of every session together; 0 means
-	// DefaultDaemonQuota. A write past it evicts the writing session's
-	// oldest files (never another session's) as SessionQuota does.
+	// DaemonQuota caps the files of every session together; 0 means no
+	// quota. A write past it evicts the writing session's oldest files (never
+	// another session's) as SessionQuota does.
 	DaemonQuota int64
 	// OpenFile opens spool files; nil means os.OpenFile. Tests set it to
 	// make writes fail (e.g. by opening /dev/full).
@@ -265,21 +254,21 @@ func (m *Manager) Bytes() int64 {
 	return m.bytes
 }
 
-func (m *Manager) sessionQuota() int64 { return orDefault(m.SessionQuota, DefaultSessionQuota) }
-func (m *Manager) daemonQuota() int64  { return orDefault(m.DaemonQuota, DefaultDaemonQuota) }
+func (m *Manager) sessionQuota() int64 { return orNone(m.SessionQuota) }
+func (m *Manager) daemonQuota() int64  { return orNone(m.DaemonQuota) }
+func (m *Manager) maxFileBytes() int64 { return orNone(m.MaxFileBytes) }
 
-func orDefault(v, def int64) int64 {
+// orNone reads a bound whose zero value means none.
+func orNone(v int64) int64 {
 	if v > 0 {
 		return v
 	}
-	return def
+	return math.MaxInt64
 }
 
 func (m *Manager) lockPath(pid int) string {
 	return filepath.Join(m.root, strconv.Itoa(pid)+".lock")
 }
-
-func (m *Manager) maxFileBytes() int64 { return orDefault(m.MaxFileBytes, DefaultMaxFileBytes) }
 
 func (m *Manager) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
 	if m.OpenFile != nil {

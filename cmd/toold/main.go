@@ -30,8 +30,9 @@ import (
 
 	"github.com/toold/toold/lifecycle"
 	"github.com/toold/toold/mcp"
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/remote"
 	"github.com/toold/toold/rpc"
-	"github.com/toold/toold/spool"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -81,8 +82,8 @@ func run(args []string) int {
 	remote := fs.String("remote", "", "forward stdio to the shared daemon: \"auto\" (the default socket, started if needed) or a socket path")
 	idle := fs.Duration("idle-timeout", 0, "serve --listen: exit after this long with no clients (0: never; --remote=auto starts its daemon with 1m)")
 	spoolRoot := fs.String("spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
-	sessionQuota := fs.Int64("spool-session-quota", spool.DefaultSessionQuota, "bytes of spooled output a session keeps; past it its oldest spools are evicted")
-	daemonQuota := fs.Int64("spool-daemon-quota", spool.DefaultDaemonQuota, "bytes of spooled output the daemon keeps over all sessions; past it the writing session's oldest spools are evicted")
+	sessionQuota := fs.Int64("spool-session-quota", protocol.DefaultSessionQuota, "bytes of spooled output a session keeps; past it its oldest spools are evicted")
+	daemonQuota := fs.Int64("spool-daemon-quota", protocol.DefaultDaemonQuota, "bytes of spooled output the daemon keeps over all sessions; past it the writing session's oldest spools are evicted")
 
 	// Flags may come before and after the subcommand.
 	cmd := "serve"
@@ -182,9 +183,9 @@ func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int 
 	})
 }
 
-func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel string) int {
-	socket := remote
-	if remote == "auto" {
+func forward(opts lifecycle.Options, to string, idle time.Duration, logLevel string) int {
+	socket := to
+	if to == "auto" {
 		socket = lifecycle.DefaultSocket()
 	}
 	if idle == 0 {
@@ -201,14 +202,14 @@ func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel
 		}
 		args = append(args, "--spool-session-quota", strconv.FormatInt(opts.SpoolSessionQuota, 10),
 			"--spool-daemon-quota", strconv.FormatInt(opts.SpoolDaemonQuota, 10))
-		return lifecycle.StartDaemon(exe, args, filepath.Join(filepath.Dir(socket), "toold.log"))
+		return remote.StartDaemon(exe, args, filepath.Join(filepath.Dir(socket), "toold.log"))
 	}
-	if remote != "auto" {
+	if to != "auto" {
 		start = nil // a named socket is someone else's to start
 	}
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
-	code, err := lifecycle.Forward(ctx, os.Stdin, os.Stdout, lifecycle.ForwardOptions{Socket: socket, Start: start})
+	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, remote.Options{Socket: socket, Start: start})
 	if err != nil {
 		opts.Logger.Error("forwarding", "socket", socket, "err", err)
 		return 1
