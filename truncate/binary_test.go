@@ -121,3 +121,29 @@ func FuzzIsBinary(f *testing.F) {
 		}
 	})
 }
+
+// TestIsBinaryAgreesWithGit checks the samples against git itself, which
+// calls a file binary for a NUL byte in its first 8000 bytes: where git says
+// binary, so does IsBinary; where IsBinary says binary without a NUL, it is
+// for control characters, which file(1) also refuses.
+func TestIsBinaryAgreesWithGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	for _, tt := range binarySamples(t) {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+		if err := os.WriteFile(path, tt.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// --numstat prints "-\t-\t" for a binary file; exit status 1 means "differs".
+		out, _ := exec.Command("git", "diff", "--no-index", "--numstat", os.DevNull, path).Output()
+		gitSays := strings.HasPrefix(string(out), "-\t-\t")
+		if gitSays && !IsBinary(tt.data) {
+			t.Errorf("%s: git says binary, IsBinary says text", tt.name)
+		}
+		if !gitSays && IsBinary(tt.data) && bytes.IndexByte(tt.data, 0) >= 0 {
+			t.Errorf("%s: a NUL byte, and git says text (%q)", tt.name, out)
+		}
+	}
+}
