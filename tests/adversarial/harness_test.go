@@ -1,21 +1,23 @@
 package adversarial
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/rpc"
 )
 
 var binPath string
@@ -41,19 +43,13 @@ func TestMain(m *testing.M) {
 // adversarial_long build tag.
 func long() bool { return longTag || os.Getenv("TOOLD_LONG") == "1" }
 
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
-func (e *rpcError) Error() string { return fmt.Sprintf("%d %s %s", e.Code, e.Message, e.Data) }
+// rpcError is the error of a reply.
+type rpcError = rpc.Error
 
 // reply is a response: a result or an error.
 type reply struct {
-	Result json.RawMessage `json:"result"`
-	Error  *rpcError       `json:"error"`
+	Result json.RawMessage
+	Error  *rpcError
 }
 
 // window is the part of read's, readBytes' and page's result the cases check.
@@ -89,114 +85,47 @@ type execResult struct {
 	Notice   *string `json:"notice"`
 }
 
-// client is one connection to a daemon: requests are written in its
-// framing and replies matched to them by id, so that many can be in flight.
+// client is one connection to a daemon, through rpc's own client (and so
+// its framing): many requests can be in flight.
 type client struct {
-	t   testing.TB
-	lsp bool
-
-	wmu sync.Mutex
-	w   io.Writer
-
-	mu      sync.Mutex
-	next    int64
-	pending map[int64]chan reply
-	done    chan struct{}
+	t  testing.TB
+	rc *rpc.Client
 }
 
-func newClient(t testing.TB, r io.Reader, w io.Writer, lsp bool) *client {
-	c := &client{t: t, lsp: lsp, w: w, pending: make(map[int64]chan reply), done: make(chan struct{})}
-	go c.readLoop(r)
-	return c
-}
-
-func (c *client) readLoop(r io.Reader) {
-	defer close(c.done)
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		body, err := readMessage(br, c.lsp)
-		if err != nil {
-			return
-		}
-		var m struct {
-			ID json.RawMessage `json:"id"`
-			reply
-		}
-		if err := json.Unmarshal(body, &m); err != nil {
-			c.t.Errorf("the daemon wrote a message that is not JSON: %q", body)
-			return
-		}
-		id, err := strconv.ParseInt(string(m.ID), 10, 64)
-		if err != nil {
-			continue // a notification
-		}
-		c.mu.Lock()
-		ch := c.pending[id]
-		delete(c.pending, id)
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- m.reply
-		}
+func newClient(t testing.TB, rwc io.ReadWriteCloser, lsp bool) *client {
+	framing := rpc.FramingLines
+	if lsp {
+		framing = rpc.FramingHeaders
 	}
+	rc := rpc.NewClient(context.Background(), rwc, framing)
+	t.Cleanup(func() { rc.Close() })
+	return &client{t: t, rc: rc}
 }
 
-func readMessage(br *bufio.Reader, lsp bool) ([]byte, error) {
-	if !lsp {
-		return br.ReadBytes('\n')
-	}
-	n := -1
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			n, _ = strconv.Atoi(v)
-		}
-	}
-	body := make([]byte, n)
-	_, err := io.ReadFull(br, body)
-	return body, err
-}
-
-// send writes a request and returns where its reply will come.
+// send sends a request and returns where its reply will come.
 func (c *client) send(method string, params any) <-chan reply {
-	c.mu.Lock()
-	c.next++
-	id := c.next
 	ch := make(chan reply, 1)
-	c.pending[id] = ch
-	c.mu.Unlock()
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.lsp {
-		fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	} else {
-		c.w.Write(append(body, '\n'))
-	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var r reply
+		err := c.rc.Call(ctx, method, params, &r.Result)
+		if err != nil && !errors.As(err, &r.Error) {
+			r.Error = &rpcError{Code: 0, Message: err.Error()} // no reply: the connection or the timeout
+		}
+		ch <- r
+	}()
 	return ch
 }
 
 // call sends a request and waits for its reply.
 func (c *client) call(method string, params any) reply {
 	c.t.Helper()
-	select {
-	case r := <-c.send(method, params):
-		return r
-	case <-c.done:
-		c.t.Fatalf("%s: the daemon closed the connection", method)
-	case <-time.After(30 * time.Second):
-		c.t.Fatalf("%s: no reply in 30s", method)
+	r := <-c.send(method, params)
+	if r.Error != nil && r.Error.Code == 0 {
+		c.t.Fatalf("%s: %s", method, r.Error.Message)
 	}
-	return reply{}
+	return r
 }
 
 // ok calls and decodes the result into out, failing on an error reply.
@@ -286,8 +215,18 @@ func startStdio(t testing.TB, lsp bool, args ...string) *client {
 		stdin.Close()
 		d.stop(t)
 	})
-	return newClient(t, stdout, stdin, lsp)
+	return newClient(t, pipes{stdout, stdin}, lsp)
 }
+
+// pipes are a child's stdout and stdin as one connection.
+type pipes struct {
+	io.ReadCloser
+	w io.WriteCloser
+}
+
+func (p pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+func (p pipes) Close() error { return errors.Join(p.w.Close(), p.ReadCloser.Close()) }
 
 // stop waits for the daemon to exit, killing it after 10s, and shows its
 // stderr when the test failed.
@@ -326,8 +265,7 @@ func startSocket(t testing.TB, args ...string) func() *client {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { conn.Close() })
-		return newClient(t, conn, conn, false)
+		return newClient(t, conn, false)
 	}
 }
 

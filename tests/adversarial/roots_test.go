@@ -12,10 +12,10 @@ import (
 )
 
 const (
-	codeNoSuchFile   = -32001
-	codeAccessDenied = -32002
-	codeIsDirectory  = -32003
-	codeInvalid      = -32602
+	codeNoSuchFile   int64 = -32001
+	codeAccessDenied int64 = -32002
+	codeIsDirectory  int64 = -32003
+	codeInvalid      int64 = -32602
 )
 
 // tree is a root, a second root and a directory outside both, with a secret.
@@ -56,7 +56,7 @@ func TestRootsPaths(t *testing.T) {
 		name    string
 		setup   func(t *testing.T, tr tree)
 		path    func(tr tree) string
-		code    int    // the error code, or 0 for a window
+		code    int64  // the error code, or 0 for a window
 		content string // the window's content
 	}{
 		{"inside", nil, func(tr tree) string { return "in.txt" }, 0, "inside\n"},

@@ -24,7 +24,7 @@ func TestSpecialFiles(t *testing.T) {
 	tests := []struct {
 		name     string
 		path     string
-		code     int
+		code     int64
 		contains string // in the content of a window
 	}{
 		{"procfs, size 0", "/proc/cpuinfo", 0, "processor"},
