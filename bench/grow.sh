@@ -6,6 +6,7 @@
 #
 #   bench/grow.sh                                  # 1 GiB, 30 s
 #   BENCH_SIZE_MB=64 GROW_FOR=5s bench/grow.sh     # quick smoke run
+#   WRITE=1 bench/grow.sh                          # also write bench/results-grow.md
 #
 # Environment: BENCH_SIZE_MB (default 1024), GROW_FOR (30s), GROW_EVERY (100ms),
 # GROW_KB (1024), BENCH_DATA_DIR as for run.sh (the generated file is copied: the
@@ -18,4 +19,9 @@ trap 'rm -rf "$tmp" "$log"' EXIT
 cp "$file" "$log"
 
 "$tmp/driver" grow -toold "$tmp/toold" -file "$log" -tmp "$tmp" \
-  -for "${GROW_FOR:-30s}" -every "${GROW_EVERY:-100ms}" -append-kb "${GROW_KB:-1024}"
+  -for "${GROW_FOR:-30s}" -every "${GROW_EVERY:-100ms}" -append-kb "${GROW_KB:-1024}" | tee "$tmp/grow.md"
+
+if [ "${WRITE:-0}" = "1" ]; then
+  cp "$tmp/grow.md" "$here/results-grow.md"
+  echo "grow: wrote $here/results-grow.md" >&2
+fi
