@@ -26,6 +26,7 @@ type File struct {
 	f    *os.File
 	r    io.ReaderAt // f, or the snapshot of a file whose size lies
 	snap bool        // r is a snapshot: indexed apart from the Cache
+	cut  bool        // the snapshot stopped at MaxSnapshotBytes
 	id   fileID
 
 	mu  sync.Mutex
@@ -62,35 +63,40 @@ func (c *Cache) adopt(ctx context.Context, path string, f *os.File) (*File, erro
 	if file.id.size > 0 && !lies {
 		return file, nil
 	}
-	data, err := readSnapshot(ctx, f)
+	data, cut, err := readSnapshot(ctx, f, MaxSnapshotBytes)
 	if err != nil {
 		f.Close()
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
 	if len(data) > 0 || lies {
 		// A truly empty file stays a cached index, so that its growth extends it.
-		file.r, file.snap = bytes.NewReader(data), true
+		file.r, file.snap, file.cut = bytes.NewReader(data), true, cut
 		file.id.size = int64(len(data))
 	}
 	return file, nil
 }
 
-// readSnapshot reads f from its start to EOF, at most MaxSnapshotBytes.
-func readSnapshot(ctx context.Context, f *os.File) ([]byte, error) {
+// readSnapshot reads f from its start to EOF, at most max bytes; cut says
+// that more followed.
+func readSnapshot(ctx context.Context, f *os.File, max int64) (data []byte, cut bool, err error) {
 	var buf bytes.Buffer
-	r := io.NewSectionReader(f, 0, MaxSnapshotBytes)
+	r := io.NewSectionReader(f, 0, max+1)
 	chunk := make([]byte, 64<<10)
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		n, err := r.Read(chunk)
 		buf.Write(chunk[:n])
 		if errors.Is(err, io.EOF) {
-			return buf.Bytes(), nil
+			data = buf.Bytes()
+			if int64(len(data)) > max {
+				return data[:max], true, nil
+			}
+			return data, false, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 }
@@ -99,6 +105,10 @@ func readSnapshot(ctx context.Context, f *os.File) ([]byte, error) {
 func (f *File) Close() error {
 	return f.f.Close()
 }
+
+// Cut reports whether the File is a snapshot of a file without a size that
+// went on past MaxSnapshotBytes: Size is then the cap, not the file's end.
+func (f *File) Cut() bool { return f.cut }
 
 // Path returns the absolute path the File was opened with.
 func (f *File) Path() string { return f.path }

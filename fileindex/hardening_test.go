@@ -198,3 +198,24 @@ func indexedLog(t *testing.T) (*Cache, string, []byte) {
 	check(t, open(t, c, path), content, false)
 	return c, path, content
 }
+
+// TestReadSnapshotCap: a file read to EOF stops at the cap and says so.
+func TestReadSnapshotCap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	writeFile(t, path, []byte("0123456789abcdef"))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tt := range []struct {
+		max  int64
+		want string
+		cut  bool
+	}{{10, "0123456789", true}, {16, "0123456789abcdef", false}, {100, "0123456789abcdef", false}} {
+		data, cut, err := readSnapshot(context.Background(), f, tt.max)
+		if err != nil || string(data) != tt.want || cut != tt.cut {
+			t.Errorf("max %d: %q, cut %v, %v; want %q, cut %v", tt.max, data, cut, err, tt.want, tt.cut)
+		}
+	}
+}

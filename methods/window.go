@@ -83,7 +83,18 @@ func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr
 	if err != nil {
 		return nil, err
 	}
+	if f.Cut() && w.EndByte == w.TotalBytes {
+		w.Notice = ptr(notice.Join(deref(w.Notice), notice.ReadToCap(fileindex.MaxSnapshotBytes)))
+	}
 	return w, nil
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // binaryWindow fills the window of a file that is not text: an image small enough
