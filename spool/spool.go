@@ -503,18 +503,6 @@ func (d *Dir) Create(stream string) (*File, error) {
 	return sf, nil
 }
 
-// Lookup returns the path of the spool file id of this session; ok is false
-// for an unknown id, another session's, an evicted one, or after Remove.
-func (d *Dir) Lookup(id string) (path string, ok bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	f, ok := d.files[id]
-	if !ok {
-		return "", false
-	}
-	return f.path, true
-}
-
 // Find returns the path of the spool file id of this session, or an error
 // that wraps ErrEvicted, with the reason, or ErrNoSpool.
 func (d *Dir) Find(id string) (string, error) {
