@@ -146,6 +146,7 @@ func withDaemon(opts lifecycle.Options, f func(ctx context.Context, d *lifecycle
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(opts.MemoryLimit())
 	}
+	opts.Logger.Debug("soft memory limit", "bytes", debug.SetMemoryLimit(-1))
 	d, err := lifecycle.New(opts)
 	if err != nil {
 		opts.Logger.Error("starting", "err", err)

@@ -3,6 +3,7 @@ package adversarial
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -104,5 +105,32 @@ func TestHardLinksShareAnIndex(t *testing.T) {
 	c.ok("stats", nil, &st)
 	if st.Cache.Entries != 1 || st.Cache.Misses != 1 {
 		t.Errorf("21 names of one file: %+v, want one entry built once", st.Cache)
+	}
+}
+
+// TestSoftMemoryLimit: the daemon sets a soft memory limit from its cache
+// budget (4 x 64 MiB), so that the GC works before the heap doubles past
+// what is live; GOMEMLIMIT, when set, wins. Main set none.
+func TestSoftMemoryLimit(t *testing.T) {
+	for _, tt := range []struct {
+		env  string
+		want string
+	}{{"", "bytes=268435456"}, {"GOMEMLIMIT=123456789", "bytes=123456789"}} {
+		cmd := exec.Command(binPath, "--log-level", "debug", "--spool-root", filepath.Join(t.TempDir(), "spool"))
+		cmd.Env = append(os.Environ(), tt.env)
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"stats"}` + "\n")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		line := ""
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "soft memory limit") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, tt.want) {
+			t.Errorf("%s: want %s, got %q", tt.env, tt.want, line)
+		}
 	}
 }
