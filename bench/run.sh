@@ -20,31 +20,10 @@
 # which measures the baselines and drives toold over stdio as a client.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-
-size_mb="${BENCH_SIZE_MB:-1024}"
 runs="${RUNS:-5}"
 deep_reqs="${DEEP_REQS:-200}"
 exec_calls="${EXEC_CALLS:-200}"
-
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/toold-bench.XXXXXX")"
-trap 'rm -rf "$tmp"' EXIT
-
-echo "bench: building toold and the driver" >&2
-(cd "$root" && go build -o "$tmp/toold" ./cmd/toold)
-(cd "$root" && go build -o "$tmp/driver" ./bench/driver)
-
-data_dir="${BENCH_DATA_DIR:-$here/data}"
-if ! mkdir -p "$data_dir" 2>/dev/null || [ ! -w "$data_dir" ]; then
-  data_dir="${TMPDIR:-/tmp}/toold-bench-data"
-  mkdir -p "$data_dir"
-fi
-file="$data_dir/lines-${size_mb}MB.txt"
-if [ ! -s "$file" ]; then
-  echo "bench: generating $file (${size_mb} MiB)" >&2
-  "$tmp/driver" gen -size-mb "$size_mb" -out "$file"
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 echo "bench: warming the page cache" >&2
 cat "$file" > /dev/null

@@ -371,8 +371,8 @@ func TestLargeOutputSpooled(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want.Bytes()) || s.Spool.Bytes != int64(want.Len()) || s.Spool.Capped {
 		t.Fatalf("spool: %d bytes, %v, %+v", len(got), err, s.Spool)
 	}
-	if p, ok := d.Lookup(s.Spool.ID); !ok || p != s.Spool.Path {
-		t.Fatalf("lookup %s: %q %v", s.Spool.ID, p, ok)
+	if p, err := d.Find(s.Spool.ID); err != nil || p != s.Spool.Path {
+		t.Fatalf("lookup %s: %q %v", s.Spool.ID, p, err)
 	}
 	if res.Stderr.Spool != nil || res.Stderr.Head != "err\n" {
 		t.Fatalf("stderr %+v", res.Stderr)

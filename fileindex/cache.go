@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -57,8 +58,9 @@ type Options struct {
 	noWatch bool
 }
 
-// Cache is an LRU of line indexes keyed by absolute path, kept right by stat
-// checks and an fsnotify watcher. It is safe for concurrent use.
+// Cache is an LRU of line indexes keyed by file (device and inode, so that
+// hard links share one), kept right by stat checks and an fsnotify watcher
+// on the names they were opened by. It is safe for concurrent use.
 type Cache struct {
 	maxIndexBytes int64
 	spacing       int64
@@ -67,9 +69,10 @@ type Cache struct {
 	bufSize       int
 
 	mu            sync.Mutex
-	lru           *simplelru.LRU[string, *entry]
+	lru           *simplelru.LRU[fileKey, *entry]
+	byName        map[string]*entry // a name a cached file was opened by → its entry
 	indexBytes    int64
-	dirRefs       map[string]int      // parent directory → cached entries in it
+	dirRefs       map[string]int      // parent directory → names of cached entries in it
 	dirtyDirs     map[string]struct{} // directories whose refcount crossed zero
 	closed        bool
 	hits, misses  int64
@@ -88,18 +91,33 @@ type Cache struct {
 	wg sync.WaitGroup
 }
 
-// entry is one cached path. Its build mutex makes concurrent Index calls for
-// the same path build once: the others wait and then find a valid index.
+// entry is one cached file. Its build mutex makes concurrent Index calls for
+// the same file build once: the others wait and then find a valid index.
 type entry struct {
-	path, dir string
-	suspect   atomic.Bool // a Write event came since the index was checked
+	key     fileKey
+	suspect atomic.Bool // a Write event came since the index was checked
 
 	build sync.Mutex
 	idx   *index // guarded by build
 
 	// guarded by Cache.mu
+	names   map[string]struct{} // the names it was opened by, each in byName
 	bytes   int64
 	removed bool
+}
+
+// fileKey identifies a file: its device and inode, or its path where the
+// platform has no inode numbers.
+type fileKey struct {
+	dev, ino uint64
+	path     string
+}
+
+func keyOf(path string, id fileID) fileKey {
+	if id.ino == 0 {
+		return fileKey{path: path}
+	}
+	return fileKey{dev: id.dev, ino: id.ino}
 }
 
 // fileID is what fstat says about a file's identity and state.
@@ -136,6 +154,7 @@ func New(opts Options) (*Cache, error) {
 		spacing:       opts.Spacing,
 		log:           opts.Logger,
 		bufSize:       int(max(readBufSize, opts.Spacing)),
+		byName:        make(map[string]*entry),
 		dirRefs:       make(map[string]int),
 		dirtyDirs:     make(map[string]struct{}),
 		watched:       make(map[string]bool),
@@ -219,7 +238,7 @@ func (c *Cache) Stats() Stats {
 func (c *Cache) Invalidate(path string) {
 	path = filepath.Clean(path)
 	c.mu.Lock()
-	if e, ok := c.lru.Peek(path); ok {
+	if e, ok := c.byName[path]; ok {
 		c.dropLocked(e)
 	}
 	c.mu.Unlock()
@@ -233,27 +252,40 @@ func (c *Cache) Open(ctx context.Context, path string) (*File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil, fmt.Errorf("fileindex: cache closed: %w", fs.ErrClosed)
-	}
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("fileindex: %w", err)
 	}
-	f, id, err := openFile(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("fileindex: %w", err)
 	}
-	return &File{c: c, path: path, f: f, id: id}, nil
+	return c.OpenFile(ctx, path, f)
+}
+
+// OpenFile makes a File of f, which the caller opened read-only for path
+// (e.g. beneath a root, so that what is read is what was checked), and
+// fstats it. The File owns f from then on, even on error. Errors are as
+// Open's.
+func (c *Cache) OpenFile(ctx context.Context, path string, f *os.File) (*File, error) {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		f.Close()
+		return nil, fmt.Errorf("fileindex: cache closed: %w", fs.ErrClosed)
+	}
+	file, err := c.adopt(ctx, filepath.Clean(path), f)
+	if err != nil {
+		return nil, fmt.Errorf("fileindex: %w", err)
+	}
+	return file, nil
 }
 
 // index returns an index valid for f's descriptor, from the cache when it
 // holds one, else extended or built.
 func (c *Cache) index(ctx context.Context, f *File) (*index, error) {
-	e := c.acquire(f.path)
+	e := c.acquire(f.path, f.id)
 	c.syncWatches() // watch the directory before reading, so no change is missed
 
 	e.build.Lock()
@@ -294,21 +326,25 @@ func (c *Cache) compute(ctx context.Context, f *File, old *index, suspect bool) 
 	defer c.bufs.Put(bufp)
 	buf, id := *bufp, f.id
 	switch {
-	case old != nil && old.id.sameInode(id) && id.size > old.size:
-		// Grown: extend when the old tail is unchanged.
-		x, err := extend(ctx, f.f, old, id, buf)
+	case old != nil && old.id.sameInode(id) && id.size >= old.size:
+		// Grown, or not shrunk: extend when the old tail is unchanged. At
+		// the same size this is a late Write event (suspect) for the append
+		// the index already saw, or an fstat inside an append, whose times
+		// move before its size: the tail check tells, where a build from
+		// scratch would stall a reader polling a growing log.
+		x, err := extend(ctx, f.r, old, id, buf)
 		if errors.Is(err, errTailChanged) {
-			x, err = build(ctx, f.f, id, c.spacing, buf)
+			x, err = build(ctx, f.r, id, c.spacing, buf)
 			return x, built, err
 		}
 		return x, extended, err
 	case old != nil && !suspect && old.id.sameInode(id) && id.size < old.size && id.ctime < old.id.ctime:
 		// f was opened before the file grew to what the entry indexed: the
 		// entry's prefix serves it, and the entry stays as it is.
-		x, err := prefix(ctx, f.f, old, id, buf)
+		x, err := prefix(ctx, f.r, old, id, buf)
 		return x, prefixed, err
 	}
-	x, err := build(ctx, f.f, id, c.spacing, buf)
+	x, err := build(ctx, f.r, id, c.spacing, buf)
 	return x, built, err
 }
 
@@ -322,8 +358,8 @@ func (c *Cache) failed(e *entry, hadOld, suspect bool) {
 		return
 	}
 	c.mu.Lock()
-	if cur, ok := c.lru.Peek(e.path); ok && cur == e {
-		c.lru.Remove(e.path)
+	if cur, ok := c.lru.Peek(e.key); ok && cur == e {
+		c.lru.Remove(e.key)
 	}
 	c.mu.Unlock()
 	c.syncWatches()
@@ -364,43 +400,65 @@ func (c *Cache) publish(e *entry, x *index, how computed, hadOld bool) {
 	}
 }
 
-// acquire returns path's entry, adding an empty one when there is none.
-func (c *Cache) acquire(path string) *entry {
+// acquire returns the entry of the file that id describes, opened by path,
+// adding an empty one when there is none, and links path to it.
+func (c *Cache) acquire(path string, id fileID) *entry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.lru.Get(path); ok {
-		return e
+	key := keyOf(path, id)
+	e, ok := c.lru.Get(key)
+	if !ok {
+		e = &entry{key: key, names: make(map[string]struct{})}
+		if c.closed {
+			// A File opened before Close: index it, keep nothing.
+			e.removed = true
+			return e
+		}
+		if c.lru.Add(key, e) {
+			c.evictions++
+		}
 	}
-	e := &entry{path: path, dir: filepath.Dir(path)}
-	if c.closed {
-		// A File opened before Close: index it, keep nothing.
-		e.removed = true
-		return e
-	}
-	if c.lru.Add(path, e) {
-		c.evictions++
-	}
-	if c.dirRefs[e.dir]++; c.dirRefs[e.dir] == 1 {
-		c.dirtyDirs[e.dir] = struct{}{}
+	if _, ok := e.names[path]; !ok {
+		if old, ok := c.byName[path]; ok {
+			c.unlinkLocked(old, path) // the name now leads to another file
+		}
+		e.names[path] = struct{}{}
+		c.byName[path] = e
+		dir := filepath.Dir(path)
+		if c.dirRefs[dir]++; c.dirRefs[dir] == 1 {
+			c.dirtyDirs[dir] = struct{}{}
+		}
 	}
 	return e
 }
 
+// unlinkLocked forgets that name leads to e, and releases its directory.
+func (c *Cache) unlinkLocked(e *entry, name string) {
+	delete(e.names, name)
+	if c.byName[name] == e {
+		delete(c.byName, name)
+	}
+	dir := filepath.Dir(name)
+	if c.dirRefs[dir]--; c.dirRefs[dir] <= 0 {
+		delete(c.dirRefs, dir)
+		c.dirtyDirs[dir] = struct{}{}
+	}
+}
+
 // onEvict runs, under c.mu, for every entry that leaves the LRU.
-func (c *Cache) onEvict(_ string, e *entry) {
+func (c *Cache) onEvict(_ fileKey, e *entry) {
 	c.indexBytes -= e.bytes
 	e.bytes = 0
 	e.removed = true
-	if c.dirRefs[e.dir]--; c.dirRefs[e.dir] <= 0 {
-		delete(c.dirRefs, e.dir)
-		c.dirtyDirs[e.dir] = struct{}{}
+	for name := range e.names {
+		c.unlinkLocked(e, name)
 	}
 }
 
 // dropLocked removes e as stale. A File in the middle of using it rechecks.
 func (c *Cache) dropLocked(e *entry) {
 	e.suspect.Store(true)
-	c.lru.Remove(e.path)
+	c.lru.Remove(e.key)
 	c.invalidations++
 }
 
@@ -485,7 +543,7 @@ func (c *Cache) event(ev fsnotify.Event) {
 	name := filepath.Clean(ev.Name)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.lru.Peek(name)
+	e, ok := c.byName[name]
 	if ok && ev.Has(fsnotify.Write) {
 		e.suspect.Store(true)
 	}
@@ -498,8 +556,11 @@ func (c *Cache) event(ev fsnotify.Event) {
 	if c.dirRefs[name] > 0 && ev.Has(fsnotify.Remove|fsnotify.Rename) {
 		// A watched directory itself went away, and its watch with it.
 		for _, v := range c.lru.Values() {
-			if v.dir == name {
-				c.dropLocked(v)
+			for n := range v.names {
+				if filepath.Dir(n) == name {
+					c.dropLocked(v)
+					break
+				}
 			}
 		}
 	}

@@ -23,6 +23,13 @@
 // context.Background() as a fallback). Cancelling Index's context aborts a
 // long build.
 //
+// # Keys
+//
+// Entries are keyed by device and inode, so that the hard links of a file
+// share one index; each entry remembers the names it was opened by, which
+// the watcher's events name (where a platform has no inode numbers, the
+// path is the key).
+//
 // # Staleness
 //
 // Every index is checked against the fstat of the handle that wants it:
@@ -38,6 +45,22 @@
 // next Index rechecks it even when size and times look unchanged; an overflow
 // or any watcher error drops every entry. When inotify cannot be used the
 // stat checks alone keep the indexes right.
+//
+// A file of the same inode that did not shrink is checked as an extension
+// is, by the CRC of the block its index ended in, even when its size is the
+// same: a Write event after a read has seen the file is mostly the append
+// that read already saw, arriving late, and an fstat inside an append sees
+// its times move before its size. Rebuilding from scratch for either stalled
+// a reader polling a growing log (150 ms a read on 1 GiB). So a rewrite in
+// place that keeps the size and touches only bytes before the last block
+// goes unseen, as it would for a grown file.
+//
+// # Sizes that lie
+//
+// A file on a pseudo file system (procfs, sysfs and their kin), or whose stat
+// size is 0 but which has content, is read to EOF at Open (at most
+// MaxSnapshotBytes) and indexed from that snapshot, outside the cache. A
+// short read inside the size a File was opened with is ErrChanged.
 //
 // # Accounting
 //

@@ -1,13 +1,21 @@
 package fileindex
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"sync"
 )
+
+// MaxSnapshotBytes caps what is read of a file whose size the file system
+// does not tell (size 0 in stat, or a pseudo file system such as procfs and
+// sysfs): such a file is read to EOF, at most this much, and windowed from
+// memory.
+const MaxSnapshotBytes = 16 << 20
 
 // File is an open file and, once Index has run, its line index. The index
 // describes the file as it was at Open: Size bytes. A File is safe for
@@ -16,6 +24,9 @@ type File struct {
 	c    *Cache
 	path string
 	f    *os.File
+	r    io.ReaderAt // f, or the snapshot of a file whose size lies
+	snap bool        // r is a snapshot: indexed apart from the Cache
+	cut  bool        // the snapshot stopped at MaxSnapshotBytes
 	id   fileID
 
 	mu  sync.Mutex
@@ -24,33 +35,80 @@ type File struct {
 
 var _ io.ReaderAt = (*File)(nil)
 
-// openFile opens path read-only and fstats the descriptor. Directories and
-// other non-regular files are refused with an *fs.PathError.
-func openFile(path string) (*os.File, fileID, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
-	if err != nil {
-		return nil, fileID{}, err
-	}
+// openFile opens path read-only, without blocking on a FIFO.
+func openFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+}
+
+// adopt fstats f, opened read-only for path, and makes it a File. Directories
+// and other non-regular files are refused with an *fs.PathError, and f is
+// closed on every error. A file whose stat size cannot be trusted is read to
+// EOF (at most MaxSnapshotBytes) and served from that snapshot.
+func (c *Cache) adopt(ctx context.Context, path string, f *os.File) (*File, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fileID{}, err
+		return nil, err
 	}
 	switch {
 	case fi.IsDir():
 		f.Close()
-		return nil, fileID{}, &fs.PathError{Op: "open", Path: path, Err: ErrIsDir}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrIsDir}
 	case !fi.Mode().IsRegular():
 		f.Close()
-		return nil, fileID{}, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
-	return f, statID(fi), nil
+	file := &File{c: c, path: path, f: f, r: f, id: statID(fi)}
+	lies := sizeLies(f)
+	if file.id.size > 0 && !lies {
+		return file, nil
+	}
+	data, cut, err := readSnapshot(ctx, f, MaxSnapshotBytes)
+	if err != nil {
+		f.Close()
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if len(data) > 0 || lies {
+		// A truly empty file stays a cached index, so that its growth extends it.
+		file.r, file.snap, file.cut = bytes.NewReader(data), true, cut
+		file.id.size = int64(len(data))
+	}
+	return file, nil
+}
+
+// readSnapshot reads f from its start to EOF, at most max bytes; cut says
+// that more followed.
+func readSnapshot(ctx context.Context, f *os.File, max int64) (data []byte, cut bool, err error) {
+	var buf bytes.Buffer
+	r := io.NewSectionReader(f, 0, max+1)
+	chunk := make([]byte, 64<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		n, err := r.Read(chunk)
+		buf.Write(chunk[:n])
+		if errors.Is(err, io.EOF) {
+			data = buf.Bytes()
+			if int64(len(data)) > max {
+				return data[:max], true, nil
+			}
+			return data, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
 }
 
 // Close closes the file. The cached index stays in the Cache.
 func (f *File) Close() error {
 	return f.f.Close()
 }
+
+// Cut reports whether the File is a snapshot of a file without a size that
+// went on past MaxSnapshotBytes: Size is then the cap, not the file's end.
+func (f *File) Cut() bool { return f.cut }
 
 // Path returns the absolute path the File was opened with.
 func (f *File) Path() string { return f.path }
@@ -74,7 +132,18 @@ func (f *File) index(ctx context.Context) (*index, error) {
 	if f.idx != nil {
 		return f.idx, nil
 	}
-	x, err := f.c.index(ctx, f)
+	var x *index
+	var err error
+	if f.snap {
+		// A snapshot is no state of the file that stat could check later:
+		// index it, keep nothing.
+		err = f.c.withBuf(func(buf []byte) error {
+			x, err = build(ctx, f.r, f.id, f.c.spacing, buf)
+			return err
+		})
+	} else {
+		x, err = f.c.index(ctx, f)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fileindex: indexing %s: %w", f.path, err)
 	}
@@ -104,7 +173,7 @@ func (f *File) LineStart(n int64) (int64, error) {
 	}
 	var start int64
 	err = f.c.withBuf(func(buf []byte) error {
-		start, err = x.lineStart(f.f, buf, n)
+		start, err = x.lineStart(f.r, buf, n)
 		return err
 	})
 	return start, f.wrap(err)
@@ -118,16 +187,24 @@ func (f *File) LineAt(off int64) (n int64, start int64, err error) {
 		return 0, 0, err
 	}
 	err = f.c.withBuf(func(buf []byte) error {
-		n, start, err = x.lineAt(f.f, buf, off)
+		n, start, err = x.lineAt(f.r, buf, off)
 		return err
 	})
 	return n, start, f.wrap(err)
 }
 
 // ReadAt reads the open file. Callers stay within Size(): bytes appended
-// since Open are readable but not indexed.
+// since Open are readable but not indexed. A short read inside Size() means
+// the file shrank since Open: the error wraps ErrChanged.
 func (f *File) ReadAt(p []byte, off int64) (int, error) {
-	return f.f.ReadAt(p, off)
+	n, err := f.r.ReadAt(p, off)
+	switch {
+	case n == len(p):
+		return n, nil // a full read, even one that met EOF (or of nothing)
+	case off+int64(len(p)) <= f.id.size && (err == nil || errors.Is(err, io.EOF)):
+		err = ErrChanged
+	}
+	return n, f.wrap(err)
 }
 
 // wrap names the file in ErrChanged, which then reads as an *fs.PathError.

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -28,12 +29,28 @@ type Options struct {
 	// SpoolRoot is where session spool directories live; "" means
 	// spool.DefaultRoot().
 	SpoolRoot string
+	// SpoolSessionQuota and SpoolDaemonQuota cap the spooled output of a
+	// session and of every session together; 0 means protocol's defaults.
+	SpoolSessionQuota, SpoolDaemonQuota int64
 	// Files configures the line index cache.
 	Files fileindex.Options
 	// DrainTimeout is how long a client's running requests may finish
 	// after its input ends before they are cancelled; 0 means rpc's default.
 	DrainTimeout time.Duration
 	Logger       *slog.Logger
+}
+
+// MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) for a
+// process that runs a daemon with these options: four times the index
+// cache's budget, 256 MiB by default. The cache and the windows are most of
+// the heap; without a limit the GC lets the heap double past what is live
+// (GOGC=100) before it collects, with one the heap stays near the budget.
+func (o Options) MemoryLimit() int64 {
+	budget := o.Files.MaxIndexBytes
+	if budget <= 0 {
+		budget = fileindex.DefaultMaxIndexBytes
+	}
+	return 4 * budget
 }
 
 // Daemon serves clients: each connection gets a session of its own, and all
@@ -64,11 +81,18 @@ func New(opts Options) (*Daemon, error) {
 	if root == "" {
 		root = spool.DefaultRoot()
 	}
-	spools, err := spool.NewManager(root)
-	if err != nil {
+	spools, err := spool.Start(root)
+	if spools == nil {
 		return nil, err
 	}
-	if removed, err := spools.Sweep(); err != nil {
+	spools.MaxFileBytes = protocol.MaxSpoolFileBytes
+	spools.SessionQuota = cmp.Or(opts.SpoolSessionQuota, protocol.DefaultSessionQuota)
+	spools.DaemonQuota = cmp.Or(opts.SpoolDaemonQuota, protocol.DefaultDaemonQuota)
+	if err != nil {
+		// read and the rest need no spool: serve them, and let exec give
+		// its previews with a notice that the output could not be kept.
+		log.Warn("no spool root: exec output is not kept beyond its preview", "root", root, "err", err)
+	} else if removed, err := spools.Sweep(); err != nil {
 		log.Warn("sweeping spool directories", "root", root, "err", err)
 	} else if len(removed) > 0 {
 		log.Info("removed spool directories of dead daemons", "dirs", removed)

@@ -20,14 +20,15 @@ func BenchmarkReadDeep(b *testing.B) {
 	svc := &Service{Files: files}
 	lr := &lineRequest{LineOptions: truncate.LineOptions{Limit: 2000, MaxBytes: protocol.MaxWindowBytes, MaxLineChars: 2000}}
 	lr.offset = 1
-	w, err := svc.window(context.Background(), path, lr, nil)
+	open := pathOpener(path)
+	w, err := svc.window(context.Background(), path, open, lr, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	lr.offset = w.TotalLines / 2
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		w, err := svc.window(context.Background(), path, lr, nil)
+		w, err := svc.window(context.Background(), path, open, lr, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/toold/toold/protocol"
 
@@ -15,9 +16,10 @@ import (
 	"github.com/toold/toold/rpc"
 )
 
-// resolve makes path absolute against the session cwd and follows symlinks
-// in as much of it as exists, so that roots are checked on where the path
-// really leads, and a missing file is told apart from one outside the roots.
+// resolve makes path absolute against the session cwd and follows every
+// symlink in it, dangling ones included, so that roots are checked on where
+// the path really leads: a path that leads outside them is refused whether or
+// not its target exists. It returns the resolved path.
 func (s *Session) resolve(field, path string) (string, error) {
 	if path == "" {
 		return "", rpc.InvalidParams(field, "required")
@@ -29,7 +31,7 @@ func (s *Session) resolve(field, path string) (string, error) {
 		path = filepath.Join(s.Cwd, path)
 	}
 	path = filepath.Clean(path)
-	real, err := evalExisting(path)
+	real, err := resolveLinks(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return "", fileError(path, err)
@@ -37,47 +39,127 @@ func (s *Session) resolve(field, path string) (string, error) {
 		// A symlink loop, a name too long, a file where a directory should be.
 		return "", rpc.Errorf(protocol.CodeNoSuchFile, map[string]string{"path": path}, "cannot resolve %s: %v", path, err)
 	}
-	if !s.allowed(real) {
-		return "", rpc.Errorf(protocol.CodeAccessDenied, map[string]string{"path": path},
-			"access denied: %s is outside the session's roots", path)
+	if _, ok := s.rootOf(real); !ok {
+		return "", outsideRoots(path)
 	}
 	return real, nil
 }
 
-// evalExisting follows symlinks in path; where a part is missing, it
-// resolves the longest existing parent and joins the rest as given.
-func evalExisting(path string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return real, err
-	}
-	dir, base := filepath.Split(path)
-	dir = filepath.Clean(dir)
-	if dir == path {
-		return path, nil
-	}
-	parent, err := evalExisting(dir)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(parent, base), nil
+func outsideRoots(path string) error {
+	return rpc.Errorf(protocol.CodeAccessDenied, map[string]string{"path": path},
+		"access denied: %s is outside the session's roots", path)
 }
 
-// allowed says whether a resolved path may be read: inside a root, or in the
-// session's own spool directory.
-func (s *Session) allowed(real string) bool {
-	if s.Spool != nil && within(real, s.Spool.Path()) {
-		return true
+// maxLinks is how many symlinks resolveLinks follows before it calls the
+// path a loop, as filepath.EvalSymlinks does.
+const maxLinks = 255
+
+// resolveLinks follows the symlinks in path, clean and absolute, one part at
+// a time. Unlike filepath.EvalSymlinks it follows a symlink whose target is
+// missing, and joins the missing rest as given, so that a dangling link
+// resolves to where it points.
+func resolveLinks(path string) (string, error) {
+	resolved := "/"
+	rest := strings.Split(path, "/")
+	for links := 0; len(rest) > 0; {
+		part := rest[0]
+		rest = rest[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, part)
+		fi, err := os.Lstat(next)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			resolved = next // nothing below a missing name can be a link
+			continue
+		case err != nil:
+			return "", err
+		case fi.Mode()&fs.ModeSymlink == 0:
+			resolved = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", &fs.PathError{Op: "resolve", Path: path, Err: syscall.ELOOP}
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			resolved = "/"
+		}
+		rest = append(strings.Split(target, "/"), rest...)
+	}
+	return resolved, nil
+}
+
+// Root is a directory the session may read beneath, as resolved at
+// initialize: its path, symlinks followed, and the directory found there
+// then, so that a root later replaced (by a symlink, or a parent swapped)
+// is refused rather than followed.
+type Root struct {
+	Path string
+	info fs.FileInfo // nil: not checked
+}
+
+// rootOf returns the directory beneath which real, a resolved path, must be
+// opened: the session's spool directory or the root that holds it; a zero
+// Root when the session has no roots. ok is false when real is outside them
+// all.
+func (s *Session) rootOf(real string) (root Root, ok bool) {
+	if s.Spool != nil && s.Spool.Path() != "" && within(real, s.Spool.Path()) {
+		return Root{Path: s.Spool.Path(), info: s.Spool.Info()}, true
 	}
 	if len(s.Roots) == 0 {
-		return true
+		return Root{}, true
 	}
 	for _, r := range s.Roots {
-		if within(real, r) {
-			return true
+		if within(real, r.Path) {
+			return r, true
 		}
 	}
-	return false
+	return Root{}, false
+}
+
+// open opens real, a path resolve returned, for reading. Inside a root it
+// opens through os.Root, which refuses every way out of the root, so a
+// directory swapped for a symlink since resolve cannot lead outside, and it
+// checks that the root is the directory initialize found: what is read is
+// checked where it is opened.
+func (s *Session) open(real string) (*os.File, error) {
+	root, ok := s.rootOf(real)
+	switch {
+	case !ok:
+		return nil, outsideRoots(real)
+	case root.Path == "":
+		return os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	r, err := os.OpenRoot(root.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if root.info != nil {
+		if fi, err := r.Stat("."); err != nil || !os.SameFile(fi, root.info) {
+			return nil, outsideRoots(real)
+		}
+	}
+	rel, err := filepath.Rel(root.Path, real)
+	if err != nil {
+		return nil, err
+	}
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	var errno syscall.Errno
+	if err != nil && !errors.As(err, &errno) {
+		// os.Root's only error without an errno: the path escapes the root.
+		return nil, outsideRoots(real)
+	}
+	return f, err
 }
 
 func within(path, dir string) bool {
@@ -111,8 +193,8 @@ func fileError(path string, err error) error {
 
 // ResolveRoots checks initialize's roots: each must be an existing
 // directory; they are returned with symlinks followed.
-func ResolveRoots(cwd string, roots []string) ([]string, error) {
-	out := make([]string, 0, len(roots))
+func ResolveRoots(cwd string, roots []string) ([]Root, error) {
+	out := make([]Root, 0, len(roots))
 	for i, r := range roots {
 		field := "roots[" + strconv.Itoa(i) + "]"
 		if r == "" {
@@ -125,10 +207,11 @@ func ResolveRoots(cwd string, roots []string) ([]string, error) {
 		if err != nil {
 			return nil, rpc.InvalidParams(field, "%v", err)
 		}
-		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		fi, err := os.Stat(real)
+		if err != nil || !fi.IsDir() {
 			return nil, rpc.InvalidParams(field, "%s is not a directory", r)
 		}
-		out = append(out, real)
+		out = append(out, Root{Path: real, info: fi})
 	}
 	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/search"
+	"github.com/toold/toold/spool"
 )
 
 // Grep answers grep: the lines of a file, a tree or a spool that match.
@@ -78,15 +79,14 @@ func grepOptions(p *protocol.GrepParams) (search.GrepOptions, error) {
 // grepSpool searches one of the session's spools, shown cleaned as page
 // shows it; its line numbers are page's.
 func grepSpool(ctx context.Context, s *Session, m *search.Matcher, id string, opt search.GrepOptions) (*search.GrepResult, error) {
-	path, ok := "", false
-	if s.Spool != nil {
-		path, ok = s.Spool.Lookup(id)
+	if s.Spool == nil {
+		return nil, spoolError(id, spool.ErrNoSpool)
 	}
-	f, err := os.Open(path)
-	if !ok || err != nil {
-		return nil, rpc.Errorf(protocol.CodeNoSuchFile, map[string]string{"spool": id},
-			"no such spool: %q (spools belong to the session that ran the command and end with it)", id)
+	f, err := s.Spool.Open(id)
+	if err != nil {
+		return nil, spoolError(id, err)
 	}
+	path := f.Name()
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
@@ -183,7 +183,7 @@ func (s *Session) allowOpen(path string) search.Allow {
 		return nil
 	}
 	return func(real string) error {
-		if !s.allowed(real) {
+		if _, ok := s.rootOf(real); !ok {
 			return rpc.Errorf(protocol.CodeAccessDenied, map[string]string{"path": path},
 				"access denied: %s is outside the session's roots", path)
 		}
@@ -197,7 +197,7 @@ func (s *Session) allowOpen(path string) search.Allow {
 // tree's own ignore files apply).
 func (s *Session) ignoreFrom(dir string) string {
 	for d := dir; ; {
-		if !s.allowed(d) {
+		if _, ok := s.rootOf(d); !ok {
 			return ""
 		}
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {

@@ -28,7 +28,7 @@ type Service struct {
 type Settings struct {
 	Cwd   string
 	Env   map[string]string
-	Roots []string // resolved, symlinks followed; empty means everywhere
+	Roots []Root // from ResolveRoots; empty means everywhere
 	protocol.Limits
 }
 

@@ -5,12 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"os"
 	"unicode/utf8"
 
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 	"github.com/toold/toold/truncate"
 )
 
@@ -29,24 +31,48 @@ type byteRequest struct {
 	byteCall  string
 }
 
-// window reads one window of path, by lines when lr is set, else by bytes.
-func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br *byteRequest) (*protocol.Window, error) {
-	f, err := svc.Files.Open(ctx, path)
+// opener opens the file a window reads; each attempt opens it anew.
+type opener func() (*os.File, error)
+
+// window reads one window of path, opened by open, by lines when lr is set,
+// else by bytes. A file that changes under the read (it shrank, or a line
+// moved) is read again once; a second change is -32001 "changed while read".
+func (svc *Service) window(ctx context.Context, path string, open opener, lr *lineRequest, br *byteRequest) (*protocol.Window, error) {
+	w, err := svc.windowOnce(ctx, path, open, lr, br)
+	if errors.Is(err, fileindex.ErrChanged) {
+		w, err = svc.windowOnce(ctx, path, open, lr, br)
+	}
+	if errors.Is(err, fileindex.ErrChanged) {
+		return nil, rpc.Errorf(protocol.CodeNoSuchFile, map[string]string{"path": path}, "%s", notice.ChangedWhileRead(path))
+	}
 	if err != nil {
 		return nil, fileError(path, err)
+	}
+	return w, nil
+}
+
+// windowOnce is one attempt of window; its errors are unmapped.
+func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr *lineRequest, br *byteRequest) (*protocol.Window, error) {
+	osf, err := open()
+	if err != nil {
+		return nil, err
+	}
+	f, err := svc.Files.OpenFile(ctx, path, osf)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	w := &protocol.Window{Path: path, StartLine: 1, TotalBytes: f.Size()}
 
 	sniff := make([]byte, min(f.Size(), 8192))
 	if _, err := f.ReadAt(sniff, 0); err != nil {
-		return nil, fileError(path, err)
+		return nil, err
 	}
 	if truncate.IsBinary(sniff) {
 		return w, binaryWindow(f, w, sniff, lr != nil)
 	}
 	if err := f.Index(indexProgress(ctx)); err != nil {
-		return nil, fileError(path, err)
+		return nil, err
 	}
 	w.TotalLines = f.Lines()
 	if lr != nil {
@@ -55,9 +81,20 @@ func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br
 		err = byteWindow(f, w, br)
 	}
 	if err != nil {
-		return nil, fileError(path, err)
+		return nil, err
+	}
+	if f.Cut() && w.EndByte == w.TotalBytes {
+		w.Notice = ptr(notice.Join(deref(w.Notice), notice.ReadToCap(fileindex.MaxSnapshotBytes)))
 	}
 	return w, nil
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // binaryWindow fills the window of a file that is not text: an image small enough
@@ -77,7 +114,7 @@ func binaryWindow(f *fileindex.File, w *protocol.Window, sniff []byte, lineMode 
 		}
 		data := make([]byte, f.Size())
 		if _, err := f.ReadAt(data, 0); err != nil {
-			return fileError(w.Path, err)
+			return err
 		}
 		// The image is the window's content: binary is for files not shown.
 		w.Binary = false
@@ -295,7 +332,7 @@ func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return svc.window(ctx, path, lr, nil)
+	return svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, lr, nil)
 }
 
 // ReadBytes answers readBytes: a window of a file by byte offset.
@@ -312,7 +349,7 @@ func (svc *Service) ReadBytes(ctx context.Context, s *Session, params []byte) (a
 	if err != nil {
 		return nil, err
 	}
-	return svc.window(ctx, path, nil, br)
+	return svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, nil, br)
 }
 
 // Page answers page: a window of one of the session's spooled outputs.
@@ -340,21 +377,43 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		}
 		lr.Clean, lr.byteCall = clean, "page spool="+p.Spool
 	}
-	path, ok := "", false
-	if s.Spool != nil {
-		path, ok = s.Spool.Lookup(p.Spool)
+	if s.Spool == nil {
+		return nil, spoolError(p.Spool, spool.ErrNoSpool)
 	}
-	if !ok {
-		return nil, rpc.Errorf(protocol.CodeNoSuchFile, map[string]string{"spool": p.Spool},
-			"no such spool: %q (spools belong to the session that ran the command and end with it)", p.Spool)
-	}
-	w, err := svc.window(ctx, path, lr, br)
+	path, err := s.Spool.Find(p.Spool)
 	if err != nil {
-		var rerr *rpc.Error
-		if errors.As(err, &rerr) && rerr.Code == protocol.CodeNoSuchFile {
-			rerr.Data = map[string]string{"spool": p.Spool}
+		return nil, spoolError(p.Spool, err)
+	}
+	open := func() (*os.File, error) {
+		f, err := s.Spool.Open(p.Spool)
+		if err != nil {
+			return nil, spoolError(p.Spool, err)
 		}
-		return nil, err
+		return f, nil
+	}
+	w, err := svc.window(ctx, path, open, lr, br)
+	if err != nil {
+		return nil, spoolError(p.Spool, err)
 	}
 	return w, nil
+}
+
+// spoolError says why spool id cannot be paged: evicted, replaced, or never
+// this session's; other errors name the spool instead of its path.
+func spoolError(id string, err error) error {
+	data := map[string]string{"spool": id}
+	var rerr *rpc.Error
+	var evicted *spool.EvictedError
+	switch {
+	case errors.As(err, &evicted):
+		return rpc.Errorf(protocol.CodeNoSuchFile, data, "%s", notice.SpoolEvicted(id, evicted.Daemon, evicted.Quota))
+	case errors.Is(err, spool.ErrReplaced):
+		return rpc.Errorf(protocol.CodeAccessDenied, data, "access denied: spool %s: %v", id, err)
+	case errors.Is(err, spool.ErrNoSpool):
+		return rpc.Errorf(protocol.CodeNoSuchFile, data,
+			"no such spool: %q (spools belong to the session that ran the command and end with it)", id)
+	case errors.As(err, &rerr) && rerr.Code == protocol.CodeNoSuchFile:
+		rerr.Data = data
+	}
+	return err
 }

@@ -30,7 +30,7 @@ func walkBytes(t testing.TB, svc *Service, path string, maxBytes int, clean bool
 	var got []byte
 	var pos int64
 	for steps := 0; ; steps++ {
-		w, err := svc.window(context.Background(), path, nil, &byteRequest{startByte: pos, maxBytes: maxBytes, clean: clean})
+		w, err := svc.window(context.Background(), path, pathOpener(path), nil, &byteRequest{startByte: pos, maxBytes: maxBytes, clean: clean})
 		if err != nil {
 			t.Fatalf("readBytes at %d: %v", pos, err)
 		}
@@ -60,7 +60,7 @@ func walkLines(t testing.TB, svc *Service, path string, lr lineRequest) []byte {
 	var got []byte
 	for off := int64(1); ; {
 		lr.offset = off
-		w, err := svc.window(context.Background(), path, &lr, nil)
+		w, err := svc.window(context.Background(), path, pathOpener(path), &lr, nil)
 		if err != nil {
 			t.Fatalf("read at %d: %v", off, err)
 		}
@@ -71,7 +71,7 @@ func walkLines(t testing.TB, svc *Service, path string, lr lineRequest) []byte {
 		if w.PartialLine {
 			// readBytes the rest of the line, from the window's end.
 			for pos := w.EndByte; ; {
-				b, err := svc.window(context.Background(), path, nil, &byteRequest{startByte: pos, maxBytes: lr.MaxBytes})
+				b, err := svc.window(context.Background(), path, pathOpener(path), nil, &byteRequest{startByte: pos, maxBytes: lr.MaxBytes})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -194,4 +194,9 @@ func TestResolve(t *testing.T) {
 			t.Errorf("resolve(%q): %v, want ok=%v", tt.path, err, tt.ok)
 		}
 	}
+}
+
+// pathOpener opens path as a session without roots does.
+func pathOpener(path string) opener {
+	return func() (*os.File, error) { return (&Session{Settings: &Settings{}}).open(path) }
 }

@@ -24,3 +24,20 @@ func ImageReturned(mime string, size int64) string {
 func Binary(mime string, size int64) string {
 	return fmt.Sprintf("[Binary file (%s, %s): not shown. Inspect it with exec, e.g. file, xxd or strings]", mime, Size(size))
 }
+
+// ReadToCap is the notice of a window that reaches the end of what was read
+// of a file without a size (procfs, sysfs), which went on past max bytes.
+func ReadToCap(max int64) string {
+	return fmt.Sprintf("[The file has no size on disk and was read up to %s: what follows is not shown]", Size(max))
+}
+
+// Join makes one notice of two, either of which may be "".
+func Join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a[:len(a)-1] + ". " + b[1:]
+}

@@ -44,6 +44,16 @@ const (
 	MaxImageBytes    = 5 << 20          // images returned as base64
 )
 
+// Spool bounds: the cap of one spool file, and the default quotas over a
+// session's spool files and over all of a daemon's (toold's flags
+// --spool-session-quota and --spool-daemon-quota set others). Past a quota
+// the writing session's oldest spools are evicted.
+const (
+	MaxSpoolFileBytes   int64 = 100 << 20
+	DefaultSessionQuota int64 = 1 << 30
+	DefaultDaemonQuota  int64 = 4 << 30
+)
+
 // Preview modes of exec's preview param.
 const (
 	PreviewHeadTail = "headTail" // the default: the first and the last lines

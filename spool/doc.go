@@ -9,4 +9,20 @@
 // files named by 128 random bits, so ids can neither be guessed nor used from
 // another session. A File never fails its writer: it keeps the first write
 // error and stops, and stops at a size cap; the command's preview goes on.
+//
+// Quotas bound the disk (often tmpfs, that is RAM): a session's files
+// together (SessionQuota) and every session's (DaemonQuota); the daemon sets
+// protocol's defaults, 1 GiB and 4 GiB.
+// A write past either evicts the writing session's oldest files, never
+// another session's, and is cut when nothing is left to evict; an evicted id
+// stays known, so that paging it says why it is gone.
+//
+// Dir.Open reads a spool back: it opens without following a symlink and
+// checks that the inode is the one written, since the commands that wrote
+// it can write in the spool directory too.
+//
+// A root that cannot be made (no permission, no inodes) does not stop the
+// daemon: Start returns a Manager that tries again at each session, whose
+// Dirs meanwhile cannot create files, so that exec gives its previews with
+// a notice and read needs no spool at all.
 package spool

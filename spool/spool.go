@@ -5,20 +5,18 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// DefaultMaxFileBytes is the default cap of one spool file: 100 MiB.
-const DefaultMaxFileBytes int64 = 100 << 20
 
 var (
 	// ErrUnsafeRoot is wrapped by NewManager's error when the root is not a
@@ -31,6 +29,16 @@ var (
 	// ErrBadName is wrapped when a session or stream name is not made of
 	// letters, digits, '_' and '-' only.
 	ErrBadName = errors.New("bad spool name")
+	// ErrNoSpool is wrapped by Dir.Open's error for an id the session never
+	// had, or after Remove.
+	ErrNoSpool = errors.New("no such spool")
+	// ErrEvicted is what an *EvictedError is: a spool deleted to keep its
+	// session under a quota.
+	ErrEvicted = errors.New("spool evicted")
+	// ErrReplaced is wrapped by Dir.Open's error when the spool's name leads
+	// to another file than the one written (a symlink or a file planted over
+	// it).
+	ErrReplaced = errors.New("spool file replaced")
 )
 
 // DefaultRoot returns the spool root for this user: $XDG_RUNTIME_DIR/toold-<uid>
@@ -46,22 +54,53 @@ func DefaultRoot() string {
 	return filepath.Join(os.TempDir(), name)
 }
 
+// EvictedError is Find's and Open's error for a spool evicted to keep the
+// spools under a quota; errors.Is(err, ErrEvicted) holds.
+type EvictedError struct {
+	// Daemon is true when the daemon's quota evicted it, false for the
+	// session's.
+	Daemon bool
+	// Quota is that quota, in bytes.
+	Quota int64
+}
+
+func (e *EvictedError) Error() string {
+	whose := "session"
+	if e.Daemon {
+		whose = "daemon"
+	}
+	return fmt.Sprintf("spool evicted: past the %s's quota of %d bytes", whose, e.Quota)
+}
+
+// Is makes errors.Is(err, ErrEvicted) hold.
+func (e *EvictedError) Is(target error) bool { return target == ErrEvicted }
+
 // Manager owns this daemon's part of a spool root: its lock file and its
-// session directories. Its methods are safe for concurrent use; set the
-// exported fields before the first Open.
+// session directories, and the quotas over their files. Its methods are safe
+// for concurrent use; set the exported fields before the first Open.
 type Manager struct {
-	// MaxFileBytes caps each spool file; 0 means DefaultMaxFileBytes.
+	// MaxFileBytes caps each spool file; 0 means no cap.
 	MaxFileBytes int64
+	// SessionQuota caps the files of one session together; 0 means no
+	// quota. A write past it evicts the session's oldest files, and cuts the
+	// file written when there are none left.
+	SessionQuota int64
+	// DaemonQuota caps the files of every session together; 0 means no
+	// quota. A write past it evicts the writing session's oldest files (never
+	// another session's) as SessionQuota does.
+	DaemonQuota int64
 	// OpenFile opens spool files; nil means os.OpenFile. Tests set it to
 	// make writes fail (e.g. by opening /dev/full).
 	OpenFile func(name string, flag int, perm os.FileMode) (*os.File, error)
 
-	root  string
-	pid   int
-	lock  *os.File
-	bytes atomic.Int64 // bytes in live spool files
+	root string
+	pid  int
+
+	qmu   sync.Mutex // taken inside Dir.mu, never around it
+	bytes int64      // guarded by qmu: bytes reserved by live spool files
 
 	mu     sync.Mutex
+	lock   *os.File // nil until the root is set up
 	dirs   map[*Dir]struct{}
 	closed bool
 }
@@ -72,28 +111,50 @@ type Manager struct {
 // so that a sweeper can tell this daemon is alive even if its pid is reused.
 // Directories of a dead daemon that had this pid are removed.
 func NewManager(root string) (*Manager, error) {
+	m, err := Start(root)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Start is NewManager for a daemon that must run without a spool: when root
+// cannot be set up (no permission, no inodes) it returns the reason and a
+// Manager all the same, which tries again at each Open and meanwhile opens
+// Dirs whose Create fails with that reason, so that exec still gives its
+// preview. Only a root that is not an absolute path gives a nil Manager.
+func Start(root string) (*Manager, error) {
 	if root == "" || !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("spool: root %q is not an absolute path", root)
 	}
-	root = filepath.Clean(root)
-	if err := PrivateDir(root); err != nil {
-		return nil, err
+	m := &Manager{root: filepath.Clean(root), pid: os.Getpid(), dirs: make(map[*Dir]struct{})}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m, m.setUpLocked()
+}
+
+// setUpLocked makes the root and takes our lock, unless done already.
+func (m *Manager) setUpLocked() error {
+	if m.lock != nil {
+		return nil
 	}
-	m := &Manager{root: root, pid: os.Getpid(), dirs: make(map[*Dir]struct{})}
+	if err := PrivateDir(m.root); err != nil {
+		return err
+	}
 	lock, err := takeLock(m.lockPath(m.pid))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	m.lock = lock
 	// A dead daemon that had our pid (common in containers, where the
 	// daemon gets the same pid at every start) left these; Sweep skips our
 	// pid, and we have opened nothing yet.
-	if stale, _ := filepath.Glob(filepath.Join(root, strconv.Itoa(m.pid)+"-*")); len(stale) > 0 {
+	if stale, _ := filepath.Glob(filepath.Join(m.root, strconv.Itoa(m.pid)+"-*")); len(stale) > 0 {
 		for _, p := range stale {
 			os.RemoveAll(p)
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // PrivateDir creates dir (0700) if it is missing and refuses it, with an
@@ -186,18 +247,27 @@ func sameFile(f *os.File, path string) bool {
 func (m *Manager) Root() string { return m.root }
 
 // Bytes returns how many bytes this daemon's live spool files hold: written
-// and not yet removed.
-func (m *Manager) Bytes() int64 { return m.bytes.Load() }
+// (or about to be) and not yet removed nor evicted.
+func (m *Manager) Bytes() int64 {
+	m.qmu.Lock()
+	defer m.qmu.Unlock()
+	return m.bytes
+}
+
+func (m *Manager) sessionQuota() int64 { return orNone(m.SessionQuota) }
+func (m *Manager) daemonQuota() int64  { return orNone(m.DaemonQuota) }
+func (m *Manager) maxFileBytes() int64 { return orNone(m.MaxFileBytes) }
+
+// orNone reads a bound whose zero value means none.
+func orNone(v int64) int64 {
+	if v > 0 {
+		return v
+	}
+	return math.MaxInt64
+}
 
 func (m *Manager) lockPath(pid int) string {
 	return filepath.Join(m.root, strconv.Itoa(pid)+".lock")
-}
-
-func (m *Manager) maxFileBytes() int64 {
-	if m.MaxFileBytes > 0 {
-		return m.MaxFileBytes
-	}
-	return DefaultMaxFileBytes
 }
 
 func (m *Manager) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -222,7 +292,10 @@ func validName(s string) bool {
 }
 
 // Open creates the directory of a session, root/<pid>-<session>, 0700.
-// session must be letters, digits, '_' and '-' only (ErrBadName).
+// session must be letters, digits, '_' and '-' only (ErrBadName). When the
+// root or the directory cannot be made, Open still returns a Dir, whose
+// Err says why and whose Create fails: a session without a spool still runs
+// commands and reads files.
 func (m *Manager) Open(session string) (*Dir, error) {
 	if !validName(session) {
 		return nil, fmt.Errorf("spool: session %q: %w", session, ErrBadName)
@@ -233,10 +306,21 @@ func (m *Manager) Open(session string) (*Dir, error) {
 		return nil, fmt.Errorf("spool: open %s: %w", session, ErrClosed)
 	}
 	path := filepath.Join(m.root, strconv.Itoa(m.pid)+"-"+session)
-	if err := os.Mkdir(path, 0o700); err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+	d := &Dir{m: m, path: path, files: make(map[string]*File), evicted: make(map[string]*EvictedError)}
+	err := m.setUpLocked()
+	if err == nil {
+		err = os.Mkdir(path, 0o700)
 	}
-	d := &Dir{m: m, path: path, files: make(map[string]*File)}
+	if err == nil {
+		d.info, err = os.Lstat(path)
+	}
+	if err != nil {
+		var perr *fs.PathError
+		if errors.As(err, &perr) {
+			err = perr // the cause, without the wrapping
+		}
+		d.err = fmt.Errorf("no spool directory: %w", err)
+	}
 	m.dirs[d] = struct{}{}
 	return d, nil
 }
@@ -260,11 +344,16 @@ func (m *Manager) Close() error {
 	for _, d := range dirs {
 		errs = append(errs, d.Remove())
 	}
-	// Unlink before unlocking: a sweeper never sees our file unlocked.
-	if err := os.Remove(m.lockPath(m.pid)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		errs = append(errs, fmt.Errorf("spool: %w", err))
+	m.mu.Lock()
+	lock := m.lock
+	m.mu.Unlock()
+	if lock != nil {
+		// Unlink before unlocking: a sweeper never sees our file unlocked.
+		if err := os.Remove(m.lockPath(m.pid)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("spool: %w", err))
+		}
+		errs = append(errs, lock.Close())
 	}
-	errs = append(errs, m.lock.Close())
 	return errors.Join(errs...)
 }
 
@@ -354,21 +443,36 @@ func (m *Manager) forget(d *Dir) {
 type Dir struct {
 	m    *Manager
 	path string
+	info os.FileInfo // of the directory made, nil when err is set
+	err  error       // why the directory could not be made; Create fails with it
 
 	mu      sync.Mutex
-	files   map[string]*File // by id
+	files   map[string]*File         // live files by id
+	order   []*File                  // live files, oldest first
+	evicted map[string]*EvictedError // by id
+	bytes   int64                    // reserved by the live files
 	removed bool
 }
 
 // Path returns the directory's absolute path.
 func (d *Dir) Path() string { return d.path }
 
+// Info is what Lstat said of the directory once made, to know it again
+// (nil when it could not be made).
+func (d *Dir) Info() os.FileInfo { return d.info }
+
+// Err says why the directory could not be made, or is nil.
+func (d *Dir) Err() error { return d.err }
+
 // Create makes a new spool file for stream (e.g. "stdout"), 0600, named
 // <id>.<stream>.log, where id is 128 random bits in hex. It fails with
-// ErrClosed after Remove.
+// ErrClosed after Remove, and with Err when the directory is missing.
 func (d *Dir) Create(stream string) (*File, error) {
 	if !validName(stream) {
 		return nil, fmt.Errorf("spool: stream %q: %w", stream, ErrBadName)
+	}
+	if d.err != nil {
+		return nil, d.err
 	}
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -387,21 +491,61 @@ func (d *Dir) Create(stream string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	sf := &File{m: d.m, id: id, path: path, f: f, limit: d.m.maxFileBytes()}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	sf := &File{d: d, id: id, path: path, info: info, f: f, limit: d.m.maxFileBytes()}
 	d.files[id] = sf
+	d.order = append(d.order, sf)
 	return sf, nil
 }
 
-// Lookup returns the path of the spool file id of this session; ok is false
-// for an unknown id, another session's, or after Remove.
-func (d *Dir) Lookup(id string) (path string, ok bool) {
+// Find returns the path of the spool file id of this session, or an error
+// that wraps ErrEvicted, with the reason, or ErrNoSpool.
+func (d *Dir) Find(id string) (string, error) {
+	sf, err := d.find(id)
+	if err != nil {
+		return "", err
+	}
+	return sf.path, nil
+}
+
+func (d *Dir) find(id string) (*File, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	f, ok := d.files[id]
-	if !ok {
-		return "", false
+	if why, ok := d.evicted[id]; ok {
+		return nil, why
 	}
-	return f.path, true
+	sf, ok := d.files[id]
+	if !ok {
+		return nil, ErrNoSpool
+	}
+	return sf, nil
+}
+
+// Open opens the spool file id of this session for reading. It checks that
+// what it opened is the file written, so that a symlink or file a command
+// planted over it is refused (ErrReplaced). Other errors are Find's.
+func (d *Dir) Open(id string) (*os.File, error) {
+	sf, err := d.find(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(sf.path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%w: a symlink is in its place", ErrReplaced)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, sf.info) {
+		f.Close()
+		return nil, fmt.Errorf("%w: another file is in its place", ErrReplaced)
+	}
+	return f, nil
 }
 
 // Remove closes and deletes the directory's files and the directory. It is
@@ -413,8 +557,10 @@ func (d *Dir) Remove() error {
 		return nil
 	}
 	d.removed = true
-	files := d.files
-	d.files = nil
+	files := d.order
+	d.files, d.order = nil, nil
+	d.m.unreserve(d.bytes)
+	d.bytes = 0
 	d.mu.Unlock()
 
 	for _, f := range files {
@@ -427,21 +573,115 @@ func (d *Dir) Remove() error {
 	return nil
 }
 
+// reserve makes room for want more bytes of f within the quotas, evicting
+// the session's oldest other files as needed, and returns how many bytes f
+// may write (less than want when nothing is left to evict) and the files
+// evicted, for the caller to delete outside d.mu.
+func (d *Dir) reserve(f *File, want int64) (int64, []*File) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.removed || f.evicted {
+		return 0, nil
+	}
+	var victims []*File
+	for {
+		room, why := d.roomLocked()
+		if want <= room {
+			break
+		}
+		v := d.oldestOtherLocked(f)
+		if v == nil {
+			want = max(0, room)
+			break
+		}
+		d.evictLocked(v, why)
+		victims = append(victims, v)
+	}
+	d.bytes += want
+	f.reserved += want
+	d.m.qmu.Lock()
+	d.m.bytes += want
+	d.m.qmu.Unlock()
+	return want, victims
+}
+
+// roomLocked returns the bytes left under the tighter quota, and what to
+// say of the files that quota evicts.
+func (d *Dir) roomLocked() (int64, *EvictedError) {
+	sq, dq := d.m.sessionQuota(), d.m.daemonQuota()
+	d.m.qmu.Lock()
+	daemonRoom := dq - d.m.bytes
+	d.m.qmu.Unlock()
+	if sessionRoom := sq - d.bytes; sessionRoom <= daemonRoom {
+		return sessionRoom, &EvictedError{Quota: sq}
+	}
+	return daemonRoom, &EvictedError{Daemon: true, Quota: dq}
+}
+
+// release gives back n bytes reserved by f and not written.
+func (d *Dir) release(f *File, n int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n <= 0 || f.evicted || d.removed {
+		return
+	}
+	n = min(n, f.reserved)
+	f.reserved -= n
+	d.bytes -= n
+	d.m.unreserve(n)
+}
+
+func (d *Dir) oldestOtherLocked(f *File) *File {
+	for _, v := range d.order {
+		if v != f {
+			return v
+		}
+	}
+	return nil
+}
+
+// evictLocked forgets v, keeping why for Open to say.
+func (d *Dir) evictLocked(v *File, why *EvictedError) {
+	delete(d.files, v.id)
+	for i, o := range d.order {
+		if o == v {
+			d.order = append(d.order[:i], d.order[i+1:]...)
+			break
+		}
+	}
+	d.evicted[v.id] = why
+	v.evicted = true
+	d.bytes -= v.reserved
+	d.m.unreserve(v.reserved)
+	v.reserved = 0
+}
+
+func (m *Manager) unreserve(n int64) {
+	m.qmu.Lock()
+	m.bytes -= n
+	m.qmu.Unlock()
+}
+
 // File is one spool file being written. Write never fails its caller: the
-// first write error is kept in Err and writing stops; past the cap writing
-// stops and Capped is true. Its methods are safe for concurrent use.
+// first write error is kept in Err and writing stops; past the cap or the
+// quotas writing stops and Capped is true. Its methods are safe for
+// concurrent use.
 type File struct {
-	m     *Manager
+	d     *Dir
 	id    string
 	path  string
+	info  os.FileInfo // of the file created, to know it again
 	limit int64
+
+	// guarded by d.mu
+	reserved int64 // bytes counted against the quotas
+	evicted  bool
 
 	mu     sync.Mutex
 	f      *os.File // nil once closed
 	n      int64
 	capped bool
 	err    error
-	gone   bool // removed with its Dir
 }
 
 // ID returns the file's id, 32 hex digits.
@@ -450,23 +690,39 @@ func (f *File) ID() string { return f.id }
 // Path returns the file's absolute path.
 func (f *File) Path() string { return f.path }
 
-// Write writes p up to the cap and always returns len(p), nil. After an
-// error, past the cap, after Close or after the Dir's Remove, it drops p.
+// Write writes p up to the cap and the quotas and always returns len(p),
+// nil. After an error, past the cap, after Close, after eviction or after
+// the Dir's Remove, it drops p.
 func (f *File) Write(p []byte) (int, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.f == nil || f.err != nil || f.capped {
+	stop := f.f == nil || f.err != nil || f.capped
+	want := min(int64(len(p)), f.limit-f.n)
+	f.mu.Unlock()
+	if stop {
 		return len(p), nil
 	}
-	q := p
-	if room := f.limit - f.n; int64(len(q)) > room {
-		q = q[:room]
+	// Reserved and evicted without f.mu: the order is f.mu, then d.mu.
+	got, victims := f.d.reserve(f, want)
+	for _, v := range victims {
+		v.discard()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.f == nil || f.err != nil {
+		f.d.release(f, got)
+		return len(p), nil
+	}
+	if room := f.limit - f.n; got > room { // a concurrent Write took some
+		f.d.release(f, got-room)
+		got = room
+	}
+	if got < int64(len(p)) {
 		f.capped = true
 	}
-	if len(q) > 0 {
-		n, err := f.f.Write(q)
+	if got > 0 {
+		n, err := f.f.Write(p[:got])
 		f.n += int64(n)
-		f.m.bytes.Add(int64(n))
+		f.d.release(f, got-int64(n))
 		if err != nil {
 			f.err = fmt.Errorf("spool: write %s: %w", f.path, err)
 		}
@@ -481,7 +737,7 @@ func (f *File) Bytes() int64 {
 	return f.n
 }
 
-// Capped reports whether output past the cap was dropped.
+// Capped reports whether output past the cap or the quotas was dropped.
 func (f *File) Capped() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -510,17 +766,19 @@ func (f *File) Close() error {
 	return nil
 }
 
-// discard closes the file for its Dir's Remove and takes its bytes off the
-// Manager's count.
+// discard closes the file for its Dir's Remove or its eviction, and deletes
+// an evicted file (Remove deletes the whole directory).
 func (f *File) discard() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.f != nil {
 		f.f.Close()
 		f.f = nil
 	}
-	if !f.gone {
-		f.gone = true
-		f.m.bytes.Add(-f.n)
+	f.mu.Unlock()
+	f.d.mu.Lock()
+	evicted := f.evicted
+	f.d.mu.Unlock()
+	if evicted {
+		os.Remove(f.path)
 	}
 }

@@ -167,18 +167,18 @@ func TestIDsAndLookup(t *testing.T) {
 		ids = append(ids, f.ID())
 	}
 	for _, id := range ids {
-		if p, ok := a.Lookup(id); !ok || !strings.HasPrefix(p, a.Path()) {
-			t.Fatalf("lookup %s in its session: %q %v", id, p, ok)
+		if p, err := a.Find(id); err != nil || !strings.HasPrefix(p, a.Path()) {
+			t.Fatalf("lookup %s in its session: %q %v", id, p, err)
 		}
-		if _, ok := b.Lookup(id); ok {
+		if _, err := b.Find(id); err == nil {
 			t.Fatalf("id %s found in another session", id)
 		}
 	}
-	if _, ok := a.Lookup("../../etc/passwd"); ok {
+	if _, err := a.Find("../../etc/passwd"); err == nil {
 		t.Fatal("lookup of a path")
 	}
 	a.Remove()
-	if _, ok := a.Lookup(ids[0]); ok {
+	if _, err := a.Find(ids[0]); err == nil {
 		t.Fatal("lookup after Remove")
 	}
 }

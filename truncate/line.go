@@ -159,10 +159,13 @@ func ShowLine(line []byte, clean bool, maxChars int) (shown string, clipped bool
 const sniffLen = 8192
 
 // IsBinary reports whether sample, the first bytes of a file or stream, is not
-// text: it holds a NUL byte, or more than a quarter of it is invalid UTF-8 or
-// control characters other than tab, newline, carriage return, form feed,
-// backspace and escape. Only the first 8 KiB are looked at; a character cut
-// at the end of the sample is not held against it.
+// text, as git and file(1) decide: it holds a NUL byte (git's test), or
+// control characters that file(1) never finds in text (C0 controls other
+// than BEL, BS, TAB, LF, VT, FF, CR and ESC, and DEL) make up more than one
+// byte in 16. file(1) calls a single one data; the margin keeps a stray SI
+// (a terminal's sgr0) from hiding a command's output. Bytes above 0x7F never
+// count: invalid UTF-8 alone (Latin-1, CP1252) is text, shown with U+FFFD.
+// Only the first 8 KiB are looked at.
 func IsBinary(sample []byte) bool {
 	if len(sample) > sniffLen {
 		sample = sample[:sniffLen]
@@ -171,23 +174,26 @@ func IsBinary(sample []byte) bool {
 		return true
 	}
 	bad := 0
-	for i := 0; i < len(sample); {
-		c := sample[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\b' && c != 0x1b || c == 0x7f {
-				bad++
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(sample[i:])
-		if r == utf8.RuneError && size <= 1 {
-			if !utf8.FullRune(sample[i:]) {
-				break // cut at the end of the sample
-			}
+	for _, c := range sample {
+		if notText(c) {
 			bad++
 		}
-		i += size
 	}
-	return bad*4 > len(sample)
+	return bad*16 > len(sample)
+}
+
+// notText reports whether file(1) takes c for a byte that never appears in
+// text (its encoding.c table, the F entries).
+func notText(c byte) bool {
+	switch {
+	case c == 0x7f:
+		return true
+	case c >= 0x20:
+		return false
+	}
+	switch c {
+	case '\a', '\b', '\t', '\n', '\v', '\f', '\r', 0x1b:
+		return false
+	}
+	return true
 }

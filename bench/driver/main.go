@@ -33,7 +33,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: driver gen|bench [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver gen|bench|grow [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -42,6 +42,8 @@ func main() {
 		err = genMain(os.Args[2:])
 	case "bench":
 		err = benchMain(os.Args[2:])
+	case "grow":
+		err = growMain(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}

@@ -23,11 +23,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/toold/toold/lifecycle"
 	"github.com/toold/toold/mcp"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/remote"
 	"github.com/toold/toold/rpc"
 )
@@ -79,6 +82,8 @@ func run(args []string) int {
 	remote := fs.String("remote", "", "forward stdio to the shared daemon: \"auto\" (the default socket, started if needed) or a socket path")
 	idle := fs.Duration("idle-timeout", 0, "serve --listen: exit after this long with no clients (0: never; --remote=auto starts its daemon with 1m)")
 	spoolRoot := fs.String("spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
+	sessionQuota := fs.Int64("spool-session-quota", protocol.DefaultSessionQuota, "bytes of spooled output a session keeps; past it its oldest spools are evicted")
+	daemonQuota := fs.Int64("spool-daemon-quota", protocol.DefaultDaemonQuota, "bytes of spooled output the daemon keeps over all sessions; past it the writing session's oldest spools are evicted")
 
 	// Flags may come before and after the subcommand.
 	cmd := "serve"
@@ -101,7 +106,12 @@ func run(args []string) int {
 		return 2
 	}
 	slog.SetDefault(logger)
-	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, Logger: logger}
+	if *sessionQuota <= 0 || *daemonQuota <= 0 {
+		fmt.Fprintln(os.Stderr, "toold: spool quotas must be positive")
+		return 2
+	}
+	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, Logger: logger,
+		SpoolSessionQuota: *sessionQuota, SpoolDaemonQuota: *daemonQuota}
 
 	switch {
 	case cmd == "serve" && *remote != "":
@@ -133,6 +143,10 @@ func run(args []string) int {
 func withDaemon(opts lifecycle.Options, f func(ctx context.Context, d *lifecycle.Daemon) int) int {
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(opts.MemoryLimit())
+	}
+	opts.Logger.Debug("soft memory limit", "bytes", debug.SetMemoryLimit(-1))
 	d, err := lifecycle.New(opts)
 	if err != nil {
 		opts.Logger.Error("starting", "err", err)
@@ -152,6 +166,14 @@ func serve(opts lifecycle.Options) int {
 func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int {
 	if socket == "auto" {
 		socket = lifecycle.DefaultSocket()
+	}
+	// Sessions that name no cwd get the daemon's: it must be no client's.
+	// The socket was named relative to the cwd we leave.
+	if abs, err := filepath.Abs(socket); err == nil {
+		socket = abs
+	}
+	if err := os.Chdir("/"); err != nil {
+		opts.Logger.Warn("cannot change to /", "err", err)
 	}
 	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
 		if err := d.Listen(ctx, socket, idle); err != nil {
@@ -179,6 +201,8 @@ func forward(opts lifecycle.Options, to string, idle time.Duration, logLevel str
 		if opts.SpoolRoot != "" {
 			args = append(args, "--spool-root", opts.SpoolRoot)
 		}
+		args = append(args, "--spool-session-quota", strconv.FormatInt(opts.SpoolSessionQuota, 10),
+			"--spool-daemon-quota", strconv.FormatInt(opts.SpoolDaemonQuota, 10))
 		return remote.StartDaemon(exe, args, filepath.Join(filepath.Dir(socket), "toold.log"))
 	}
 	if to != "auto" {

@@ -1,0 +1,17 @@
+// Package adversarial attacks the built toold binary the way a hostile or
+// careless neighbour would: symlinks swapped under the roots, files whose
+// size lies or that change while read, spool files replaced by a command, a
+// spool root that cannot be made, spools past their quotas, logs that grow
+// while they are polled. Each case drives the binary over stdio or its
+// socket, as clients do, and checks the reply against the contract
+// (../../../shared/PROTOCOL.md, Errors).
+//
+// The default run is short (seconds). TOOLD_LONG=1 (or -tags
+// adversarial_long) runs the long variants, e.g. 100,000 reads under a
+// thread that swaps a directory for a symlink.
+//
+// The cases run over the three transports where the transport can change
+// the outcome (stdio in both framings, the shared daemon's socket);
+// file-system attacks whose outcome depends only on the path code run over
+// one transport, to keep the run short.
+package adversarial

@@ -1,0 +1,320 @@
+package adversarial
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/rpc"
+)
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toold-adversarial-")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "toold")
+	// A plain build: the long cases make 100,000 requests, and -race is
+	// for the packages' own tests.
+	if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/toold").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building toold: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// long reports whether the long variants run: TOOLD_LONG=1 or the
+// adversarial_long build tag.
+func long() bool { return longTag || os.Getenv("TOOLD_LONG") == "1" }
+
+// rpcError is the error of a reply.
+type rpcError = rpc.Error
+
+// reply is a response: a result or an error.
+type reply struct {
+	Result json.RawMessage
+	Error  *rpcError
+}
+
+// window is the part of read's, readBytes' and page's result the cases check.
+type window struct {
+	Path       string  `json:"path"`
+	Content    string  `json:"content"`
+	TotalLines int64   `json:"totalLines"`
+	TotalBytes int64   `json:"totalBytes"`
+	EndByte    int64   `json:"endByte"`
+	Binary     bool    `json:"binary"`
+	Notice     *string `json:"notice"`
+	Next       *struct {
+		StartByte *int64 `json:"startByte"`
+	} `json:"next"`
+}
+
+// stream and execResult are the part of exec's result the cases check.
+type stream struct {
+	Head       string `json:"head"`
+	Tail       string `json:"tail"`
+	TotalBytes int64  `json:"totalBytes"`
+	Spool      *struct {
+		ID     string `json:"id"`
+		Path   string `json:"path"`
+		Bytes  int64  `json:"bytes"`
+		Capped bool   `json:"capped"`
+	} `json:"spool"`
+}
+
+type execResult struct {
+	ExitCode *int    `json:"exitCode"`
+	Stdout   stream  `json:"stdout"`
+	Notice   *string `json:"notice"`
+}
+
+// client is one connection to a daemon, through rpc's own client (and so
+// its framing): many requests can be in flight.
+type client struct {
+	t  testing.TB
+	rc *rpc.Client
+}
+
+func newClient(t testing.TB, rwc io.ReadWriteCloser, lsp bool) *client {
+	framing := rpc.FramingLines
+	if lsp {
+		framing = rpc.FramingHeaders
+	}
+	rc := rpc.NewClient(context.Background(), rwc, framing)
+	t.Cleanup(func() { rc.Close() })
+	return &client{t: t, rc: rc}
+}
+
+// send sends a request and returns where its reply will come.
+func (c *client) send(method string, params any) <-chan reply {
+	ch := make(chan reply, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		var r reply
+		err := c.rc.Call(ctx, method, params, &r.Result)
+		if err != nil && !errors.As(err, &r.Error) {
+			r.Error = &rpcError{Code: 0, Message: err.Error()} // no reply: the connection or the timeout
+		}
+		ch <- r
+	}()
+	return ch
+}
+
+// call sends a request and waits for its reply.
+func (c *client) call(method string, params any) reply {
+	c.t.Helper()
+	r := <-c.send(method, params)
+	if r.Error != nil && r.Error.Code == 0 {
+		c.t.Fatalf("%s: %s", method, r.Error.Message)
+	}
+	return r
+}
+
+// ok calls and decodes the result into out, failing on an error reply.
+func (c *client) ok(method string, params, out any) {
+	c.t.Helper()
+	r := c.call(method, params)
+	if r.Error != nil {
+		c.t.Fatalf("%s %v: %v", method, params, r.Error)
+	}
+	if out != nil {
+		if err := json.Unmarshal(r.Result, out); err != nil {
+			c.t.Fatalf("%s: decoding %s: %v", method, r.Result, err)
+		}
+	}
+}
+
+// fails calls and returns the error reply, failing on a result.
+func (c *client) fails(method string, params any) *rpcError {
+	c.t.Helper()
+	r := c.call(method, params)
+	if r.Error == nil {
+		c.t.Fatalf("%s %v: want an error, got %s", method, params, r.Result)
+	}
+	return r.Error
+}
+
+// daemon is a toold process and what it wrote on stderr.
+type daemon struct {
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	exited chan struct{} // closed once cmd.Wait returned
+}
+
+// launch starts cmd with its stderr kept and a goroutine that waits for it.
+func launch(t testing.TB, cmd *exec.Cmd) *daemon {
+	t.Helper()
+	d := &daemon{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = d.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(d.exited) }()
+	return d
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// spoolArgs gives a daemon a spool root of its own unless args name one.
+func spoolArgs(t testing.TB, args []string) []string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "--spool-root") {
+			return args
+		}
+	}
+	return append(args, "--spool-root", filepath.Join(t.TempDir(), "spool"))
+}
+
+// startStdio starts the binary on stdio with args and connects a client.
+func startStdio(t testing.TB, lsp bool, args ...string) *client {
+	t.Helper()
+	cmd := exec.Command(binPath, spoolArgs(t, args)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := launch(t, cmd)
+	t.Cleanup(func() {
+		stdin.Close()
+		d.stop(t)
+	})
+	return newClient(t, pipes{stdout, stdin}, lsp)
+}
+
+// pipes are a child's stdout and stdin as one connection.
+type pipes struct {
+	io.ReadCloser
+	w io.WriteCloser
+}
+
+func (p pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+
+func (p pipes) Close() error { return errors.Join(p.w.Close(), p.ReadCloser.Close()) }
+
+// stop waits for the daemon to exit, killing it after 10s, and shows its
+// stderr when the test failed.
+func (d *daemon) stop(t testing.TB) {
+	select {
+	case <-d.exited:
+	case <-time.After(10 * time.Second):
+		d.cmd.Process.Kill()
+		<-d.exited
+	}
+	if t.Failed() {
+		t.Logf("daemon stderr:\n%s", d.stderr.String())
+	}
+}
+
+// startSocket starts the shared daemon on a socket of its own and returns a
+// function that connects a new client.
+func startSocket(t testing.TB, args ...string) func() *client {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "toold-sock-") // short: sun_path has 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o700)
+	sock := filepath.Join(dir, "s")
+	cmd := exec.Command(binPath, append([]string{"serve", "--listen", sock}, spoolArgs(t, args)...)...)
+	d := launch(t, cmd)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		d.stop(t)
+		os.RemoveAll(dir)
+	})
+	waitSocket(t, d, sock)
+	return func() *client {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newClient(t, conn, false)
+	}
+}
+
+// waitSocket waits until the daemon d listens on sock.
+func waitSocket(t testing.TB, d *daemon, sock string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		conn, err := net.Dial("unix", sock)
+		if err == nil {
+			conn.Close()
+			return
+		}
+		select {
+		case <-d.exited:
+			t.Fatalf("the daemon exited: %s", d.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon does not listen on %s: %v\n%s", sock, err, d.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// mode is a way to reach a daemon.
+type mode struct {
+	name  string
+	start func(t testing.TB, args ...string) *client
+}
+
+var modes = []mode{
+	{"stdio", func(t testing.TB, args ...string) *client { return startStdio(t, false, args...) }},
+	{"stdio-lsp", func(t testing.TB, args ...string) *client { return startStdio(t, true, args...) }},
+	{"socket", func(t testing.TB, args ...string) *client { return startSocket(t, args...)() }},
+}
+
+// forModes runs f once per mode.
+func forModes(t *testing.T, f func(t *testing.T, m mode)) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) { f(t, m) })
+	}
+}
+
+func write(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

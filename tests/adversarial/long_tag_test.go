@@ -1,0 +1,5 @@
+//go:build adversarial_long
+
+package adversarial
+
+const longTag = true

@@ -1,0 +1,217 @@
+package adversarial
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// bigOutput prints about 290 KB, enough to be spooled.
+const bigOutput = "seq 1 50000"
+
+func execBig(t *testing.T, c *client) execResult {
+	t.Helper()
+	var res execResult
+	c.ok("exec", map[string]any{"command": bigOutput}, &res)
+	if res.Stdout.Spool == nil {
+		t.Fatalf("no spool: %+v", res)
+	}
+	return res
+}
+
+// TestNoSpoolRoot is issue 8 item 7: a spool root that cannot be created
+// (here it would be under a regular file) no longer stops the daemon: read
+// works, and exec gives its preview with a notice that the output could not
+// be kept. Main exited at start.
+func TestNoSpoolRoot(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	write(t, file, "a regular file\n")
+	forModes(t, func(t *testing.T, m mode) {
+		c := m.start(t, "--spool-root", filepath.Join(file, "spool"))
+		var w window
+		c.ok("read", map[string]any{"path": file}, &w)
+		if w.Content != "a regular file\n" {
+			t.Fatalf("read: %+v", w)
+		}
+		var res execResult
+		c.ok("exec", map[string]any{"command": bigOutput}, &res)
+		if !strings.HasPrefix(res.Stdout.Head, "1\n2\n") || !strings.HasSuffix(res.Stdout.Tail, "50000\n") {
+			t.Errorf("no preview: %+v", res.Stdout)
+		}
+		if res.Stdout.Spool != nil || res.Notice == nil || !strings.Contains(*res.Notice, "could not be kept") {
+			t.Errorf("want no spool and a notice that says so, got spool %+v notice %v", res.Stdout.Spool, deref(res.Notice))
+		}
+		// Small output needs no spool at all.
+		c.ok("exec", map[string]any{"command": "echo hi"}, &res)
+		if res.Stdout.Head != "hi\n" || res.Notice != nil {
+			t.Errorf("echo: %+v notice %v", res.Stdout, deref(res.Notice))
+		}
+	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// TestSpoolReplaced is issue 8 item 9 and its kin: a command plants a
+// symlink, another file or a symlinked directory where a spool was. page
+// refuses (-32002) and never shows what was planted; main followed the
+// symlink.
+func TestSpoolReplaced(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	write(t, outside, "SECRET\n")
+	tests := []struct {
+		name  string
+		plant func(sp string) string // the command that plants
+	}{
+		{"symlink over the file", func(sp string) string { return fmt.Sprintf("ln -sf %q %q", outside, sp) }},
+		{"another file over it", func(sp string) string {
+			return fmt.Sprintf("printf 'SECRET\\n' > %q.new && mv -f %q.new %q", sp, sp, sp)
+		}},
+		{"hard link over it", func(sp string) string { return fmt.Sprintf("ln -f %q %q", outside, sp) }},
+		{"directory swapped for a symlink", func(sp string) string {
+			dir := filepath.Dir(sp)
+			fake := filepath.Join(filepath.Dir(outside), "fake")
+			return fmt.Sprintf("mkdir -p %q && cp %q %q && mv %q %q.old && ln -s %q %q",
+				fake, outside, filepath.Join(fake, filepath.Base(sp)), dir, dir, fake, dir)
+		}},
+	}
+	forModes(t, func(t *testing.T, m mode) {
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				c := m.start(t)
+				res := execBig(t, c)
+				sp := res.Stdout.Spool
+				var planted execResult
+				c.ok("exec", map[string]any{"command": tt.plant(sp.Path)}, &planted)
+				if planted.ExitCode == nil || *planted.ExitCode != 0 {
+					t.Fatalf("planting failed: %+v", planted)
+				}
+				for _, params := range []map[string]any{{"spool": sp.ID}, {"spool": sp.ID, "startByte": 0}} {
+					r := c.call("page", params)
+					if strings.Contains(string(r.Result), "SECRET") {
+						t.Fatalf("page %v showed the planted file: %s", params, r.Result)
+					}
+					if r.Error == nil || r.Error.Code != codeAccessDenied {
+						t.Errorf("page %v: want -32002, got %v %s", params, r.Error, r.Result)
+					}
+				}
+			})
+		}
+	})
+}
+
+// TestSpoolQuotas is issue 8 item 14's disk side: past the session quota
+// the session's oldest spools are evicted, and paging one says so; the
+// newest stays whole. Main had no quota (nor the flag).
+func TestSpoolQuotas(t *testing.T) {
+	forModes(t, func(t *testing.T, m mode) {
+		c := m.start(t, "--spool-session-quota", "700000")
+		var spools []string
+		for range 4 {
+			spools = append(spools, execBig(t, c).Stdout.Spool.ID)
+		}
+		for i, id := range spools {
+			r := c.call("page", map[string]any{"spool": id, "offset": 49999})
+			if i < 2 {
+				if r.Error == nil || r.Error.Code != codeNoSuchFile || !strings.Contains(r.Error.Message, "evicted") {
+					t.Errorf("spool %d of 4: want -32001 evicted, got %v %s", i+1, r.Error, r.Result)
+				}
+				continue
+			}
+			var w window
+			if r.Error != nil || json.Unmarshal(r.Result, &w) != nil || w.Content != "49999\n50000\n" {
+				t.Errorf("spool %d of 4: want its last lines, got %v %s", i+1, r.Error, r.Result)
+			}
+		}
+		var stats struct {
+			SpoolBytes int64 `json:"spoolBytes"`
+		}
+		c.ok("stats", nil, &stats)
+		if stats.SpoolBytes > 700000 {
+			t.Errorf("spoolBytes %d past the quota", stats.SpoolBytes)
+		}
+	})
+}
+
+// TestSpoolDaemonQuota: past the daemon's quota a session loses its own
+// oldest spools, never another session's; with none left its new spool is
+// cut (capped) instead.
+func TestSpoolDaemonQuota(t *testing.T) {
+	dial := startSocket(t, "--spool-daemon-quota", "450000")
+	a, b := dial(), dial()
+	first := execBig(t, a).Stdout.Spool
+	var res execResult
+	b.ok("exec", map[string]any{"command": bigOutput}, &res)
+	if res.Stdout.Spool == nil || !res.Stdout.Spool.Capped || res.Stdout.Spool.Bytes > 450000-first.Bytes {
+		t.Errorf("b's spool: want capped within what a left, got %+v", res.Stdout.Spool)
+	}
+	var w window
+	a.ok("page", map[string]any{"spool": first.ID, "offset": 50000}, &w)
+	if w.Content != "50000\n" {
+		t.Errorf("a's spool was touched: %+v", w)
+	}
+	// a's own next spool evicts a's first.
+	execBig(t, a)
+	if e := a.fails("page", map[string]any{"spool": first.ID}); !strings.Contains(e.Message, "evicted") {
+		t.Errorf("a's first spool: want evicted, got %v", e)
+	}
+}
+
+// TestSpoolDirRemoved: a command that deletes its session's spool directory
+// gets its preview with a notice; the daemon and the session go on.
+func TestSpoolDirRemoved(t *testing.T) {
+	c := startStdio(t, false)
+	var init struct {
+		SpoolDir string `json:"spoolDir"`
+	}
+	c.ok("initialize", map[string]any{}, &init)
+	var res execResult
+	c.ok("exec", map[string]any{"command": fmt.Sprintf("rm -rf %q; %s", init.SpoolDir, bigOutput)}, &res)
+	if !strings.HasSuffix(res.Stdout.Tail, "50000\n") || res.Notice == nil || !strings.Contains(*res.Notice, "could not be kept") {
+		t.Errorf("want the preview and a notice, got %+v %v", res.Stdout, deref(res.Notice))
+	}
+	if _, err := os.Stat(init.SpoolDir); err == nil {
+		t.Errorf("the spool directory came back")
+	}
+	c.ok("exec", map[string]any{"command": "echo still here"}, &res)
+}
+
+// TestSharedDaemonCwd is issue 8 item 14's last part: a session of the
+// shared daemon that names no cwd must not get the cwd of whoever started
+// the daemon (here this test's directory); the daemon works from /.
+func TestSharedDaemonCwd(t *testing.T) {
+	c := startSocket(t)()
+	var res execResult
+	c.ok("exec", map[string]any{"command": "pwd"}, &res)
+	if res.Stdout.Head != "/\n" {
+		t.Errorf("a session without cwd runs in %q, want /", res.Stdout.Head)
+	}
+	wd, _ := os.Getwd()
+	if r := c.call("read", map[string]any{"path": "harness_test.go"}); r.Error == nil {
+		t.Errorf("a relative path resolved against the starter's cwd %s: %s", wd, r.Result)
+	}
+}
+
+// TestSharedDaemonRelativeSocket: a socket named relative to the starter's
+// cwd is still where the daemon listens, though it works from /.
+func TestSharedDaemonRelativeSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "toold-rel-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command(binPath, "serve", "--listen", "s", "--spool-root", filepath.Join(t.TempDir(), "spool"))
+	cmd.Dir = dir
+	d := launch(t, cmd)
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); d.stop(t) }()
+	waitSocket(t, d, filepath.Join(dir, "s"))
+}
