@@ -326,12 +326,15 @@ func (c *Cache) compute(ctx context.Context, f *File, old *index, suspect bool) 
 	defer c.bufs.Put(bufp)
 	buf, id := *bufp, f.id
 	switch {
-	case old != nil && old.id.sameInode(id) && id.size >= old.size:
-		// Grown, or not shrunk: extend when the old tail is unchanged. At
-		// the same size this is a late Write event (suspect) for the append
-		// the index already saw, or an fstat inside an append, whose times
-		// move before its size: the tail check tells, where a build from
-		// scratch would stall a reader polling a growing log.
+	case old != nil && old.id.sameInode(id) && (id.size > old.size || id.size == old.size && (id.mtime == old.id.mtime || f.appending())):
+		// Grown: extend when the old tail is unchanged. At the same size
+		// and mtime this is a late Write event (suspect) for the append the
+		// index already saw; with a newer mtime, an fstat inside an append
+		// (its times move before its size), told by the size having grown
+		// since. Either way the tail check decides, where a build from
+		// scratch would stall a reader polling a growing log. The same size
+		// and a newer mtime that stays so is a rewrite in place, which may
+		// have moved lines anywhere: rebuilt.
 		x, err := extend(ctx, f.r, old, id, buf)
 		if errors.Is(err, errTailChanged) {
 			x, err = build(ctx, f.r, id, c.spacing, buf)

@@ -35,6 +35,13 @@ type File struct {
 
 var _ io.ReaderAt = (*File)(nil)
 
+// appending reports whether the file has grown past the size f was opened
+// at: an append was under way when f's fstat saw its times move first.
+func (f *File) appending() bool {
+	fi, err := f.f.Stat()
+	return err == nil && !f.snap && fi.Size() > f.id.size
+}
+
 // openFile opens path read-only, without blocking on a FIFO.
 func openFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|openFlags, 0)
