@@ -32,7 +32,12 @@ type Options struct {
 	// DrainTimeout is how long a client's running requests may finish
 	// after its input ends before they are cancelled; 0 means rpc's default.
 	DrainTimeout time.Duration
-	Logger       *slog.Logger
+	// MaxConnsPerUID caps the connections of one uid that the shared daemon
+	// serves at once; past it a connection is answered -32006 and closed.
+	// 0 means DefaultMaxConnsPerUID, lowered to half the descriptors the
+	// process may open, so that commands and files keep the other half.
+	MaxConnsPerUID int
+	Logger         *slog.Logger
 }
 
 // Daemon serves clients: each connection gets a session of its own, and all
@@ -174,10 +179,15 @@ func (d *Daemon) MethodNames() []string {
 }
 
 // NotifyContext returns a context cancelled by SIGINT or SIGTERM, so that a
-// daemon stopped by a signal cleans up as session/close does. It also ignores
-// SIGPIPE: a client that goes away is a write error, not the daemon's death.
+// daemon stopped by a signal cleans up as session/close does. It also
+// catches SIGPIPE, so that a client that goes away is a write error, not the
+// daemon's death (Go would die of it on stdout). Catching, not ignoring: an
+// ignored signal stays ignored across exec, and commands would start with
+// SIGPIPE ignored, unlike in a shell (`yes | head -c1` would print "Broken
+// pipe" errors and pipelines give other exit statuses); a caught one is
+// reset to its default in the child.
 func NotifyContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	signal.Ignore(syscall.SIGPIPE)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // never read: delivery is dropped
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 

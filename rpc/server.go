@@ -34,6 +34,9 @@ type Request struct {
 // and when ServeConn's context is done.
 type Handler func(ctx context.Context, req *Request) (result any, err error)
 
+// DefaultMaxInFlight is Server.MaxInFlight when it is 0.
+const DefaultMaxInFlight = 64
+
 // CancelMethod is the notification that cancels an in-flight request of the
 // same client; the server handles it itself and never passes it to Handler.
 const CancelMethod = "$/cancelRequest"
@@ -56,6 +59,12 @@ type Server struct {
 	// An inline handler cannot be cancelled by $/cancelRequest (nothing is
 	// read while it runs). Nil means none.
 	Inline func(method string) bool
+	// MaxInFlight caps the requests and notifications of one connection
+	// that run at once. At the cap the connection's reads pause until one
+	// finishes (and has written its reply), so a client that floods requests
+	// and never reads the replies holds a bounded amount of memory: the
+	// kernel's buffers and MaxInFlight replies. 0 means DefaultMaxInFlight.
+	MaxInFlight int
 	// MaxMessageBytes caps one message; a larger one is dropped unread and
 	// answered with -32600. 0 means DefaultMaxMessageBytes (16 MiB).
 	MaxMessageBytes int
@@ -93,9 +102,14 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 	if drain <= 0 {
 		drain = time.Second
 	}
+	maxInFlight := s.MaxInFlight
+	if maxInFlight <= 0 {
+		maxInFlight = DefaultMaxInFlight
+	}
 	base, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	c := &serverConn{
+		slots:     make(chan struct{}, maxInFlight),
 		handler:   s.Handler,
 		inline:    s.Inline,
 		drain:     drain,
@@ -152,6 +166,10 @@ type serverConn struct {
 	base      context.Context // parent of every request's context
 	cancelAll context.CancelFunc
 
+	// slots holds a token for each request goroutine: a full channel
+	// pauses the read loop (see Server.MaxInFlight).
+	slots chan struct{}
+
 	// wg counts request goroutines. Add is called only on the read loop, and
 	// ServeConn waits for the read loop before it waits for wg.
 	wg sync.WaitGroup
@@ -192,29 +210,25 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 		c.run(ctx, cancel, f, jc, req)
 		return
 	}
-	c.wg.Go(func() { c.run(ctx, cancel, f, jc, req) })
+	// Blocking here blocks the read loop: that is the backpressure.
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.base.Done():
+		cancel()
+		c.forget(req.ID, f)
+		return
+	}
+	c.wg.Go(func() {
+		defer func() { <-c.slots }()
+		c.run(ctx, cancel, f, jc, req)
+	})
 }
 
 // run calls the handler and sends its reply.
 func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flight, jc *jsonrpc2.Conn, req *Request) {
 	defer cancel()
 	result, err := c.call(ctx, req)
-	if f != nil {
-		c.mu.Lock()
-		list := c.inflight[req.ID]
-		for i, g := range list {
-			if g == f {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(c.inflight, req.ID)
-		} else {
-			c.inflight[req.ID] = list
-		}
-		c.mu.Unlock()
-	}
+	c.forget(req.ID, f)
 	if req.Notif {
 		if err != nil {
 			c.log.Debug("rpc: notification failed", "method", req.Method, "err", err)
@@ -222,6 +236,28 @@ func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flig
 		return
 	}
 	c.reply(jc, req, result, err)
+}
+
+// forget removes f, once finished, from the requests $/cancelRequest can
+// reach.
+func (c *serverConn) forget(id jsonrpc2.ID, f *flight) {
+	if f == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := c.inflight[id]
+	for i, g := range list {
+		if g == f {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(c.inflight, id)
+	} else {
+		c.inflight[id] = list
+	}
 }
 
 // call runs the handler, turning a panic into -32603.
@@ -284,7 +320,9 @@ func (c *serverConn) cancelRequest(params json.RawMessage) {
 
 // drainRequests runs on the read loop when the input has ended: running
 // requests get c.drain to finish, then their contexts are cancelled; it
-// returns when all have returned (and replied).
+// returns when all have returned (and replied). Replies that are still
+// blocked c.drain after the cancel (a client that never reads them) are
+// aborted, so that a connection whose input has ended always ends.
 func (c *serverConn) drainRequests() {
 	idle := make(chan struct{})
 	go func() { // ends when wg does, before drainRequests returns
@@ -301,6 +339,14 @@ func (c *serverConn) drainRequests() {
 	case <-c.base.Done():
 	}
 	c.cancelAll()
+	t.Reset(c.drain)
+	select {
+	case <-idle:
+		return
+	case <-t.C:
+	}
+	c.log.Debug("rpc: replies still blocked after the cancel: the client does not read; aborting them", "timeout", c.drain)
+	c.st.abortWrites()
 	<-idle
 }
 

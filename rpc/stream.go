@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -55,8 +56,9 @@ type stream struct {
 }
 
 // aliasPrefix starts the ids the stream gives to requests whose own ids
-// jsonrpc2 cannot hold; a NUL keeps them apart from any id a client writes
-// in practice.
+// jsonrpc2 cannot hold. Those ids are the stream's alone: a client's string
+// id that starts with it is aliased too (see parseID), so that no client id
+// can stand for another request's.
 const aliasPrefix = "\x00toold-id-"
 
 // alias gives raw, a request id jsonrpc2 cannot hold, a string id of ours.
@@ -200,9 +202,10 @@ func (s *stream) accept(msg []byte, v any) (bool, error) {
 			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: both "method" and "result" or "error"`)
 		}
 		if hasID && !validID(rawID) && s.server {
-			// A number jsonrpc2 cannot hold, or null (which it would take for a
-			// notification): the request goes on under an id of ours.
-			if !isNumberOrNull(rawID) {
+			// A number jsonrpc2 cannot hold, null (which it would take for a
+			// notification) or a string in our aliases' namespace: the request
+			// goes on under an id of ours.
+			if !isNumberOrNull(rawID) && !isAliasString(rawID) {
 				return false, s.reject(replyID, CodeInvalidRequest, `invalid request: "id" must be a string, a number or null`)
 			}
 			fields["id"], _ = json.Marshal(s.alias(rawID))
@@ -298,6 +301,15 @@ func (s *stream) writeResponse(id jsonrpc2.ID, member string, payload []byte) er
 	return s.write(data)
 }
 
+// abortWrites makes a write that blocks, and every later one, fail: by a
+// write deadline in the past where rwc takes one, else by closing rwc.
+func (s *stream) abortWrites() {
+	if d, ok := s.rwc.(interface{ SetWriteDeadline(time.Time) error }); ok && d.SetWriteDeadline(time.Unix(1, 0)) == nil {
+		return
+	}
+	s.Close()
+}
+
 // WriteObject implements jsonrpc2.ObjectStream.
 func (s *stream) WriteObject(obj any) error {
 	data, err := json.Marshal(obj)
@@ -351,9 +363,17 @@ func isNumberOrNull(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil
 }
 
-// validID reports whether raw is an id jsonrpc2 keeps as it is: a string or
-// an integer from 0 to 2^63-1 (it would turn a negative one into a huge
-// unsigned one, and refuses fractions and exponents).
+// isAliasString reports whether raw is a JSON string that starts with
+// aliasPrefix.
+func isAliasString(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && strings.HasPrefix(s, aliasPrefix)
+}
+
+// validID reports whether raw is an id jsonrpc2 keeps as it is: a string
+// outside our aliases' namespace or an integer from 0 to 2^63-1 (it would
+// turn a negative one into a huge unsigned one, and refuses fractions and
+// exponents).
 func validID(raw json.RawMessage) bool {
 	_, ok := parseID(raw)
 	return ok
@@ -367,7 +387,7 @@ func parseID(raw json.RawMessage) (jsonrpc2.ID, bool) {
 	}
 	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		if json.Unmarshal(raw, &s) != nil || strings.HasPrefix(s, aliasPrefix) {
 			return jsonrpc2.ID{}, false
 		}
 		return jsonrpc2.ID{Str: s, IsString: true}, true
