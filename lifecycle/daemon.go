@@ -32,6 +32,10 @@ type Options struct {
 	// DrainTimeout is how long a client's running requests may finish
 	// after its input ends before they are cancelled; 0 means rpc's default.
 	DrainTimeout time.Duration
+	// WriteTimeout is how long a reply's write may block before the client
+	// is taken to have stopped reading and its connection is ended; 0 means
+	// rpc's default (a minute), negative none.
+	WriteTimeout time.Duration
 	// MaxConnsPerUID caps the connections of one uid that the shared daemon
 	// serves at once; past it a connection is answered -32006 and closed.
 	// 0 means DefaultMaxConnsPerUID, lowered to half the descriptors the
@@ -121,6 +125,7 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 		Handler:      c.handle,
 		Inline:       inline,
 		DrainTimeout: d.opts.DrainTimeout,
+		WriteTimeout: d.opts.WriteTimeout,
 		Logger:       d.log,
 	}
 	if err := srv.ServeConn(ctx, rwc); err != nil && !errors.Is(err, context.Canceled) {

@@ -37,6 +37,9 @@ type Handler func(ctx context.Context, req *Request) (result any, err error)
 // DefaultMaxInFlight is Server.MaxInFlight when it is 0.
 const DefaultMaxInFlight = 64
 
+// DefaultWriteTimeout is Server.WriteTimeout when it is 0.
+const DefaultWriteTimeout = time.Minute
+
 // CancelMethod is the notification that cancels an in-flight request of the
 // same client; the server handles it itself and never passes it to Handler.
 const CancelMethod = "$/cancelRequest"
@@ -65,6 +68,12 @@ type Server struct {
 	// and never reads the replies holds a bounded amount of memory: the
 	// kernel's buffers and MaxInFlight replies. 0 means DefaultMaxInFlight.
 	MaxInFlight int
+	// WriteTimeout bounds one reply's write, where the connection takes
+	// deadlines (net.Conn, a pollable *os.File): a client that reads nothing
+	// for that long, its requests in flight at the cap and its reads paused,
+	// has stopped reading, and is treated as gone (as a failed write is).
+	// 0 means DefaultWriteTimeout; negative, none.
+	WriteTimeout time.Duration
 	// MaxMessageBytes caps one message; a larger one is dropped unread and
 	// answered with -32600. 0 means DefaultMaxMessageBytes (16 MiB).
 	MaxMessageBytes int
@@ -121,6 +130,10 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 	c.st = newStream(rwc, FramingAuto, s.MaxMessageBytes, true, log)
 	c.st.onEnd = c.drainRequests
 	c.st.onWriteErr = c.writeFailed
+	c.st.writeTimeout = s.WriteTimeout
+	if c.st.writeTimeout == 0 {
+		c.st.writeTimeout = DefaultWriteTimeout
+	}
 
 	// jsonrpc2 closes the Conn when this context is done; we close it
 	// ourselves, and cancel this only to end jsonrpc2's watcher goroutine.

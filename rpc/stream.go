@@ -36,8 +36,15 @@ type stream struct {
 	// onWriteErr, if set, is told of every failed write.
 	onWriteErr func(error)
 
+	// writeTimeout, if positive, bounds each write where rwc takes a
+	// write deadline.
+	writeTimeout time.Duration
+
 	wmu     sync.Mutex // serializes writes: one message's bytes are never interleaved
 	framing Framing    // for writes; guarded by wmu
+
+	dmu     sync.Mutex // guards aborted and the write deadline, not held while writing
+	aborted bool       // abortWrites has set the write deadline in the past
 
 	ended   bool          // read loop only
 	readErr error         // the input's error other than EOF; read after done
@@ -304,10 +311,29 @@ func (s *stream) writeResponse(id jsonrpc2.ID, member string, payload []byte) er
 // abortWrites makes a write that blocks, and every later one, fail: by a
 // write deadline in the past where rwc takes one, else by closing rwc.
 func (s *stream) abortWrites() {
-	if d, ok := s.rwc.(interface{ SetWriteDeadline(time.Time) error }); ok && d.SetWriteDeadline(time.Unix(1, 0)) == nil {
+	s.dmu.Lock()
+	d, ok := s.rwc.(writeDeadliner)
+	s.aborted = ok && d.SetWriteDeadline(time.Unix(1, 0)) == nil
+	aborted := s.aborted
+	s.dmu.Unlock()
+	if !aborted {
+		s.Close()
+	}
+}
+
+// writeDeadliner is a connection that takes write deadlines.
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
+// setWriteDeadline starts the bound of one write.
+func (s *stream) setWriteDeadline() {
+	if s.writeTimeout <= 0 {
 		return
 	}
-	s.Close()
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	if d, ok := s.rwc.(writeDeadliner); ok && !s.aborted {
+		d.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
 }
 
 // WriteObject implements jsonrpc2.ObjectStream.
@@ -335,6 +361,7 @@ func (s *stream) write(data []byte) error {
 		buf = append(buf, data...)
 		buf = append(buf, '\n')
 	}
+	s.setWriteDeadline()
 	if _, err := s.rwc.Write(buf); err != nil {
 		if s.onWriteErr != nil {
 			s.onWriteErr(err)
