@@ -343,3 +343,35 @@ func daemonFile(t testing.TB, dir string, lines, width int) string {
 	}
 	return path
 }
+
+// daemonForwarded starts `toold --remote=auto` on pipes, as an editor
+// would: it starts the shared daemon in a runtime directory of the test's
+// and forwards to it. The daemon (found by its spool lock file) is killed
+// at the end of the test.
+func daemonForwarded(t testing.TB) (*daemonProc, *rawClient) {
+	t.Helper()
+	runtimeDir := daemonPrivateDir(t)
+	p := daemonStart(t, 0, "--remote=auto")
+	p.cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+	in, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { daemonKillShared(filepath.Join(runtimeDir, "toold-"+strconv.Itoa(os.Geteuid()))) })
+	p.run(t)
+	return p, newRawClient(t, in, out)
+}
+
+// daemonKillShared kills the daemons whose spool lock files are in root.
+func daemonKillShared(root string) {
+	locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
+	for _, l := range locks {
+		if pid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(l), ".lock")); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
