@@ -38,7 +38,7 @@ const DefaultMaxConnsPerUID = 1024
 // 0600 in a 0700 directory, and connections from another uid are refused.
 // A socket file left by a dead daemon is replaced. The check for a live
 // daemon, the removal and the listen (and, at the end, the unlink) happen
-// under an flock on path+".lock", so that of two daemons started together
+// under an flock on path+".flock", so that of two daemons started together
 // exactly one listens and the other never removes its socket.
 //
 // A failing accept (no descriptors left, EMFILE) is retried after a pause
@@ -150,11 +150,12 @@ func closeLocked(ul *net.UnixListener, mine os.FileInfo, path string) {
 	ul.Close()
 }
 
-// lockSocket takes an exclusive flock on path+".lock" and returns its
+// lockSocket takes an exclusive flock on path+".flock" and returns its
 // release. The lock file stays: removing it would let two daemons lock two
-// different files.
+// different files. Its name does not end in ".lock", which in the spool
+// root (the default socket's directory) names a daemon's pid lock.
 func lockSocket(path string) (func(), error) {
-	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path+".flock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("socket lock: %w", err)
 	}
