@@ -1,6 +1,7 @@
 package adversarial
 
 import (
+	"bytes"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -34,16 +35,18 @@ func floodReads(c *rawClient, path string, n int, sent *atomic.Int64) {
 	}()
 }
 
-// drainFlood reads the flood's n replies and fails on any error reply.
+// drainFlood reads the flood's n replies and fails on any error reply. It
+// looks at each reply's envelope only: decoding gigabytes of windows would
+// make the test slow, not stricter.
 func drainFlood(t *testing.T, c *rawClient, n int) {
 	t.Helper()
 	for i := range n {
-		m, err := c.tryNext(30 * time.Second)
+		line, err := c.nextLine(30 * time.Second)
 		if err != nil {
 			t.Fatalf("after %d of %d replies: %v", i, n, err)
 		}
-		if m.Error != nil {
-			t.Fatalf("reply %s: %+v", m.ID, m.Error)
+		if head := line[:min(len(line), 64)]; !bytes.Contains(head, []byte(`,"result":{`)) {
+			t.Fatalf("reply %d is no result: %q", i, head)
 		}
 	}
 }

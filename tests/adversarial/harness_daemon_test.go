@@ -289,6 +289,19 @@ func (c *rawClient) next(d time.Duration) rawMessage {
 
 // tryNext reads the next message within d.
 func (c *rawClient) tryNext(d time.Duration) (rawMessage, error) {
+	line, err := c.nextLine(d)
+	if err != nil {
+		return rawMessage{}, err
+	}
+	var m rawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return rawMessage{}, fmt.Errorf("a reply that is not JSON: %q", daemonTail(string(line), 200))
+	}
+	return m, nil
+}
+
+// nextLine reads the next message's bytes within d, undecoded.
+func (c *rawClient) nextLine(d time.Duration) ([]byte, error) {
 	if c.br == nil {
 		c.br = bufio.NewReaderSize(c.r, 1<<20)
 	}
@@ -304,16 +317,12 @@ func (c *rawClient) tryNext(d time.Duration) (rawMessage, error) {
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return rawMessage{}, fmt.Errorf("reading a reply: %w", r.err)
+			return nil, fmt.Errorf("reading a reply: %w", r.err)
 		}
-		var m rawMessage
-		if err := json.Unmarshal(r.line, &m); err != nil {
-			return rawMessage{}, fmt.Errorf("a reply that is not JSON: %q", daemonTail(string(r.line), 200))
-		}
-		return m, nil
+		return r.line, nil
 	case <-time.After(d):
 		// The reader goroutine ends when the connection closes at cleanup.
-		return rawMessage{}, fmt.Errorf("no reply within %v", d)
+		return nil, fmt.Errorf("no reply within %v", d)
 	}
 }
 
