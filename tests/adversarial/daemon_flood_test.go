@@ -3,7 +3,9 @@ package adversarial
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -148,5 +150,24 @@ func TestDaemonStdioNonReaderEnds(t *testing.T) {
 				t.Fatalf("the daemon exited %d, want 0", code)
 			}
 		})
+	}
+}
+
+// TestDaemonSIGTERMDuringFlood: a daemon whose connection is paused at its
+// in-flight cap (replies unread) still stops on SIGTERM, and removes its
+// socket.
+func TestDaemonSIGTERMDuringFlood(t *testing.T) {
+	p, sock := daemonShared(t, 0)
+	path := daemonFile(t, t.TempDir(), 8192, 128)
+	flood := daemonDial(t, sock)
+	var sent atomic.Int64
+	floodReads(flood, path, 1000, &sent)
+	settle(&sent, 1000)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(15 * time.Second); code == -1 {
+		t.Fatal("the daemon still runs 15 s after SIGTERM")
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket is left: %v", err)
 	}
 }
