@@ -1,8 +1,6 @@
 package spool
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,40 +8,47 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/proc"
 )
 
 // A session's directory records each process group its commands run in, as
-// <pgid>.group holding "<boot id> <leader's start time>", so that when the
-// daemon dies without ending them (SIGKILL, OOM) the sweep of the next
-// daemon can. The start time (in clock ticks since boot, /proc/PID/stat
-// field 22) and the boot id tell the group apart from a later one that
-// reuses the number: a reused pid is never signalled.
+// <pgid>.group holding "<boot id> <leader's start time> [<env marker>]", so
+// that when the daemon dies without ending them (SIGKILL, OOM) the sweep of
+// the next daemon can. The start time (clock ticks since boot) and the boot
+// id tell the group apart from a later one that reuses the number: a
+// process that started before the leader, or in another boot, is never
+// signalled. The marker, an environment entry the command was started
+// with, finds its descendants that left the group (setsid, set -m).
 
 const groupSuffix = ".group"
 
-// procStart identifies a process's incarnation: the boot and the start
-// time.
-type procStart struct {
-	boot   string
-	ticks  uint64
-	zombie bool // exited, not yet reaped: nothing to end
+// groupRecord is one <pgid>.group file.
+type groupRecord struct {
+	start proc.Start
+	env   string // "NAME=value", or ""
 }
 
 // RecordGroup notes that the process group pgid, whose leader is running,
-// belongs to this session. forget removes the note; call it once the group
-// has been ended or has ended.
-func (d *Dir) RecordGroup(pgid int) (forget func(), err error) {
-	st, err := startOf(pgid)
+// belongs to this session, and that its processes carry env ("NAME=value",
+// or "" for none) in their environment. forget removes the note; call it
+// once the group has been ended or has ended.
+func (d *Dir) RecordGroup(pgid int, env string) (forget func(), err error) {
+	if strings.ContainsAny(env, " \n") {
+		return nil, fmt.Errorf("spool: group marker %q: %w", env, ErrBadName)
+	}
+	info, err := proc.Stat(pgid)
 	if err != nil {
 		return nil, fmt.Errorf("spool: group %d: %w", pgid, err)
 	}
+	line := strings.TrimSpace(fmt.Sprintf("%s %d %s", info.Boot, info.Ticks, env)) + "\n"
 	path := filepath.Join(d.path, strconv.Itoa(pgid)+groupSuffix)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.removed {
 		return nil, fmt.Errorf("spool: record group in %s: %w", d.path, ErrClosed)
 	}
-	if err := os.WriteFile(path, []byte(st.boot+" "+strconv.FormatUint(st.ticks, 10)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
 	return func() { os.Remove(path) }, nil
@@ -51,7 +56,7 @@ func (d *Dir) RecordGroup(pgid int) (forget func(), err error) {
 
 // endGroups kills (SIGKILL: no one is left to wait for them) what remains of
 // the process groups recorded in dir, a dead daemon's session directory.
-// It returns the records of the groups it found members of.
+// It returns the records of the groups it found processes of.
 func endGroups(dir string) []string {
 	names, _ := filepath.Glob(filepath.Join(dir, "*"+groupSuffix))
 	var ended []string
@@ -71,88 +76,45 @@ func endGroups(dir string) []string {
 	return ended
 }
 
-func readRecord(path string) (procStart, error) {
+func readRecord(path string) (groupRecord, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return procStart{}, err
+		return groupRecord{}, err
 	}
-	boot, ticks, ok := strings.Cut(strings.TrimSpace(string(b)), " ")
-	n, err := strconv.ParseUint(ticks, 10, 64)
-	if !ok || err != nil {
-		return procStart{}, fmt.Errorf("spool: bad group record %s", path)
+	f := strings.Fields(string(b))
+	if len(f) < 2 || len(f) > 3 {
+		return groupRecord{}, fmt.Errorf("spool: bad group record %s", path)
 	}
-	return procStart{boot: boot, ticks: n}, nil
+	ticks, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return groupRecord{}, fmt.Errorf("spool: bad group record %s", path)
+	}
+	rec := groupRecord{start: proc.Start{Boot: f[0], Ticks: ticks}}
+	if len(f) == 3 {
+		rec.env = f[2]
+	}
+	return rec, nil
 }
 
-// endGroup kills the members of group pgid that belong to the incarnation
-// rec recorded: same boot, started no earlier than its leader. While any
-// member lives the kernel gives no new process the number pgid, so a
-// member of group pgid that started after the leader is the leader's
-// descendant, unless the whole group ended and the number came round again
-// to a new leader, which then has a later start time and is spared.
-func endGroup(pgid int, rec procStart) []int {
-	if rec.boot != bootID() {
+// endGroup kills the processes of the incarnation of group pgid that rec
+// recorded: in the group or carrying its marker, started no earlier than
+// its leader, in the same boot. While any member lives the kernel gives no
+// new process the number pgid, so a member of group pgid that started
+// after the leader is the leader's descendant, unless the whole group ended
+// and the number came round again to a new leader: that leader has another
+// start time, and then only the marker is trusted.
+func endGroup(pgid int, rec groupRecord) []int {
+	if rec.start.Boot != proc.BootID() {
 		return nil // recorded before a reboot: nothing of it survives
 	}
-	if st, err := startOf(pgid); err == nil && st.ticks != rec.ticks {
-		return nil // the number is another process's now
+	if info, err := proc.Stat(pgid); err == nil && info.Ticks != rec.start.Ticks {
+		pgid = 0 // the number is another process's now: no group, only the marker
 	}
 	var killed []int
-	for _, pid := range groupMembers(pgid) {
-		if st, err := startOf(pid); err == nil && st.ticks >= rec.ticks && !st.zombie {
-			if unix.Kill(pid, unix.SIGKILL) == nil {
-				killed = append(killed, pid)
-			}
+	for _, pid := range proc.Live(rec.start, pgid, rec.env) {
+		if unix.Kill(pid, unix.SIGKILL) == nil {
+			killed = append(killed, pid)
 		}
 	}
 	return killed
-}
-
-// groupMembers lists the processes whose process group is pgid.
-func groupMembers(pgid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if g, err := unix.Getpgid(pid); err == nil && g == pgid {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// startOf reads a process's start time from /proc/PID/stat.
-func startOf(pid int) (procStart, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procStart{}, err
-	}
-	// The command name, in parentheses, may hold spaces and parentheses:
-	// the fields that follow start after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procStart{}, errors.New("malformed /proc stat")
-	}
-	fields := strings.Fields(string(b[i+1:]))
-	// fields[0] is field 3 (state); the start time is field 22.
-	if len(fields) < 20 {
-		return procStart{}, errors.New("malformed /proc stat")
-	}
-	ticks, err := strconv.ParseUint(fields[19], 10, 64)
-	if err != nil {
-		return procStart{}, err
-	}
-	return procStart{boot: bootID(), ticks: ticks, zombie: fields[0] == "Z"}, nil
-}
-
-// bootID names this boot of the machine.
-func bootID() string {
-	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	return strings.TrimSpace(string(b))
 }

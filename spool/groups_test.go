@@ -8,12 +8,16 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/proc"
 )
 
-// groupCmd starts script in a process group of its own.
-func groupCmd(t *testing.T, script string) *exec.Cmd {
+// groupCmd starts script in a process group of its own, with env added to
+// its environment.
+func groupCmd(t *testing.T, script string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -25,14 +29,7 @@ func groupCmd(t *testing.T, script string) *exec.Cmd {
 
 // groupAlive reports whether a process that has not exited is left in
 // group pgid.
-func groupAlive(pgid int) bool {
-	for _, pid := range groupMembers(pgid) {
-		if st, err := startOf(pid); err == nil && !st.zombie {
-			return true
-		}
-	}
-	return false
-}
+func groupAlive(pgid int) bool { return len(proc.Live(proc.Start{Boot: proc.BootID()}, pgid, "")) > 0 }
 
 // deadDaemonDir makes a session directory of a daemon that died: its pid
 // is that of a process that has exited.
@@ -57,20 +54,21 @@ func TestSweepEndsGroups(t *testing.T) {
 	cases := []struct {
 		name   string
 		script string
-		reap   bool                       // the leader has exited and been reaped
-		edit   func(rec procStart) string // rewrites the record; nil keeps it
+		reap   bool                        // the leader has exited and been reaped
+		edit   func(rec proc.Start) string // rewrites the record; nil keeps it
 		killed bool
 	}{
 		{"leader and child", "sleep 100 & sleep 100", false, nil, true},
 		{"leader gone, child left in the group", "sleep 100 & exit 0", true, nil, true},
-		{"number reused: another start time", "sleep 100", false, func(r procStart) string {
-			return r.boot + " " + strconv.FormatUint(r.ticks+1, 10)
+		{"a child that left the group (setsid)", "setsid sleep 100 & sleep 100", false, nil, true},
+		{"number reused: another start time", "sleep 100", false, func(r proc.Start) string {
+			return r.Boot + " " + strconv.FormatUint(r.Ticks+1, 10)
 		}, false},
-		{"leader gone, members older than the record", "sleep 100 & exit 0", true, func(r procStart) string {
-			return r.boot + " " + strconv.FormatUint(r.ticks+1_000_000, 10)
+		{"leader gone, members older than the record", "sleep 100 & exit 0", true, func(r proc.Start) string {
+			return r.Boot + " " + strconv.FormatUint(r.Ticks+1_000_000, 10)
 		}, false},
-		{"recorded before a reboot", "sleep 100", false, func(r procStart) string {
-			return "00000000-0000-0000-0000-000000000000 " + strconv.FormatUint(r.ticks, 10)
+		{"recorded before a reboot", "sleep 100", false, func(r proc.Start) string {
+			return "00000000-0000-0000-0000-000000000000 " + strconv.FormatUint(r.Ticks, 10)
 		}, false},
 	}
 	for _, tc := range cases {
@@ -81,10 +79,17 @@ func TestSweepEndsGroups(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer m.Close()
-			cmd := groupCmd(t, tc.script)
+			marker := "TOOLD_TEST_GROUP=" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+			cmd := groupCmd(t, tc.script, marker)
 			pgid := cmd.Process.Pid
+			t.Cleanup(func() {
+				for _, pid := range proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker) {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
 			d := deadDaemonDir(t, root)
-			if _, err := d.RecordGroup(pgid); err != nil {
+			time.Sleep(50 * time.Millisecond) // the background children have started
+			if _, err := d.RecordGroup(pgid, marker); err != nil {
 				t.Fatal(err)
 			}
 			record := filepath.Join(d.path, strconv.Itoa(pgid)+groupSuffix)
@@ -93,12 +98,11 @@ func TestSweepEndsGroups(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				os.WriteFile(record, []byte(tc.edit(rec)+"\n"), 0o600)
+				os.WriteFile(record, []byte(tc.edit(rec.start)+"\n"), 0o600)
 			}
 			if tc.reap {
 				cmd.Wait()
 			}
-			time.Sleep(50 * time.Millisecond) // the background child has started
 			if _, err := m.Sweep(); err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +115,10 @@ func TestSweepEndsGroups(t *testing.T) {
 			}
 			if alive := groupAlive(pgid); alive == tc.killed {
 				t.Errorf("group alive after the sweep: %v, want %v", alive, !tc.killed)
+			}
+			marked := proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker)
+			if tc.killed && len(marked) > 0 {
+				t.Errorf("processes %v with the group's marker live on", marked)
 			}
 		})
 	}
@@ -128,7 +136,7 @@ func TestRecordGroupForget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forget, err := d.RecordGroup(os.Getpid())
+	forget, err := d.RecordGroup(os.Getpid(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +148,7 @@ func TestRecordGroupForget(t *testing.T) {
 		t.Fatalf("records after forget: %v", names)
 	}
 	d.Remove()
-	if _, err := d.RecordGroup(os.Getpid()); err == nil {
+	if _, err := d.RecordGroup(os.Getpid(), ""); err == nil {
 		t.Error("a removed directory recorded a group")
 	}
 }
