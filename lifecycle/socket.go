@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/spool"
 )
@@ -257,7 +258,7 @@ func refuse(ctx context.Context, conn *net.UnixConn, limit int) {
 		Inline: func(string) bool { return true },
 		Handler: func(context.Context, *rpc.Request) (any, error) {
 			conn.CloseRead() // one answer: the read loop then sees the end
-			return nil, rpc.Errorf(rpc.CodeTooManyConnections, map[string]int{"max": limit},
+			return nil, rpc.Errorf(protocol.CodeTooManyConnections, map[string]int{"max": limit},
 				"too many connections: this uid has %d open to the daemon; close some or retry later", limit)
 		},
 		DrainTimeout: refuseTimeout,

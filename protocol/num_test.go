@@ -1,4 +1,4 @@
-package methods
+package protocol
 
 import (
 	"encoding/json"
