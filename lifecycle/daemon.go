@@ -33,6 +33,12 @@ type Options struct {
 	// DrainTimeout is how long a client's running requests may finish
 	// after its input ends before they are cancelled; 0 means rpc's default.
 	DrainTimeout time.Duration
+	// AdoptOrphans makes the daemon a child subreaper, so that descendants
+	// of commands that leave their process group come back to it and are
+	// ended with their command (see exec.Runner.AdoptOrphans). Only for a
+	// process whose every child is a command of this daemon: the toold
+	// binary sets it, tests that run other processes beside a daemon don't.
+	AdoptOrphans bool
 	// WriteTimeout is how long a reply's write may block before the client
 	// is taken to have stopped reading and its connection is ended; 0 means
 	// rpc's default (a minute), negative none.
@@ -87,7 +93,13 @@ func New(opts Options) (*Daemon, error) {
 		spools.Close()
 		return nil, err
 	}
-	svc := &methods.Service{Files: files, Runner: exec.NewRunner(log), Spools: spools, Logger: log}
+	runner := exec.NewRunner(log)
+	if opts.AdoptOrphans {
+		if err := runner.AdoptOrphans(); err != nil {
+			log.Warn("escaped descendants of commands will not be ended with them", "err", err)
+		}
+	}
+	svc := &methods.Service{Files: files, Runner: runner, Spools: spools, Logger: log}
 	return &Daemon{
 		opts:     opts,
 		log:      log,

@@ -103,7 +103,7 @@ func run(args []string) int {
 		return 2
 	}
 	slog.SetDefault(logger)
-	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, WriteTimeout: *writeTimeout, MaxConnsPerUID: *maxConns, Logger: logger}
+	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, WriteTimeout: *writeTimeout, MaxConnsPerUID: *maxConns, AdoptOrphans: true, Logger: logger}
 
 	switch {
 	case cmd == "serve" && *remote != "":

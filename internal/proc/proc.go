@@ -83,23 +83,59 @@ func Live(since Start, pgid int, env string) []int {
 		if err != nil || info.Zombie || info.Boot != since.Boot || info.Ticks < since.Ticks {
 			continue
 		}
-		if pgid > 0 && info.PGID == pgid || env != "" && hasEnv(pid, env) {
+		if pgid > 0 && info.PGID == pgid {
+			pids = append(pids, pid)
+			continue
+		}
+		if env == "" {
+			continue
+		}
+		if has, _ := HasEnv(pid, env); has {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
 }
 
-// hasEnv reports whether pid's environment holds the entry env.
-func hasEnv(pid int, env string) bool {
+// HasEnv reports whether pid's environment holds the entry env. ok is
+// false when the environment could not be read, or read empty, as it does
+// for a moment while the process is in execve.
+func HasEnv(pid int, env string) (has, ok bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
+	if err != nil || len(b) == 0 {
+		return false, false
 	}
 	for entry := range bytes.SplitSeq(b, []byte{0}) {
 		if string(entry) == env {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return false, true
+}
+
+// Children lists the children of this process, of all its threads (a
+// child belongs to the thread that forked it, or that adopted it), from
+// /proc/self/task/*/children. ok is false where the kernel does not
+// provide those files.
+func Children() (pids []int, ok bool) {
+	self := strconv.Itoa(os.Getpid())
+	if _, err := os.Stat("/proc/self/task/" + self + "/children"); err != nil {
+		return nil, false // the main thread's is always there, if any is
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		for f := range strings.FieldsSeq(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids, true
 }

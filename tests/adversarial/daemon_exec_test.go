@@ -2,6 +2,12 @@ package adversarial
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -55,5 +61,58 @@ func TestDaemonExecSignals(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDaemonEscapedDescendants: issue 8 item 6. Children that leave the
+// command's process group (setsid, set -m, a double fork) are ended with
+// their exec, whether it exits, times out or is cancelled: the daemon is
+// their subreaper and finds them by the marker in their environment. The
+// original left them running forever.
+func TestDaemonEscapedDescendants(t *testing.T) {
+	// %s is the sleep's marker; the escaped process touches %f once it runs,
+	// and the command waits for that (%w) so that it has escaped by the end.
+	const wait = `while [ ! -e %f ]; do sleep 0.01; done`
+	cases := []struct {
+		name, command string
+		params        map[string]any
+	}{
+		{"setsid, the exec exits", "setsid sh -c 'touch %f; exec sleep %s' & %w; echo started", nil},
+		{"set -m, the exec exits", "set -m; sh -c 'touch %f; exec sleep %s' & %w; echo started", nil},
+		{"double fork under setsid", "setsid sh -c '(touch %f; exec sleep %s) & sleep %s' & %w; echo started", nil},
+		{"setsid, the exec times out", "setsid sh -c 'touch %f; exec sleep %s' & %w; sleep 30", map[string]any{"timeoutMs": 1000}},
+		{"escaped and holding stdout", "setsid sh -c 'touch %f; exec sleep %s' & %w; sleep 0.1", nil},
+	}
+	_, c := daemonStdio(t)
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := daemonMarker()
+			t.Cleanup(func() {
+				for _, pid := range daemonPidsOf(marker) {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			ready := filepath.Join(t.TempDir(), "ready")
+			command := strings.NewReplacer("%w", wait).Replace(tc.command)
+			command = strings.NewReplacer("%s", marker, "%f", ready).Replace(command)
+			params := map[string]any{"command": command}
+			maps.Copy(params, tc.params)
+			start := time.Now()
+			daemonExec(t, c, i+1, params)
+			if _, err := os.Stat(ready); err != nil {
+				t.Fatalf("the escaped process never ran: %v", err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("the exec answered after %v", d)
+			}
+			if left := waitGone(marker, 5*time.Second); len(left) > 0 {
+				for _, pid := range left {
+					st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+					env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+					t.Logf("%d: %s\nmarker in env: %v", pid, st, strings.Contains(string(env), "TOOLD_EXEC="))
+				}
+				t.Errorf("processes %v that left the group outlive their exec", left)
+			}
+		})
 	}
 }
