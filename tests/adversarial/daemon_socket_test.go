@@ -201,7 +201,7 @@ func TestDaemonManyConnections(t *testing.T) {
 func TestDaemonListenRace(t *testing.T) {
 	rounds := 4
 	if daemonLong() {
-		rounds = 100
+		rounds = 25
 	}
 	for round := range rounds {
 		dir := daemonPrivateDir(t)
