@@ -96,10 +96,12 @@ func replyID(msg []byte) (json.RawMessage, bool) {
 
 // idKey is a canonical form of a request id, the same for the id a client
 // wrote and for the daemon's echo of it (which may escape a string
-// differently).
+// differently). Only strings and numbers have one: the daemon answers a
+// request with an id of another type -32600 with id null, and null is the
+// id of its answers to input it cannot read, so neither names a request.
 func idKey(id json.RawMessage) (string, bool) {
 	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
+	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
 		return "", false
 	}
 	if id[0] == '"' {

@@ -20,6 +20,8 @@ func TestInflight(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"$/progress"}`,
 		`{"jsonrpc":"2.0","id":9,"method":"$/cancelRequest","params":{"id":7}}`,
 		`not json`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"read"}`, // answered with id null
+		`{"jsonrpc":"2.0","id":null,"method":"read"}`,
 	} {
 		f.sent([]byte(msg))
 	}
