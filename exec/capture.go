@@ -14,6 +14,11 @@ const sniffLen = 8192
 // that binary detection and a small preview always have bytes to work on.
 const minKeep = 64 << 10
 
+// KeepBytes is how many bytes at each end of a stream a preview of at most
+// maxBytes bytes is cut from: enough for head and tail after clean-up
+// shrinks lines, and never less than minKeep.
+func KeepBytes(maxBytes int) int { return max(4*maxBytes, minKeep) }
+
 // capture follows one output stream with bounded memory: it counts every
 // byte and line, keeps the first keep bytes (prefix) and the last keep bytes
 // (ring), and once the preview can no longer show the output whole, writes
@@ -41,10 +46,13 @@ type capture struct {
 	spTried  bool  // Spool was called (whatever it gave)
 	spErr    error // why spooling stopped
 	spFailed bool  // the spool file gave a write error: write no more
+
+	observer Observer // told of each chunk once it is spooled; may be nil
+	spoolAll bool     // spool from the first byte
 }
 
 func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (SpoolFile, error)) *capture {
-	return &capture{opt: opt, stream: stream, open: open, keep: max(4*opt.MaxBytes, minKeep)}
+	return &capture{opt: opt, stream: stream, open: open, keep: KeepBytes(opt.MaxBytes)}
 }
 
 func (c *capture) lines() int64 {
@@ -87,6 +95,9 @@ func (c *capture) write(p []byte) {
 		c.spoolWrite(c.prefix[:prev])
 	}
 	c.spoolWrite(p)
+	if c.observer != nil {
+		c.observer.Output(c.stream, p)
+	}
 }
 
 // mustSpool reports whether the output so far is certain not to be shown
@@ -94,7 +105,7 @@ func (c *capture) write(p []byte) {
 // lines (clean-up acts inside lines); raw bytes are at most shown bytes
 // unless clean-up or clipping shrink them, and clipping spools anyway.
 func (c *capture) mustSpool() bool {
-	return c.binary ||
+	return c.spoolAll || c.binary ||
 		c.total > int64(c.keep) ||
 		c.lines() > int64(c.opt.MaxLines) ||
 		!c.opt.Clean && c.total > int64(c.opt.MaxBytes)

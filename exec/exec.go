@@ -82,6 +82,14 @@ type Spec struct {
 	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
 	// output must be kept; nil means no spooling.
 	Spool func(stream string) (SpoolFile, error)
+	// SpoolAll spools each stream from its first byte, whatever the preview
+	// shows, so that the output can be read while the command runs.
+	SpoolAll bool
+	// Observer, when set, follows the command while it runs.
+	Observer Observer
+	// KeepStdin makes stdin a pipe that stays open while the command runs:
+	// Observer.Started gets its write end, and Stdin is not written.
+	KeepStdin bool
 }
 
 // Result is what a command did and printed.
@@ -262,18 +270,27 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	p.pgid = cmd.Process.Pid
 	r.log.Debug("exec started", "pid", p.pgid, "argv", cmd.Args)
 	r.record(spec, p)
+	if spec.Observer != nil {
+		var stdin *os.File
+		if spec.KeepStdin {
+			stdin = pp.inW
+		}
+		spec.Observer.Started(p.pgid, stdin)
+	}
 
 	p.out = newCapture(spec.Output, "stdout", spec.Spool)
+	p.out.observer, p.out.spoolAll = spec.Observer, spec.SpoolAll
 	r.goTracked(func() { p.read(pp.outR, p.out) })
 	p.readers = 1
 	if pp.errR != nil {
 		p.err = newCapture(spec.Output, "stderr", spec.Spool)
+		p.err.observer, p.err.spoolAll = spec.Observer, spec.SpoolAll
 		r.goTracked(func() { p.read(pp.errR, p.err) })
 		p.readers++
 	}
 	// Stdin: written in full, then closed. EPIPE from a command that does
 	// not read it is fine; closing inW after the exit unblocks a stuck write.
-	if pp.inW != nil {
+	if pp.inW != nil && !spec.KeepStdin {
 		r.goTracked(func() {
 			defer close(p.stdinDone)
 			io.WriteString(pp.inW, *spec.Stdin)
@@ -544,7 +561,7 @@ func newPipes(spec Spec) (*pipes, error) {
 			return nil, err
 		}
 	}
-	if spec.Stdin != nil {
+	if spec.Stdin != nil || spec.KeepStdin {
 		if p.inR, p.inW, err = os.Pipe(); err != nil {
 			p.closeAll()
 			return nil, err

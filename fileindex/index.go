@@ -80,7 +80,11 @@ type scanner struct {
 
 // run reads [s.off, end) from r into buf.
 func (s *scanner) run(ctx context.Context, r io.ReaderAt, end int64, buf []byte) error {
+	report := progressFrom(ctx)
 	for s.off < end {
+		if report != nil {
+			report(s.off, end)
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -104,6 +108,9 @@ func (s *scanner) run(ctx context.Context, r io.ReaderAt, end int64, buf []byte)
 				s.nextCP += s.spacing
 			}
 		}
+	}
+	if report != nil {
+		report(s.off, end)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/spool"
@@ -39,6 +40,7 @@ type client struct {
 type liveSession struct {
 	id      string
 	spool   *spool.Dir
+	procs   *process.Table  // its background processes
 	ctx     context.Context // cancelled when the session closes
 	cancel  context.CancelFunc
 	running sync.WaitGroup // its requests in flight
@@ -214,7 +216,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		c.live = l
 	}
 	c.live.running.Add(1)
-	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool}, c.live.ctx, c.live.running.Done, nil
+	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs}, c.live.ctx, c.live.running.Done, nil
 }
 
 // open makes a session: its id, its spool directory and its place among
@@ -234,7 +236,7 @@ func (c *client) open() (*liveSession, error) {
 	if err != nil {
 		return nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's spool directory: %v", err)
 	}
-	l := &liveSession{id: id, spool: dir}
+	l := &liveSession{id: id, spool: dir, procs: process.NewTable(c.d.svc.Runner, protocol.MaxProcesses)}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	c.d.log.Debug("session opened", "session", id, "spoolDir", dir.Path())
 	return l, nil
@@ -253,6 +255,7 @@ func (c *client) closeSession() {
 	}
 	sess.cancel()
 	sess.running.Wait()
+	sess.procs.Close() // its processes end before their spools go
 	if err := sess.spool.Remove(); err != nil {
 		c.d.log.Warn("removing spool directory", "dir", sess.spool.Path(), "err", err)
 	}

@@ -120,9 +120,13 @@ func (d *Daemon) Close() error {
 		clients = append(clients, c)
 	}
 	d.mu.Unlock()
+	// At once: a session's processes may take 2 s to end (SIGTERM, then
+	// SIGKILL), and sessions do not wait for one another.
+	var wg sync.WaitGroup
 	for _, c := range clients {
-		c.closeSession()
+		wg.Go(c.closeSession)
 	}
+	wg.Wait()
 	return errors.Join(d.svc.Runner.Close(), d.svc.Files.Close(), d.svc.Spools.Close())
 }
 

@@ -29,6 +29,12 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 			return nil, fmt.Errorf("decoding the exec result: %w", err)
 		}
 		return []sdk.Content{&sdk.TextContent{Text: execText(&r)}}, nil
+	case protocol.MethodProcessRead, protocol.MethodProcessWait:
+		var r protocol.ProcessOutput
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("decoding the process output: %w", err)
+		}
+		return []sdk.Content{&sdk.TextContent{Text: processText(&r)}}, nil
 	}
 	// stats and anything else: the JSON itself is the most readable form.
 	var b bytes.Buffer
@@ -86,6 +92,27 @@ func cutLine(s string) (line, rest string) {
 func execText(r *protocol.ExecResult) string {
 	var b strings.Builder
 	b.WriteString(notice.Ended(r))
+	b.WriteByte('\n')
+	for _, st := range []struct {
+		name string
+		s    *protocol.Stream
+	}{{"stdout", &r.Stdout}, {"stderr", &r.Stderr}} {
+		if st.s.TotalBytes > 0 {
+			writeStream(&b, st.name, st.s)
+		}
+	}
+	if r.Notice != nil {
+		b.WriteString(*r.Notice)
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// processText is the process's state (and why a wait ended), then each
+// stream's new output as exec renders it, then the notice.
+func processText(r *protocol.ProcessOutput) string {
+	var b strings.Builder
+	b.WriteString(notice.ProcessState(r))
 	b.WriteByte('\n')
 	for _, st := range []struct {
 		name string

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
@@ -64,7 +67,7 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	for _, t := range tools() {
-		srv.AddTool(t, s.handler(client, t.Name))
+		srv.AddTool(t, s.handler(client, methodOf(t.Name)))
 	}
 	err = srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
 	if perr := parent.Err(); perr != nil {
@@ -87,13 +90,18 @@ func (s *Server) handler(client *rpc.Client, method string) sdk.ToolHandler {
 		if a := req.Params.Arguments; len(a) > 0 && string(a) != "null" {
 			params = a
 		}
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			var stop func()
+			params, stop = s.relayProgress(ctx, client, req.Session, tok, params)
+			defer stop()
+		}
 		var raw json.RawMessage
 		if err := client.Call(ctx, method, params, &raw); err != nil {
-			var re *rpc.Error
-			if errors.As(err, &re) {
-				return errorResult(re), nil
-			}
-			return nil, err
+			return callError(err)
+		}
+		if method == protocol.MethodProcessList {
+			// structuredContent must be an object, and the list is an array.
+			raw = append(append([]byte(`{"processes":`), raw...), '}')
 		}
 		content, err := render(method, raw)
 		if err != nil {
@@ -102,4 +110,57 @@ func (s *Server) handler(client *rpc.Client, method string) sdk.ToolHandler {
 		}
 		return &sdk.CallToolResult{Content: content, StructuredContent: raw}, nil
 	}
+}
+
+// callError turns a daemon call's error into a failed tool call (a JSON-RPC
+// error reply) or a protocol error (a broken connection).
+func callError(err error) (*sdk.CallToolResult, error) {
+	var re *rpc.Error
+	if errors.As(err, &re) {
+		return errorResult(re), nil
+	}
+	return nil, err
+}
+
+// progressSeq numbers the workDoneTokens the server gives the daemon.
+var progressSeq atomic.Uint64
+
+// relayProgress asks the daemon for the progress of a call whose MCP client
+// gave progress token tok, and passes each report on as
+// notifications/progress. It returns the params with a workDoneToken, and
+// the function that stops the relay.
+func (s *Server) relayProgress(ctx context.Context, client *rpc.Client, ss *sdk.ServerSession, tok any, params any) (any, func()) {
+	args := map[string]json.RawMessage{}
+	if raw, ok := params.(json.RawMessage); ok && json.Unmarshal(raw, &args) != nil {
+		return params, func() {} // not an object: the daemon will say so
+	}
+	wd := fmt.Sprintf("mcp-%d", progressSeq.Add(1))
+	args["workDoneToken"], _ = json.Marshal(wd)
+	last := 0.0
+	remove, err := client.OnProgress(wd, func(v json.RawMessage) {
+		n := &sdk.ProgressNotificationParams{ProgressToken: tok}
+		var p protocol.ExecProgress
+		if json.Unmarshal(v, &p) != nil {
+			return
+		}
+		switch p.Kind {
+		case protocol.ProgressExec:
+			n.Progress, n.Message = float64(p.ElapsedMs)/1000, notice.ExecProgressMessage(&p)
+		case protocol.ProgressIndex:
+			var ip protocol.IndexProgress
+			json.Unmarshal(v, &ip)
+			n.Progress, n.Total, n.Message = float64(ip.BytesDone), float64(ip.BytesTotal), notice.IndexProgressMessage(&ip)
+		default:
+			return
+		}
+		n.Progress = max(n.Progress, last+0.001) // it must increase
+		last = n.Progress
+		if err := ss.NotifyProgress(ctx, n); err != nil {
+			s.log.Debug("mcp: progress not sent", "err", err)
+		}
+	})
+	if err != nil {
+		return params, func() {}
+	}
+	return args, remove
 }

@@ -150,8 +150,13 @@ func TestListTools(t *testing.T) {
 		"readBytes": {"path", "startByte", "maxBytes"},
 		"page":      {"spool", "offset", "limit", "maxBytes", "maxLineChars", "startByte", "clean"},
 		"exec": {"command", "argv", "cwd", "env", "stdin", "timeoutMs", "maxLines", "maxBytes",
-			"preview", "maxLineChars", "mergeStderr", "clean"},
-		"stats": nil,
+			"preview", "maxLineChars", "mergeStderr", "clean", "yieldMs", "background"},
+		"stats":         nil,
+		"process_read":  {"id", "since", "maxLines", "maxBytes"},
+		"process_wait":  {"id", "timeoutMs", "until", "maxLines", "maxBytes"},
+		"process_write": {"id", "stdin", "close"},
+		"process_kill":  {"id", "signal"},
+		"process_list":  nil,
 	}
 	var names []string
 	for _, tool := range res.Tools {
@@ -174,7 +179,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if got := strings.Join(names, " "); got != "exec page read readBytes stats" {
+	if got := strings.Join(names, " "); got != "exec page process_kill process_list process_read process_wait process_write read readBytes stats" {
 		t.Errorf("tools: %s", got)
 	}
 }

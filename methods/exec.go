@@ -13,6 +13,7 @@ import (
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/truncate"
 )
 
 // toResult maps the runner's result to the wire's.
@@ -75,27 +76,38 @@ func execSpec(p *protocol.ExecParams, s *Session) (exec.Spec, error) {
 		timeout = protocol.MaxExecTimeoutMs // 0 asks for no timeout: the cap is the most there is
 	}
 	spec.Timeout = time.Duration(timeout) * time.Millisecond
-	o := &spec.Output
-	if o.MaxLines, err = intCount("maxLines", p.MaxLines, l.MaxLines, 1, protocol.MaxExecLines); err != nil {
+	if spec.Output, err = previewOptions(&p.OutputParams, s); err != nil {
 		return spec, err
+	}
+	spec.MergeStderr = p.MergeStderr
+	return spec, nil
+}
+
+// previewOptions checks the params that shape a preview of command output
+// (exec's, and process/read's and process/wait's).
+func previewOptions(p *protocol.OutputParams, s *Session) (truncate.PreviewOptions, error) {
+	var o truncate.PreviewOptions
+	var err error
+	l := s.Limits.Exec
+	if o.MaxLines, err = intCount("maxLines", p.MaxLines, l.MaxLines, 1, protocol.MaxExecLines); err != nil {
+		return o, err
 	}
 	if o.MaxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, protocol.MaxExecBytes); err != nil {
-		return spec, err
+		return o, err
 	}
 	if o.MaxLineChars, err = intCount("maxLineChars", p.MaxLineChars, s.Limits.Read.MaxLineChars, 0, protocol.MaxLineChars); err != nil {
-		return spec, err
+		return o, err
 	}
 	o.Mode = protocol.PreviewHeadTail
 	if p.Preview != nil {
 		if !slices.Contains(protocol.PreviewModes, *p.Preview) {
-			return spec, rpc.InvalidParams("preview", "must be %q, %q or %q, got %q",
+			return o, rpc.InvalidParams("preview", "must be %q, %q or %q, got %q",
 				protocol.PreviewHeadTail, protocol.PreviewHead, protocol.PreviewTail, *p.Preview)
 		}
 		o.Mode = *p.Preview
 	}
 	o.Clean = p.Clean == nil || *p.Clean
-	spec.MergeStderr = p.MergeStderr
-	return spec, nil
+	return o, nil
 }
 
 // Exec answers exec: runs a command and previews its output, spooling it
@@ -117,16 +129,18 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 		return nil, rpc.Errorf(protocol.CodeStartFailed, map[string]string{"path": spec.Dir},
 			"cannot start the command: cwd %s is not a directory", spec.Dir)
 	}
-	res, err := svc.Runner.Run(ctx, spec)
-	if err != nil {
-		if errors.Is(err, exec.ErrStart) {
-			var data any
-			if len(spec.Argv) > 0 {
-				data = map[string]string{"path": spec.Argv[0]}
-			}
-			return nil, rpc.Errorf(protocol.CodeStartFailed, data, "cannot start the command: %v", err)
+	if p.YieldMs != nil || p.Background {
+		yield, err := count("yieldMs", p.YieldMs, 0, 0, protocol.MaxExecTimeoutMs)
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		return svc.execBackground(ctx, s, &p, spec, time.Duration(yield)*time.Millisecond)
+	}
+	stop := execProgress(ctx, &spec)
+	res, err := svc.Runner.Run(ctx, spec)
+	stop()
+	if err != nil {
+		return nil, startError(err, &spec)
 	}
 	out := toResult(res)
 	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
@@ -134,4 +148,17 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 		out.Notice = &n
 	}
 	return out, nil
+}
+
+// startError is the error of a command that could not start (-32005, with
+// the program's path when argv named it), or err itself.
+func startError(err error, spec *exec.Spec) error {
+	if !errors.Is(err, exec.ErrStart) {
+		return err
+	}
+	var data any
+	if len(spec.Argv) > 0 {
+		data = map[string]string{"path": spec.Argv[0]}
+	}
+	return rpc.Errorf(protocol.CodeStartFailed, data, "cannot start the command: %v", err)
 }

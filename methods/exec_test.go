@@ -12,6 +12,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
 )
@@ -32,14 +33,16 @@ func newExecService(t testing.TB, openFile func(string, int, os.FileMode) (*os.F
 		t.Fatal(err)
 	}
 	runner := exec.NewRunner(nil)
+	procs := process.NewTable(runner, protocol.MaxProcesses)
 	t.Cleanup(func() {
+		procs.Close()
 		runner.Close()
 		spools.Close()
 		files.Close()
 	})
 	env := map[string]string{"PATH": os.Getenv("PATH")}
 	return &Service{Files: files, Runner: runner, Spools: spools},
-		&Session{ID: "s1", Settings: &Settings{Cwd: t.TempDir(), Env: env, Limits: protocol.DefaultLimits}, Spool: dir}
+		&Session{ID: "s1", Settings: &Settings{Cwd: t.TempDir(), Env: env, Limits: protocol.DefaultLimits}, Spool: dir, Procs: procs}
 }
 
 func call[T any](t testing.TB, m Method, s *Session, params any) T {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
 )
@@ -37,6 +38,7 @@ type Session struct {
 	ID string
 	*Settings
 	Spool *spool.Dir
+	Procs *process.Table // its background processes
 }
 
 // EnvList returns the session's environment merged with extra (extra wins),
@@ -63,9 +65,14 @@ type Method func(ctx context.Context, s *Session, params []byte) (any, error)
 // Methods returns the working methods by name.
 func (svc *Service) Methods() map[string]Method {
 	return map[string]Method{
-		protocol.MethodRead:      svc.Read,
-		protocol.MethodReadBytes: svc.ReadBytes,
-		protocol.MethodPage:      svc.Page,
-		protocol.MethodExec:      svc.Exec,
+		protocol.MethodRead:         svc.Read,
+		protocol.MethodReadBytes:    svc.ReadBytes,
+		protocol.MethodPage:         svc.Page,
+		protocol.MethodExec:         svc.Exec,
+		protocol.MethodProcessRead:  svc.ProcessRead,
+		protocol.MethodProcessWait:  svc.ProcessWait,
+		protocol.MethodProcessWrite: svc.ProcessWrite,
+		protocol.MethodProcessKill:  svc.ProcessKill,
+		protocol.MethodProcessList:  svc.ProcessList,
 	}
 }

@@ -45,7 +45,7 @@ func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br
 	if truncate.IsBinary(sniff) {
 		return w, binaryWindow(f, w, sniff, lr != nil)
 	}
-	if err := f.Index(ctx); err != nil {
+	if err := f.Index(indexProgress(ctx)); err != nil {
 		return nil, fileError(path, err)
 	}
 	w.TotalLines = f.Lines()

@@ -33,16 +33,23 @@ func Exec(f ExecFacts) string {
 	case r.Signal != nil:
 		parts = append(parts, "Killed by "+*r.Signal)
 	}
-	if p := stream("stdout", &r.Stdout, f.StdoutSpoolError); p != "" {
-		parts = append(parts, p)
-	}
-	if p := stream("stderr", &r.Stderr, f.StderrSpoolError); p != "" {
-		parts = append(parts, p)
-	}
+	parts = append(parts, streamParts(f)...)
 	if len(parts) == 0 {
 		return ""
 	}
 	return "[" + strings.Join(parts, ". ") + "]"
+}
+
+// streamParts says what each stream left out and where it is kept.
+func streamParts(f ExecFacts) []string {
+	var parts []string
+	if p := stream("stdout", &f.Result.Stdout, f.StdoutSpoolError); p != "" {
+		parts = append(parts, p)
+	}
+	if p := stream("stderr", &f.Result.Stderr, f.StderrSpoolError); p != "" {
+		parts = append(parts, p)
+	}
+	return parts
 }
 
 // stream says what stream name left out and where it is kept.

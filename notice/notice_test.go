@@ -87,6 +87,40 @@ func TestMessages(t *testing.T) {
 		{"mcp omitted, no spool", func() string { return OmittedLines(omitted, "") }, "[... lines 1001-4000 omitted (30.0 KB) ...]"},
 		{"mcp error", func() string { return DaemonError(protocol.CodeNoSuchFile, "no such file: /x") }, "error -32001: no such file: /x"},
 		{"size GB", func() string { return Size(3 << 30) }, "3.0 GB"},
+		{"exec still running", func() string {
+			return ExecRunning(ExecFacts{Result: &protocol.ExecResult{Process: ptr("p1"), Stdout: long}}, time.Second)
+		}, "[Still running after 1s as process p1: process/wait waits for it (its exit, a line matching until.pattern, or until.idleMs without output), " +
+			"process/read reads what it prints next, process/write answers a prompt, process/kill ends it. " +
+			"stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001]"},
+		{"process running", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "10:2"}})
+		}, "[Process p1 is running; process/read or process/wait again goes on from cursor=10:2]"},
+		{"process wait timed out, lost bytes", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "10:2", Reason: protocol.ReasonTimeout},
+				Timeout: 30 * time.Second, LostStderr: 2 << 20})
+		}, "[Waited 30s: the process neither exited nor met until. Process p1 is running; process/read or process/wait again goes on from cursor=10:2. " +
+			"stderr; 2.0 MB past the spool's cap were counted, not kept]"},
+		{"process exited", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", ExitCode: ptr(3), Stdout: long}})
+		}, "[Process p1 exited with code 3. stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001]"},
+		{"process killed", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Signal: ptr("SIGTERM")}})
+		},
+			"[Process p1 was killed by SIGTERM]"},
+		{"write short", func() string { return WriteShort(65536, 100000, 10*time.Second) },
+			"[The process read 65536 of 100000 bytes within 10s and its stdin is full: write the rest once it reads on]"},
+		{"mcp still running", func() string { return Ended(&protocol.ExecResult{Process: ptr("p1")}) }, "still running as process p1"},
+		{"mcp process state", func() string {
+			return ProcessState(&protocol.ProcessOutput{ID: "p1", Running: true, Reason: protocol.ReasonPattern})
+		}, "process p1 running (wait ended: pattern)"},
+		{"mcp process exited", func() string { return ProcessState(&protocol.ProcessOutput{ID: "p1", ExitCode: ptr(0)}) },
+			"process p1 exited, status 0"},
+		{"mcp exec progress", func() string {
+			return ExecProgressMessage(&protocol.ExecProgress{ElapsedMs: 4000, Stdout: protocol.StreamCount{Lines: 20}, LastLine: "step 20"})
+		}, "4.0s: stdout 20 lines, stderr 0 lines: step 20"},
+		{"mcp index progress", func() string {
+			return IndexProgressMessage(&protocol.IndexProgress{BytesDone: 1 << 30, BytesTotal: 4 << 30})
+		}, "indexing lines: 1.0 GB of 4.0 GB"},
 	}
 	for _, tt := range tests {
 		if got := tt.say(); got != tt.want {

@@ -28,6 +28,7 @@ const (
 // Methods lists, sorted, every method initialize reports.
 var Methods = []string{
 	MethodCancelRequest, MethodExec, MethodExit, MethodInitialize, MethodPage,
+	MethodProcessKill, MethodProcessList, MethodProcessRead, MethodProcessWait, MethodProcessWrite,
 	MethodRead, MethodReadBytes, MethodSessionClose, MethodShutdown, MethodStats,
 }
 

@@ -66,10 +66,13 @@ type ExecParams struct {
 	Env          map[string]string `json:"env"`
 	Stdin        *string           `json:"stdin"`
 	TimeoutMs    *Num              `json:"timeoutMs"`
-	MaxLines     *Num              `json:"maxLines"`
-	MaxBytes     *Num              `json:"maxBytes"`
-	Preview      *string           `json:"preview"`
-	MaxLineChars *Num              `json:"maxLineChars"`
 	MergeStderr  bool              `json:"mergeStderr"`
-	Clean        *bool             `json:"clean"`
+	OutputParams                   // maxLines, maxBytes, preview, maxLineChars, clean
+	// YieldMs makes the command a background process if it still runs
+	// after that long: the result then has its preview so far and Process.
+	// Its timeoutMs then applies only when given, and stdin stays open for
+	// process/write.
+	YieldMs *Num `json:"yieldMs"`
+	// Background is YieldMs 0: the result comes at once.
+	Background bool `json:"background"`
 }

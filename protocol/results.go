@@ -61,7 +61,11 @@ type ExecResult struct {
 	DurationMs int64   `json:"durationMs"`
 	Stdout     Stream  `json:"stdout"`
 	Stderr     Stream  `json:"stderr"`
-	Notice     *string `json:"notice"`
+	// Process is the id of the background process the command became
+	// (yieldMs or background), null when it has exited: exitCode is then
+	// null too, and the streams hold the output so far.
+	Process *string `json:"process"`
+	Notice  *string `json:"notice"`
 }
 
 // Stream is the preview of one output stream: Head, the omitted middle

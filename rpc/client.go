@@ -1,11 +1,14 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -17,6 +20,9 @@ type Client struct {
 	conn *jsonrpc2.Conn
 	st   *stream
 	seq  atomic.Uint64
+
+	pmu      sync.Mutex
+	progress map[string]func(value json.RawMessage) // by the token's compact JSON
 }
 
 // NewClient starts a client on rwc that writes and reads framing
@@ -28,8 +34,8 @@ func NewClient(ctx context.Context, rwc io.ReadWriteCloser, framing Framing) *Cl
 	}
 	log := slog.Default()
 	st := newStream(rwc, framing, DefaultMaxMessageBytes, false, log)
-	c := &Client{st: st}
-	c.conn = jsonrpc2.NewConn(ctx, st, clientHandler{}, jsonrpc2.SetLogger(libLogger{log}))
+	c := &Client{st: st, progress: make(map[string]func(json.RawMessage))}
+	c.conn = jsonrpc2.NewConn(ctx, st, clientHandler{c}, jsonrpc2.SetLogger(libLogger{log}))
 	return c
 }
 
@@ -89,11 +95,58 @@ func (c *Client) Close() error {
 	return nil
 }
 
-// clientHandler answers the server's requests, if it sends any, with -32601.
-type clientHandler struct{}
+// OnProgress calls fn with the value of each $/progress notification for
+// token (a string or a number, as the request's workDoneToken gives it)
+// until remove is called. Notifications are handled in the order they
+// arrive, before the reply that follows them: fn must not block.
+func (c *Client) OnProgress(token any, fn func(value json.RawMessage)) (remove func(), err error) {
+	key, err := json.Marshal(token)
+	if err != nil {
+		return nil, fmt.Errorf("rpc: progress token: %w", err)
+	}
+	c.pmu.Lock()
+	c.progress[string(key)] = fn
+	c.pmu.Unlock()
+	return func() {
+		c.pmu.Lock()
+		delete(c.progress, string(key))
+		c.pmu.Unlock()
+	}, nil
+}
 
-func (clientHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+// onProgress passes a $/progress notification to its token's function.
+func (c *Client) onProgress(params *json.RawMessage) {
+	if params == nil {
+		return
+	}
+	var p struct {
+		Token json.RawMessage `json:"token"`
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(*params, &p) != nil {
+		return
+	}
+	var key bytes.Buffer
+	if json.Compact(&key, p.Token) != nil {
+		return
+	}
+	c.pmu.Lock()
+	fn := c.progress[key.String()]
+	c.pmu.Unlock()
+	if fn != nil {
+		fn(p.Value)
+	}
+}
+
+// clientHandler takes the server's progress notifications and answers its
+// requests, if it sends any, with -32601.
+type clientHandler struct{ c *Client }
+
+func (h clientHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Notif {
+		if req.Method == ProgressMethod {
+			h.c.onProgress(req.Params)
+		}
 		return
 	}
 	we := wireError(MethodNotFound(req.Method), slog.Default())

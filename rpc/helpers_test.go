@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -89,6 +90,24 @@ func (h *testHandler) Handle(ctx context.Context, req *Request) (any, error) {
 			h.cancelled <- req.Method
 			return nil, ctx.Err()
 		}
+	case "progress": // reports for ms milliseconds: polled, or by Report when "report" is set
+		var p struct {
+			Ms     int  `json:"ms"`
+			Report bool `json:"report"`
+		}
+		json.Unmarshal(req.Params, &p)
+		prog := ProgressFrom(ctx)
+		var n atomic.Int64
+		if !p.Report {
+			defer prog.Poll(func() any { return map[string]int64{"n": n.Add(1)} })()
+		}
+		for end := time.Now().Add(time.Duration(p.Ms) * time.Millisecond); time.Now().Before(end); {
+			if p.Report {
+				prog.Report(map[string]int64{"n": n.Add(1)})
+			}
+			time.Sleep(time.Millisecond)
+		}
+		return "done", nil
 	case "panic":
 		panic("boom")
 	case "fail":

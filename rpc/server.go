@@ -195,6 +195,30 @@ type serverConn struct {
 // flight is one running request.
 type flight struct{ cancel context.CancelFunc }
 
+// progressFor returns the Progress of req when its params carry a
+// workDoneToken (nil when not, or for a notification), or the -32602 error
+// of a token that is neither a string nor a number.
+func (c *serverConn) progressFor(req *Request) (*Progress, error) {
+	if req.Notif {
+		return nil, nil
+	}
+	tok, err := workDoneToken(req.Params)
+	if tok == nil || err != nil {
+		return nil, err
+	}
+	return NewProgress(tok, 0, c.notify), nil
+}
+
+// notify sends a $/progress notification.
+func (c *serverConn) notify(token json.RawMessage, value any) error {
+	body, err := json.Marshal(progressParams{Token: token, Value: value})
+	if err != nil {
+		c.log.Error("rpc: cannot encode progress", "err", err)
+		return err
+	}
+	return c.st.writeNotification(ProgressMethod, body)
+}
+
 // Handle implements jsonrpc2.Handler. It runs on the read loop.
 func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.Request) {
 	req := &Request{Method: jr.Method, ID: jr.ID, Notif: jr.Notif}
@@ -240,7 +264,12 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 // run calls the handler and sends its reply.
 func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flight, jc *jsonrpc2.Conn, req *Request) {
 	defer cancel()
-	result, err := c.call(ctx, req)
+	prog, err := c.progressFor(req)
+	var result any
+	if err == nil {
+		result, err = c.call(WithProgress(ctx, prog), req)
+		prog.Close() // no progress may follow the reply
+	}
 	c.forget(req.ID, f)
 	if req.Notif {
 		if err != nil {

@@ -336,6 +336,21 @@ func (s *stream) setWriteDeadline() {
 	}
 }
 
+// writeNotification sends {"jsonrpc":"2.0","method":method,"params":params}.
+func (s *stream) writeNotification(method string, params json.RawMessage) error {
+	m, err := json.Marshal(method)
+	if err != nil {
+		return fmt.Errorf("rpc: encode method: %w", err)
+	}
+	data := make([]byte, 0, len(params)+len(m)+40)
+	data = append(data, `{"jsonrpc":"2.0","method":`...)
+	data = append(data, m...)
+	data = append(data, `,"params":`...)
+	data = append(data, params...)
+	data = append(data, '}')
+	return s.write(data)
+}
+
 // WriteObject implements jsonrpc2.ObjectStream.
 func (s *stream) WriteObject(obj any) error {
 	data, err := json.Marshal(obj)

@@ -50,6 +50,8 @@ type message struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *wireError      `json:"error"`
+	Method string          `json:"method"` // of a notification
+	Params json.RawMessage `json:"params"`
 }
 
 type wireError struct {
@@ -74,6 +76,7 @@ type peer struct {
 	mu      sync.Mutex
 	replies map[string]chan message
 	orphans chan message // replies with a null id
+	notes   []message    // notifications, in the order they came
 	done    chan struct{}
 	// spoolRoot is the daemon's spool root.
 	spoolRoot string
@@ -117,6 +120,14 @@ func (p *peer) readLoop(r io.Reader) {
 		if err := json.Unmarshal(body, &m); err != nil {
 			p.t.Errorf("daemon wrote a message that is not JSON: %q", body)
 			return
+		}
+		if m.Method != "" {
+			// Kept before any later reply is passed on: notes counted once
+			// a reply has come are those that came before it.
+			p.mu.Lock()
+			p.notes = append(p.notes, m)
+			p.mu.Unlock()
+			continue
 		}
 		id := string(m.ID)
 		if id == "" || id == "null" {

@@ -1,0 +1,148 @@
+package lifecycle
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
+)
+
+// alive reports whether pid runs; a zombie its new parent has yet to reap
+// does not.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return !(i > 0 && len(b) > i+2 && b[i+2] == 'Z')
+}
+
+// startProcs starts n background processes in c's session, each a shell
+// with a background child, and returns the pids of both.
+func startProcs(t *testing.T, c *rpc.Client, n int) []int {
+	t.Helper()
+	ctx := context.Background()
+	var pids []int
+	pidLine := regexp.MustCompile(`^(\d+) (\d+)\n`)
+	for range n {
+		var r protocol.ExecResult
+		if err := c.Call(ctx, protocol.MethodExec, map[string]any{"command": `sleep 300 & echo $$ $!; sleep 300`, "background": true}, &r); err != nil {
+			t.Fatal(err)
+		}
+		var w protocol.ProcessOutput
+		if !pidLine.MatchString(r.Stdout.Head) { // the wait starts where exec's output ended
+			if err := c.Call(ctx, protocol.MethodProcessWait, map[string]any{"id": *r.Process, "until": map[string]any{"pattern": `^\d+ \d+$`}}, &w); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := pidLine.FindStringSubmatch(r.Stdout.Head + w.Stdout.Head)
+		if m == nil {
+			t.Fatalf("no pids in %q", r.Stdout.Head+w.Stdout.Head)
+		}
+		var a, b int
+		fmt.Sscan(m[1], &a)
+		fmt.Sscan(m[2], &b)
+		pids = append(pids, a, b)
+	}
+	return pids
+}
+
+// wantGone fails unless every pid is gone soon (signals land asynchronously).
+func wantGone(t *testing.T, how string, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("%s: process %d is still alive", how, pid)
+		}
+	}
+}
+
+// TestProcessesEndWithSessions: 210 background processes (each with a
+// child) in 15 sessions, ended by session/close, by the client leaving and
+// by the daemon's Close (what SIGTERM and SIGINT call), leave no process,
+// goroutine, descriptor or spool file.
+func TestProcessesEndWithSessions(t *testing.T) {
+	d := newDaemon(t)
+	fds := func() int {
+		ents, _ := os.ReadDir("/proc/self/fd")
+		return len(ents)
+	}
+	c, wait := connect(t, d)
+	startProcs(t, c, 1) // warm up what stays
+	c.Close()
+	wait()
+	time.Sleep(100 * time.Millisecond)
+	baseG, baseFD := runtime.NumGoroutine(), fds()
+
+	const perSession = protocol.MaxProcesses - 2
+	type sess struct {
+		c    *rpc.Client
+		wait func() int
+		pids []int
+	}
+	var groups [3][]sess
+	for g := range groups {
+		for range 5 {
+			c, wait := connect(t, d)
+			groups[g] = append(groups[g], sess{c, wait, startProcs(t, c, perSession)})
+		}
+	}
+	if n := d.svc.Runner.Running(); n != 15*perSession {
+		var list []protocol.ProcessInfo
+		groups[0][0].c.Call(context.Background(), protocol.MethodProcessList, nil, &list)
+		t.Fatalf("%d running, want %d; one session's: %+v", n, 15*perSession, list)
+	}
+	for _, s := range groups[0] {
+		if err := s.c.Call(context.Background(), protocol.MethodSessionClose, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		wantGone(t, "session/close", s.pids)
+	}
+	for _, s := range groups[1] {
+		s.c.Close()
+		s.wait()
+		wantGone(t, "disconnect", s.pids)
+	}
+	for _, s := range groups[0] { // their sessions are closed: now their connections
+		s.c.Close()
+		s.wait()
+	}
+	d.Close()
+	for _, s := range groups[2] {
+		wantGone(t, "daemon close", s.pids)
+		s.c.Close()
+		s.wait()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		g, fd := runtime.NumGoroutine(), fds()
+		files, _ := filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*", "*"))
+		if g <= baseG && fd <= baseFD && d.svc.Runner.Running() == 0 && len(files) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("left behind: goroutines %d (was %d), fds %d (was %d), running %d, files %v\n%s",
+				g, baseG, fd, baseFD, d.svc.Runner.Running(), files, buf[:n])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

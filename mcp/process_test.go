@@ -1,0 +1,116 @@
+package mcp
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
+)
+
+// TestProgress: a client that gives a progressToken gets
+// notifications/progress while a command runs, before its result; one that
+// gives none gets none.
+func TestProgress(t *testing.T) {
+	dm := newDaemon(t)
+	srv := NewServer("test", dm.connect, testLogger(t))
+	var mu sync.Mutex
+	var got []*sdk.ProgressNotificationParams
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, inR, outW) }()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, req.Params)
+			mu.Unlock()
+		},
+	})
+	cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); <-done }()
+
+	params := &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": `for i in $(seq 1 8); do echo "step $i"; sleep 0.2; done`}}
+	params.SetProgressToken("p-1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("exec: %v %+v", err, res)
+	}
+	mu.Lock()
+	n, notes := len(got), append([]*sdk.ProgressNotificationParams(nil), got...)
+	mu.Unlock()
+	if n < 3 {
+		t.Fatalf("%d progress notifications before the result, want >= 3", n)
+	}
+	for i, p := range notes {
+		if p.ProgressToken != "p-1" || (i > 0 && p.Progress <= notes[i-1].Progress) || !strings.Contains(p.Message, "stdout") {
+			t.Fatalf("notification %d: %+v", i, p)
+		}
+	}
+	// Without a token: none.
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "sleep 0.8"}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != n {
+		t.Fatalf("%d notifications for a call without a token", len(got)-n)
+	}
+}
+
+// TestProcessTools: a server started in the background, waited for with a
+// pattern, written to, listed and killed, through the tools a model sees.
+func TestProcessTools(t *testing.T) {
+	s, _ := start(t)
+	text, res := s.call(t, "exec", map[string]any{
+		"command":    `echo booting; sleep 0.2; echo "ready on port 4000"; while read l; do echo "echo: $l"; done`,
+		"background": true})
+	var ex struct{ Process *string }
+	structured(t, res, &ex)
+	if ex.Process == nil || !strings.Contains(text, "still running as process "+*ex.Process) || !strings.Contains(text, "process/wait") {
+		t.Fatalf("exec: %q", text)
+	}
+	id := *ex.Process
+	text, _ = s.call(t, "process_wait", map[string]any{"id": id, "until": map[string]any{"pattern": `ready on port \d+`}})
+	if !strings.HasPrefix(text, "process "+id+" running (wait ended: pattern)") || !strings.Contains(text, "ready on port 4000") {
+		t.Fatalf("wait: %q", text)
+	}
+	s.call(t, "process_write", map[string]any{"id": id, "stdin": "hello\n"})
+	text, _ = s.call(t, "process_wait", map[string]any{"id": id, "until": map[string]any{"pattern": "^echo: hello$"}})
+	if !strings.Contains(text, "echo: hello") {
+		t.Fatalf("after write: %q", text)
+	}
+	text, res = s.call(t, "process_list", nil)
+	var list struct{ Processes []struct{ ID string } }
+	structured(t, res, &list)
+	if len(list.Processes) != 1 || list.Processes[0].ID != id || !strings.Contains(text, id) {
+		t.Fatalf("list: %q", text)
+	}
+	text, _ = s.call(t, "process_kill", map[string]any{"id": id})
+	if !strings.Contains(text, "SIGTERM") {
+		t.Fatalf("kill: %q", text)
+	}
+	text, res = s.call(t, "process_read", map[string]any{"id": "nope"})
+	if !res.IsError || !strings.Contains(text, "no such process") {
+		t.Fatalf("unknown id: %q", text)
+	}
+}
+
+// TestProgressMethodName: rpc sends progress under the name protocol gives.
+func TestProgressMethodName(t *testing.T) {
+	if rpc.ProgressMethod != protocol.MethodProgress {
+		t.Fatalf("rpc sends %q, protocol names %q", rpc.ProgressMethod, protocol.MethodProgress)
+	}
+}

@@ -1,0 +1,312 @@
+package methods
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/process"
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/truncate"
+)
+
+// proc returns the session's process id names.
+func proc(s *Session, id string) (*process.Proc, error) {
+	if id == "" {
+		return nil, rpc.InvalidParams("id", "required: a process id from exec (yieldMs or background) or process/list")
+	}
+	if s.Procs == nil {
+		return nil, rpc.Errorf(rpc.CodeInternalError, nil, "internal error: the session has no process table")
+	}
+	p, err := s.Procs.Get(id)
+	if err != nil {
+		return nil, rpc.Errorf(protocol.CodeNoSuchFile, protocol.ProcessData{Process: id},
+			"no such process: %s (ids belong to the session that started them; process/list shows them)", id)
+	}
+	return p, nil
+}
+
+// execBackground runs spec as a background process and answers exec after
+// yield or at its exit, whichever comes first.
+func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.ExecParams, spec exec.Spec, yield time.Duration) (any, error) {
+	if s.Procs == nil {
+		return nil, rpc.Errorf(rpc.CodeInternalError, nil, "internal error: the session has no process table")
+	}
+	if p.TimeoutMs == nil {
+		spec.Timeout = 0 // a background process runs until it ends or is ended
+	}
+	stdin := spec.Stdin
+	spec.Stdin = nil
+	start := time.Now()
+	pr, err := s.Procs.Start(spec, commandLine(&spec), stdin)
+	switch {
+	case errors.Is(err, process.ErrLimit):
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, map[string]string{"field": "yieldMs"}, "invalid params: yieldMs: %v", err)
+	case err != nil:
+		return nil, startError(err, &spec)
+	}
+	stop := meterProgress(ctx, &pr.Meter)
+	t := time.NewTimer(yield)
+	select {
+	case <-pr.Done():
+	case <-t.C:
+	case <-ctx.Done():
+		pr.Kill(context.Background(), 0) // the caller never learned its id
+	}
+	t.Stop()
+	stop()
+	if !pr.Running() {
+		s.Procs.Forget(pr.ID)
+		res := pr.Result()
+		out := toResult(res)
+		for _, st := range []*protocol.Stream{&out.Stdout, &out.Stderr} {
+			if !st.Truncated && st.ClippedLines == 0 && !st.Binary {
+				st.Spool = nil // shown whole: the spool written for a reader is not needed
+			}
+		}
+		if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
+			StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError}); n != "" {
+			out.Notice = &n
+		}
+		return out, nil
+	}
+	o, err := pr.Read(nil, exec.KeepBytes(spec.Output.MaxBytes))
+	if err != nil {
+		return nil, err
+	}
+	out := &protocol.ExecResult{
+		DurationMs: time.Since(start).Milliseconds(),
+		Stdout:     spanStream(&o.Stdout, spec.Output),
+		Stderr:     spanStream(&o.Stderr, spec.Output),
+		Process:    &pr.ID,
+	}
+	if o.Result != nil { // it exited just now: still readable as a process
+		out.ExitCode, out.Signal = o.Result.ExitCode, o.Result.Signal
+	}
+	n := notice.ExecRunning(notice.ExecFacts{Result: out}, yield)
+	out.Notice = &n
+	return out, nil
+}
+
+// commandLine is how process/list shows a command.
+func commandLine(spec *exec.Spec) string {
+	if spec.Command != "" {
+		return spec.Command
+	}
+	return strings.Join(spec.Argv, " ")
+}
+
+// spanStream previews a span of a process's output as exec previews a
+// stream, with the spool's line numbers.
+func spanStream(sp *process.Span, o truncate.PreviewOptions) protocol.Stream {
+	have := sp.To - sp.From - sp.Lost
+	w := protocol.Stream{TotalBytes: sp.To - sp.From, TotalLines: sp.Lines, Highlights: []protocol.Highlight{}}
+	if have > 0 && truncate.IsBinary(sp.Head) {
+		w.Binary, w.Truncated = true, true
+		w.Omitted = &protocol.Omitted{FromLine: sp.FirstLine, ToLine: sp.FirstLine + sp.Lines - 1, Bytes: have}
+	} else if have > 0 {
+		pr := truncate.Preview(sp.Head, sp.Tail, have, sp.Lines, o)
+		w.Head, w.Tail = pr.Head, pr.Tail
+		w.ShownLines, w.ShownBytes, w.ClippedLines, w.Truncated = pr.ShownLines, pr.ShownBytes, pr.ClippedLines, pr.Truncated
+		if om := pr.Omitted; om != nil {
+			w.Omitted = &protocol.Omitted{FromLine: sp.FirstLine + om.FromLine - 1, ToLine: sp.FirstLine + om.ToLine - 1, Bytes: om.Bytes}
+		}
+	}
+	if (w.Truncated || w.ClippedLines > 0 || sp.Lost > 0) && sp.SpoolID != "" {
+		w.Spool = &protocol.SpoolRef{ID: sp.SpoolID, Path: sp.SpoolPath, Bytes: sp.To - sp.Lost, Capped: sp.Lost > 0}
+	}
+	return w
+}
+
+// processOutput reads pr's output since the cursor and shapes the result of
+// process/read (reason "") or process/wait.
+func processOutput(pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
+	out, err := pr.Read(since, exec.KeepBytes(o.MaxBytes))
+	if errors.Is(err, process.ErrCursor) {
+		return nil, rpc.InvalidParams("since", "%v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &protocol.ProcessOutput{
+		ID:      pr.ID,
+		Stdout:  spanStream(&out.Stdout, o),
+		Stderr:  spanStream(&out.Stderr, o),
+		Since:   out.From.String(),
+		Cursor:  out.To.String(),
+		Running: out.Result == nil,
+		Reason:  reason,
+	}
+	if res := out.Result; res != nil {
+		r.ExitCode, r.Signal = res.ExitCode, res.Signal
+	}
+	n := notice.Process(notice.ProcessFacts{Out: r, Timeout: timeout, LostStdout: out.Stdout.Lost, LostStderr: out.Stderr.Lost})
+	r.Notice = &n
+	return r, nil
+}
+
+// ProcessRead answers process/read: the output since the cursor.
+func (svc *Service) ProcessRead(ctx context.Context, s *Session, params []byte) (any, error) {
+	var p protocol.ProcessReadParams
+	if err := rpc.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	pr, err := proc(s, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	o, err := previewOptions(&p.OutputParams, s)
+	if err != nil {
+		return nil, err
+	}
+	var since *process.Cursor
+	if p.Since != nil {
+		c, err := process.ParseCursor(*p.Since)
+		if err != nil {
+			return nil, rpc.InvalidParams("since", "%v", err)
+		}
+		since = &c
+	}
+	return processOutput(pr, since, o, "", 0)
+}
+
+// ProcessWait answers process/wait: it returns at the process's exit, at a
+// line that matches until.pattern, after until.idleMs without output or at
+// timeoutMs, with the output that came since the last read.
+func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) (any, error) {
+	var p protocol.ProcessWaitParams
+	if err := rpc.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	pr, err := proc(s, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	o, err := previewOptions(&p.OutputParams, s)
+	if err != nil {
+		return nil, err
+	}
+	var u process.Until
+	timeout, err := count("timeoutMs", p.TimeoutMs, protocol.DefaultWaitTimeoutMs, 0, protocol.MaxExecTimeoutMs)
+	if err != nil {
+		return nil, err
+	}
+	u.Timeout = time.Duration(timeout) * time.Millisecond
+	if p.Until != nil {
+		if p.Until.Pattern != nil {
+			if u.Pattern, err = regexp.Compile(*p.Until.Pattern); err != nil {
+				return nil, rpc.InvalidParams("until.pattern", "not an RE2 expression: %v", err)
+			}
+		}
+		idle, err := count("until.idleMs", p.Until.IdleMs, 0, 0, protocol.MaxExecTimeoutMs)
+		if err != nil {
+			return nil, err
+		}
+		u.Idle = time.Duration(idle) * time.Millisecond
+	}
+	stop := meterProgress(ctx, &pr.Meter)
+	reason, err := pr.Wait(ctx, u)
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	return processOutput(pr, nil, o, reason, u.Timeout)
+}
+
+// ProcessWrite answers process/write: input on the process's stdin.
+func (svc *Service) ProcessWrite(ctx context.Context, s *Session, params []byte) (any, error) {
+	var p protocol.ProcessWriteParams
+	if err := rpc.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	pr, err := proc(s, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	wait := protocol.MaxWriteWaitMs * time.Millisecond
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	n, err := pr.Write(wctx, p.Stdin, p.Close)
+	res := &protocol.ProcessWriteResult{Written: n}
+	switch {
+	case errors.Is(err, process.ErrExited), errors.Is(err, process.ErrStdinClosed):
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, protocol.ProcessData{Process: p.ID}, "invalid params: id: process %s: %v", p.ID, err)
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		msg := notice.WriteShort(n, len(p.Stdin), wait)
+		res.Notice = &msg
+	case err != nil:
+		return nil, err
+	}
+	return res, nil
+}
+
+// ProcessKill answers process/kill: it ends the process's group and returns
+// how it ended.
+func (svc *Service) ProcessKill(ctx context.Context, s *Session, params []byte) (any, error) {
+	var p protocol.ProcessKillParams
+	if err := rpc.DecodeParams(params, &p); err != nil {
+		return nil, err
+	}
+	pr, err := proc(s, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	sig := syscall.SIGTERM
+	if p.Signal != nil {
+		if sig, err = parseSignal(*p.Signal); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := pr.Kill(ctx, sig); err != nil {
+		return nil, err
+	}
+	return info(pr), nil
+}
+
+// parseSignal reads a signal's name (SIGINT, INT, any case) or number.
+func parseSignal(s string) (syscall.Signal, error) {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 && n < 65 {
+		return syscall.Signal(n), nil
+	}
+	name := strings.ToUpper(s)
+	if !strings.HasPrefix(name, "SIG") {
+		name = "SIG" + name
+	}
+	if sig := unix.SignalNum(name); sig != 0 {
+		return sig, nil
+	}
+	return 0, rpc.InvalidParams("signal", "%q is not a signal: give a name such as SIGINT or a number", s)
+}
+
+func info(pr *process.Proc) protocol.ProcessInfo {
+	in := protocol.ProcessInfo{ID: pr.ID, Command: pr.Command, Running: true, StartedMs: pr.StartedAt.UnixMilli()}
+	if res := pr.Result(); res != nil {
+		in.Running, in.ExitCode, in.Signal = false, res.ExitCode, res.Signal
+	}
+	return in
+}
+
+// ProcessList answers process/list: the session's processes, oldest first.
+func (svc *Service) ProcessList(ctx context.Context, s *Session, params []byte) (any, error) {
+	if err := rpc.DecodeParams(params, &struct{}{}); err != nil {
+		return nil, err
+	}
+	out := []protocol.ProcessInfo{}
+	if s.Procs == nil {
+		return out, nil
+	}
+	for _, in := range s.Procs.List() {
+		out = append(out, protocol.ProcessInfo{ID: in.ID, Command: in.Command, Running: in.Running,
+			ExitCode: in.ExitCode, Signal: in.Signal, StartedMs: in.StartedAt.UnixMilli()})
+	}
+	return out, nil
+}

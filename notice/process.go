@@ -1,0 +1,110 @@
+package notice
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toold/toold/protocol"
+)
+
+// ExecRunning is the notice of an exec that still runs when its yield is
+// over: it has become background process f.Result.Process. Then it says
+// what each stream left out so far, as Exec does.
+func ExecRunning(f ExecFacts, yield time.Duration) string {
+	parts := []string{fmt.Sprintf("Still running after %s as process %s: %s waits for it (its exit, a line matching until.pattern, or until.idleMs without output), "+
+		"%s reads what it prints next, %s answers a prompt, %s ends it",
+		yield, *f.Result.Process, protocol.MethodProcessWait, protocol.MethodProcessRead, protocol.MethodProcessWrite, protocol.MethodProcessKill)}
+	return "[" + strings.Join(append(parts, streamParts(f)...), ". ") + "]"
+}
+
+// ProcessFacts are what the notice of process/read or process/wait is
+// made from.
+type ProcessFacts struct {
+	// Out is the wire result; its Notice is ignored.
+	Out *protocol.ProcessOutput
+	// Timeout is the wait's timeout, for ReasonTimeout.
+	Timeout time.Duration
+	// LostStdout and LostStderr count new bytes the spool could not keep
+	// (past its cap): counted, not shown.
+	LostStdout, LostStderr int64
+}
+
+// Process returns the notice of a process's new output: how the wait
+// ended when that is worth saying, the process's state, and what each
+// stream left out and where to find it.
+func Process(f ProcessFacts) string {
+	o := f.Out
+	var parts []string
+	if o.Reason == protocol.ReasonTimeout {
+		parts = append(parts, fmt.Sprintf("Waited %s: the process neither exited nor met until", f.Timeout))
+	}
+	switch {
+	case o.Running:
+		parts = append(parts, fmt.Sprintf("Process %s is running; %s or %s again goes on from cursor=%s", o.ID,
+			protocol.MethodProcessRead, protocol.MethodProcessWait, o.Cursor))
+	case o.Signal != nil:
+		parts = append(parts, fmt.Sprintf("Process %s was killed by %s", o.ID, *o.Signal))
+	case o.ExitCode != nil:
+		parts = append(parts, fmt.Sprintf("Process %s exited with code %d", o.ID, *o.ExitCode))
+	}
+	for _, s := range []struct {
+		name string
+		st   *protocol.Stream
+		lost int64
+	}{{"stdout", &o.Stdout, f.LostStdout}, {"stderr", &o.Stderr, f.LostStderr}} {
+		p := stream(s.name, s.st, "")
+		if s.lost > 0 {
+			if p == "" {
+				p = s.name
+			}
+			p += fmt.Sprintf("; %s past the spool's cap were counted, not kept", Size(s.lost))
+		}
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return "[" + strings.Join(parts, ". ") + "]"
+}
+
+// WriteShort is the notice of a process/write that the process did not
+// read in full in time.
+func WriteShort(written, total int, wait time.Duration) string {
+	return fmt.Sprintf("[The process read %d of %d bytes within %s and its stdin is full: write the rest once it reads on]", written, total, wait)
+}
+
+// ProcessState says in a few words where a process is and, for a wait,
+// why it returned: the first line of process/read and process/wait
+// rendered for a model.
+func ProcessState(o *protocol.ProcessOutput) string {
+	var s string
+	switch {
+	case o.Running:
+		s = "process " + o.ID + " running"
+	case o.Signal != nil:
+		s = "process " + o.ID + " killed by " + *o.Signal
+	case o.ExitCode != nil:
+		s = fmt.Sprintf("process %s exited, status %d", o.ID, *o.ExitCode)
+	default:
+		s = "process " + o.ID + " ended"
+	}
+	if o.Reason != "" {
+		s += " (wait ended: " + o.Reason + ")"
+	}
+	return s
+}
+
+// ExecProgressMessage is an exec's progress as an MCP progress message.
+func ExecProgressMessage(p *protocol.ExecProgress) string {
+	s := fmt.Sprintf("%.1fs: stdout %d lines, stderr %d lines", float64(p.ElapsedMs)/1000, p.Stdout.Lines, p.Stderr.Lines)
+	if p.LastLine != "" {
+		s += ": " + p.LastLine
+	}
+	return s
+}
+
+// IndexProgressMessage is an index build's progress as an MCP progress
+// message.
+func IndexProgressMessage(p *protocol.IndexProgress) string {
+	return fmt.Sprintf("indexing lines: %s of %s", Size(p.BytesDone), Size(p.BytesTotal))
+}

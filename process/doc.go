@@ -1,0 +1,34 @@
+// Package process owns the commands that outlive the call that started
+// them: a session's table of background processes, each run by exec.Runner
+// with its output spooled from the first byte, and what a later call may
+// ask of one — the output since a read cursor, a wait for its exit, for a
+// line that matches a pattern or for its output to go idle, input on its
+// stdin, a signal, and its exit status.
+//
+// # Why a package of its own
+//
+// exec runs one command to its end and knows nothing of sessions; methods
+// shapes requests and results and holds no state between calls. A
+// background process is state between calls: a table bound to one session
+// (ids mean nothing in another), a per-process cursor, exit statuses kept
+// after exit until the session ends, and a limit on how many run at once.
+// That state and its locking live here, under the session, above exec.
+//
+// # Output and cursors
+//
+// Every byte of each stream goes to its spool file (exec.Spec.SpoolAll)
+// before the process is told of it (exec.Observer), so the count it keeps
+// per stream is the length of the spool that can be read. A Cursor is a
+// pair of byte offsets into the two streams' output; a read returns what
+// lies between a cursor and the ends counted at that moment and moves the
+// process's own cursor there, so reads that follow one another return every
+// byte exactly once. The preview of a read is the caller's business (Span
+// gives it the first and last bytes, the line count and the spool).
+//
+// # Ownership
+//
+// A Table owns its processes and their goroutines: Close ends every
+// process's group (SIGTERM, then SIGKILL after 2 s, as exec does) and
+// returns once each Run has returned. The spool files belong to the
+// session's spool directory, which the session removes after Close.
+package process

@@ -1,0 +1,218 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/exec"
+)
+
+// killDelay is how long a signal other than SIGTERM has to end the group
+// before Kill ends it as exec does (SIGTERM, then SIGKILL after 2 s).
+const killDelay = 2 * time.Second
+
+var (
+	// ErrExited is Write's error once the process has exited.
+	ErrExited = errors.New("the process has exited")
+	// ErrStdinClosed is Write's error once stdin was closed.
+	ErrStdinClosed = errors.New("stdin is closed")
+)
+
+// Proc is one background process. It is the exec.Observer of its Run.
+type Proc struct {
+	ID        string
+	Command   string
+	StartedAt time.Time
+	cancel    context.CancelFunc // ends the group through Run
+
+	// Meter counts the output for progress reports.
+	Meter exec.Meter
+
+	started chan struct{} // closed by Started
+	done    chan struct{} // closed by finish
+
+	wmu sync.Mutex // serializes writes to stdin
+
+	mu         sync.Mutex
+	pgid       int
+	stdin      *os.File // nil once closed
+	streams    [2]streamState
+	lastOutput time.Time
+	changed    chan struct{} // closed at the next output or exit; nil until asked for
+	cursor     Cursor        // where the last read ended
+	cursorNL   [2]int64      // newlines before cursor, per stream
+	result     *exec.Result
+	startErr   error
+}
+
+// streamState is what a Proc knows of one stream's output.
+type streamState struct {
+	written   int64  // bytes seen, all of them given to the spool first
+	newlines  int64  // '\n' bytes among them
+	spoolID   string // "" until the first byte
+	spoolPath string
+}
+
+// streamIndex maps "stdout"/"stderr" to 0/1.
+func streamIndex(stream string) int {
+	if stream == "stderr" {
+		return 1
+	}
+	return 0
+}
+
+// Started implements exec.Observer.
+func (p *Proc) Started(pgid int, stdin *os.File) {
+	p.Meter.Started(pgid, stdin)
+	p.mu.Lock()
+	p.pgid, p.stdin = pgid, stdin
+	p.mu.Unlock()
+	close(p.started)
+}
+
+// Output implements exec.Observer.
+func (p *Proc) Output(stream string, b []byte) {
+	p.Meter.Output(stream, b)
+	p.mu.Lock()
+	s := &p.streams[streamIndex(stream)]
+	s.written += int64(len(b))
+	s.newlines += int64(bytes.Count(b, newline))
+	p.lastOutput = time.Now()
+	p.notifyLocked()
+	p.mu.Unlock()
+}
+
+func (p *Proc) setSpool(stream, id, path string) {
+	p.mu.Lock()
+	s := &p.streams[streamIndex(stream)]
+	s.spoolID, s.spoolPath = id, path
+	p.mu.Unlock()
+}
+
+// finish records how Run ended.
+func (p *Proc) finish(res *exec.Result, err error) {
+	p.mu.Lock()
+	p.result, p.startErr = res, err
+	if res == nil && err == nil {
+		p.startErr = fmt.Errorf("%w: no result", exec.ErrStart)
+	}
+	p.stdin = nil // Run has closed it
+	p.notifyLocked()
+	p.mu.Unlock()
+	close(p.done)
+}
+
+// notifyLocked wakes the waiters; p.mu is held.
+func (p *Proc) notifyLocked() {
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
+}
+
+// changedLocked returns a channel closed at the next output or exit.
+func (p *Proc) changedLocked() <-chan struct{} {
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.changed
+}
+
+// Running reports whether the process has yet to exit.
+func (p *Proc) Running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Done is closed when the process has exited and its output is read.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Result returns how the process ended (with the previews of its whole
+// output), or nil while it runs.
+func (p *Proc) Result() *exec.Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.result
+}
+
+// Write writes s to the process's stdin, and closes stdin after it when
+// close is set. It returns how many bytes were written: fewer than len(s)
+// when ctx ended first (a process that does not read its stdin), with
+// ctx's error.
+func (p *Proc) Write(ctx context.Context, s string, close bool) (int, error) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	p.mu.Lock()
+	f, exited := p.stdin, p.result != nil
+	p.mu.Unlock()
+	switch {
+	case exited:
+		return 0, ErrExited
+	case f == nil:
+		return 0, ErrStdinClosed
+	}
+	// A deadline set by the last write's ctx may land after that write
+	// returned: clear it first.
+	f.SetWriteDeadline(time.Time{})
+	stop := context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Now()) })
+	n, err := f.WriteString(s)
+	if !stop() && err != nil {
+		err = ctx.Err()
+	}
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+		err = ErrExited
+	}
+	if err != nil {
+		return n, err
+	}
+	if close {
+		p.mu.Lock()
+		p.stdin = nil
+		p.mu.Unlock()
+		if err := f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			return n, fmt.Errorf("closing stdin: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// Kill ends the process and returns its Result. sig 0 or SIGTERM ends the
+// group as exec does (SIGTERM, then SIGKILL after 2 s); another signal is
+// sent to the group first, and the group is ended so if it is still there
+// 2 s later. ctx bounds the wait for the exit, not the signals.
+func (p *Proc) Kill(ctx context.Context, sig syscall.Signal) (*exec.Result, error) {
+	if sig != 0 && sig != syscall.SIGTERM && p.Running() {
+		p.mu.Lock()
+		pgid := p.pgid
+		p.mu.Unlock()
+		// The group's pgid stays allocated while any member lives, so it
+		// names no one else here (exec.Runner.terminate says why).
+		unix.Kill(-pgid, sig)
+		t := time.NewTimer(killDelay)
+		select {
+		case <-p.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	p.cancel()
+	select {
+	case <-p.done:
+		return p.Result(), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

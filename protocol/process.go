@@ -1,0 +1,167 @@
+package protocol
+
+// Method names of the processes that outlive the call (PROTOCOL.md,
+// "Processes that outlive the call"), and of progress.
+const (
+	MethodProcessRead  = "process/read"
+	MethodProcessWait  = "process/wait"
+	MethodProcessWrite = "process/write"
+	MethodProcessKill  = "process/kill"
+	MethodProcessList  = "process/list"
+
+	// MethodProgress is the notification that carries a request's progress
+	// to the client that gave its params a workDoneToken: ProgressParams.
+	MethodProgress = "$/progress"
+)
+
+// Limits and defaults of background processes.
+const (
+	// MaxProcesses is how many processes of one session may run at once;
+	// one more is refused with -32602.
+	MaxProcesses = 16
+	// DefaultWaitTimeoutMs is process/wait's timeoutMs when none is given.
+	DefaultWaitTimeoutMs = 30000
+	// MaxWriteWaitMs bounds how long process/write waits for a process to
+	// read its stdin.
+	MaxWriteWaitMs = 10000
+)
+
+// Reasons process/wait returns (ProcessOutput.Reason).
+const (
+	ReasonExit    = "exit"
+	ReasonPattern = "pattern"
+	ReasonIdle    = "idle"
+	ReasonTimeout = "timeout"
+)
+
+// Progress kinds (the kind field of a progress value).
+const (
+	ProgressExec  = "exec"
+	ProgressIndex = "index"
+)
+
+// ProgressParams are MethodProgress's params: the request's token as the
+// client wrote it, and an ExecProgress or IndexProgress.
+type ProgressParams struct {
+	Token any `json:"token"`
+	Value any `json:"value"`
+}
+
+// ExecProgress is the progress of an exec, or of a process being waited
+// for: how long it has run and what it has printed.
+type ExecProgress struct {
+	Kind      string      `json:"kind"` // ProgressExec
+	ElapsedMs int64       `json:"elapsedMs"`
+	Stdout    StreamCount `json:"stdout"`
+	Stderr    StreamCount `json:"stderr"`
+	// LastLine is the newest line of either stream, cleaned and clipped.
+	LastLine string `json:"lastLine"`
+}
+
+// StreamCount is how much one stream has printed so far.
+type StreamCount struct {
+	Lines int64 `json:"lines"`
+	Bytes int64 `json:"bytes"`
+}
+
+// IndexProgress is the progress of a file's line index build.
+type IndexProgress struct {
+	Kind       string `json:"kind"` // ProgressIndex
+	BytesDone  int64  `json:"bytesDone"`
+	BytesTotal int64  `json:"bytesTotal"`
+}
+
+// OutputParams shape the preview of a process's output, as exec's params
+// shape a command's.
+type OutputParams struct {
+	MaxLines     *Num    `json:"maxLines"`
+	MaxBytes     *Num    `json:"maxBytes"`
+	Preview      *string `json:"preview"`
+	MaxLineChars *Num    `json:"maxLineChars"`
+	Clean        *bool   `json:"clean"`
+}
+
+// ProcessReadParams are process/read's params.
+type ProcessReadParams struct {
+	ID string `json:"id"`
+	// Since is a cursor from an earlier result; nil: where the last read
+	// (or wait, or the exec that started the process) ended.
+	Since *string `json:"since"`
+	OutputParams
+}
+
+// ProcessWaitParams are process/wait's params.
+type ProcessWaitParams struct {
+	ID string `json:"id"`
+	// TimeoutMs bounds the wait (default DefaultWaitTimeoutMs; 0: none).
+	TimeoutMs *Num   `json:"timeoutMs"`
+	Until     *Until `json:"until"`
+	OutputParams
+}
+
+// Until is what ends a process/wait besides the exit.
+type Until struct {
+	// Pattern is an RE2 expression matched against each new line of
+	// either stream, cleaned as the preview cleans it.
+	Pattern *string `json:"pattern"`
+	// IdleMs ends the wait once no output has come for that long.
+	IdleMs *Num `json:"idleMs"`
+}
+
+// ProcessWriteParams are process/write's params.
+type ProcessWriteParams struct {
+	ID    string `json:"id"`
+	Stdin string `json:"stdin"`
+	Close bool   `json:"close"` // close stdin after writing
+}
+
+// ProcessWriteResult is process/write's result.
+type ProcessWriteResult struct {
+	Written int     `json:"written"`
+	Notice  *string `json:"notice"`
+}
+
+// ProcessKillParams are process/kill's params.
+type ProcessKillParams struct {
+	ID string `json:"id"`
+	// Signal is a name ("SIGINT" or "INT") or a number; default SIGTERM.
+	// Whatever it is, the group gets SIGTERM then SIGKILL 2 s later if it
+	// is still there.
+	Signal *string `json:"signal"`
+}
+
+// ProcessOutput is process/read's and process/wait's result: the output
+// since the cursor, as exec previews it. Line numbers in omitted and
+// highlights are the spool's (the stream's whole output), so that page
+// reads them as they are; totalLines and totalBytes count the new output.
+type ProcessOutput struct {
+	ID     string `json:"id"`
+	Stdout Stream `json:"stdout"`
+	Stderr Stream `json:"stderr"`
+	// Since is the cursor the output starts at; Cursor is where it ends:
+	// pass it as since to read what comes next (or omit since).
+	Since    string  `json:"since"`
+	Cursor   string  `json:"cursor"`
+	Running  bool    `json:"running"`
+	ExitCode *int    `json:"exitCode"` // null while running or when killed by a signal
+	Signal   *string `json:"signal"`
+	// Reason is why process/wait returned: ReasonExit, ReasonPattern,
+	// ReasonIdle or ReasonTimeout; "" for process/read.
+	Reason string  `json:"reason,omitempty"`
+	Notice *string `json:"notice"`
+}
+
+// ProcessInfo is one process in process/list, and process/kill's result.
+type ProcessInfo struct {
+	ID        string  `json:"id"`
+	Command   string  `json:"command"`
+	Running   bool    `json:"running"`
+	ExitCode  *int    `json:"exitCode"`
+	Signal    *string `json:"signal"`
+	StartedMs int64   `json:"startedMs"` // Unix time in milliseconds
+}
+
+// ProcessData is error.data for an error about a process.
+type ProcessData struct {
+	Process string `json:"process"`
+}
