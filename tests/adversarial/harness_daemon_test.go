@@ -96,6 +96,9 @@ func daemonStart(t testing.TB, nofile int, args ...string) *daemonProc {
 	bin := daemonBinary(t)
 	argv := append([]string{bin}, args...)
 	if nofile > 0 {
+		if _, err := exec.LookPath("prlimit"); err != nil {
+			t.Skip("needs prlimit (util-linux) to set the daemon's descriptor limit")
+		}
 		argv = append([]string{"prlimit", "--nofile=" + strconv.Itoa(nofile)}, argv...)
 	}
 	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &daemonBuffer{}, exited: make(chan struct{})}
