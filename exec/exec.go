@@ -75,6 +75,10 @@ type Spec struct {
 	MergeStderr bool
 	// Output shapes the previews.
 	Output truncate.PreviewOptions
+	// Groups, if set, records the command's process group and marker (see
+	// MarkerVar) for the sweep after the daemon's death; the record goes
+	// once the group has ended.
+	Groups GroupRecorder
 	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
 	// output must be kept; nil means no spooling.
 	Spool func(stream string) (SpoolFile, error)
@@ -135,6 +139,8 @@ type Runner struct {
 	mu     sync.Mutex
 	closed bool
 	wg     sync.WaitGroup // Runs, and every goroutine they start
+
+	orphans orphans // escaped descendants: see AdoptOrphans
 }
 
 // NewRunner returns a Runner that logs to logger (nil: no logs).
@@ -227,6 +233,9 @@ type process struct {
 	begin, end time.Time
 	waitErr    error
 	terminated bool // the group got SIGTERM
+
+	marker string // MarkerVar=<id> in its environment, or ""
+	forget func() // forgets the group's record (Spec.Groups)
 }
 
 // start starts the command and the goroutines that read its output and
@@ -249,13 +258,18 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	}
 	p := &process{cmd: cmd, pipes: pp, readerDone: make(chan struct{}, 2),
 		stdinDone: make(chan struct{}), exited: make(chan error, 1), begin: time.Now()}
+	cmd.Env, p.marker = r.mark(spec, cmd.Env)
+	started := r.orphans.forking()
 	if err := cmd.Start(); err != nil {
+		started(0)
 		pp.closeAll()
 		return nil, err
 	}
+	started(cmd.Process.Pid)
 	pp.closeChildEnds()
 	p.pgid = cmd.Process.Pid
 	r.log.Debug("exec started", "pid", p.pgid, "argv", cmd.Args)
+	r.record(spec, p)
 	if spec.Observer != nil {
 		var stdin *os.File
 		if spec.KeepStdin {
@@ -285,7 +299,11 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	} else {
 		close(p.stdinDone)
 	}
-	r.goTracked(func() { p.exited <- cmd.Wait() })
+	r.goTracked(func() {
+		err := cmd.Wait()
+		r.orphans.waited(p.pgid)
+		p.exited <- err
+	})
 	return p, nil
 }
 
@@ -352,10 +370,12 @@ func (r *Runner) wait(ctx context.Context, p *process, timeout time.Duration, re
 // off a silent holder of the pipes.
 func (r *Runner) drain(p *process) {
 	// The leader is gone. Whatever is left of its group is a background
-	// child that may hold the pipes: end it too.
+	// child that may hold the pipes: end it too, and the descendants that
+	// left the group.
 	if !p.terminated && groupAlive(p.pgid) {
 		r.terminate(p.pgid)
 	}
+	r.finish(p)
 	p.pipes.inW.Close() // unblocks a stdin write to a command that is gone
 	<-p.stdinDone
 

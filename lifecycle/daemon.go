@@ -37,7 +37,22 @@ type Options struct {
 	// DrainTimeout is how long a client's running requests may finish
 	// after its input ends before they are cancelled; 0 means rpc's default.
 	DrainTimeout time.Duration
-	Logger       *slog.Logger
+	// AdoptOrphans makes the daemon a child subreaper, so that descendants
+	// of commands that leave their process group come back to it and are
+	// ended with their command (see exec.Runner.AdoptOrphans). Only for a
+	// process whose every child is a command of this daemon: the toold
+	// binary sets it, tests that run other processes beside a daemon don't.
+	AdoptOrphans bool
+	// WriteTimeout is how long a reply's write may block before the client
+	// is taken to have stopped reading and its connection is ended; 0 means
+	// rpc's default (a minute), negative none.
+	WriteTimeout time.Duration
+	// MaxConnsPerUID caps the connections of one uid that the shared daemon
+	// serves at once; past it a connection is answered -32006 and closed.
+	// 0 means DefaultMaxConnsPerUID, lowered to half the descriptors the
+	// process may open, so that commands and files keep the other half.
+	MaxConnsPerUID int
+	Logger         *slog.Logger
 }
 
 // MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) for a
@@ -102,7 +117,13 @@ func New(opts Options) (*Daemon, error) {
 		spools.Close()
 		return nil, err
 	}
-	svc := &methods.Service{Files: files, Runner: exec.NewRunner(log), Spools: spools, Logger: log}
+	runner := exec.NewRunner(log)
+	if opts.AdoptOrphans {
+		if err := runner.AdoptOrphans(); err != nil {
+			log.Warn("escaped descendants of commands will not be ended with them", "err", err)
+		}
+	}
+	svc := &methods.Service{Files: files, Runner: runner, Spools: spools, Logger: log}
 	return &Daemon{
 		opts:     opts,
 		log:      log,
@@ -145,6 +166,7 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 		Handler:      c.handle,
 		Inline:       inline,
 		DrainTimeout: d.opts.DrainTimeout,
+		WriteTimeout: d.opts.WriteTimeout,
 		Logger:       d.log,
 	}
 	if err := srv.ServeConn(ctx, rwc); err != nil && !errors.Is(err, context.Canceled) {
@@ -196,10 +218,15 @@ func (d *Daemon) MethodNames() []string {
 }
 
 // NotifyContext returns a context cancelled by SIGINT or SIGTERM, so that a
-// daemon stopped by a signal cleans up as session/close does. It also ignores
-// SIGPIPE: a client that goes away is a write error, not the daemon's death.
+// daemon stopped by a signal cleans up as session/close does. It also
+// catches SIGPIPE, so that a client that goes away is a write error, not the
+// daemon's death (Go would die of it on stdout). Catching, not ignoring: an
+// ignored signal stays ignored across exec, and commands would start with
+// SIGPIPE ignored, unlike in a shell (`yes | head -c1` would print "Broken
+// pipe" errors and pipelines give other exit statuses); a caught one is
+// reset to its default in the child.
 func NotifyContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	signal.Ignore(syscall.SIGPIPE)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // never read: delivery is dropped
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
 

@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/spool"
 )
 
@@ -24,102 +27,260 @@ func DefaultSocket() string {
 // ErrInUse is returned by Listen when a daemon already answers on the socket.
 var ErrInUse = errors.New("a daemon is already listening")
 
+// DefaultMaxConnsPerUID is Options.MaxConnsPerUID when it is 0 (and the
+// descriptor limit allows it). Each connection holds a read buffer and a few
+// goroutines, some 100 KB: the cap keeps a flood of connections well under
+// the daemon's memory budget.
+const DefaultMaxConnsPerUID = 1024
+
 // Listen serves every connection to the unix socket at path as a client
 // with its own session, until ctx is done or, when idle is positive, no
 // client has been connected for that long. The socket is the user's alone:
 // 0600 in a 0700 directory, and connections from another uid are refused.
-// A socket file left by a dead daemon is replaced.
+// A socket file left by a dead daemon is replaced. The check for a live
+// daemon, the removal and the listen (and, at the end, the unlink) happen
+// under an flock on path+".flock", so that of two daemons started together
+// exactly one listens and the other never removes its socket.
+//
+// A failing accept (no descriptors left, EMFILE) is retried after a pause
+// that grows from 5 ms to 1 s, as net/http does, rather than ending the
+// daemon; past the per-uid cap a connection is answered -32006 and closed.
 func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) error {
 	if err := spool.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if c, err := net.Dial("unix", path); err == nil {
-		c.Close()
-		return fmt.Errorf("%s: %w", path, ErrInUse)
-	}
-	os.Remove(path) // stale: nothing answers
-	l, err := net.Listen("unix", path)
+	ul, mine, err := listenLocked(path)
 	if err != nil {
 		return err
 	}
-	ul := l.(*net.UnixListener)
-	ul.SetUnlinkOnClose(true)
-	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
-		return err
-	}
+	defer closeLocked(ul, mine, path)
 	d.log.Info("listening", "socket", path, "idleTimeout", idle)
 
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait() // last: the connections, cancelled just before
 	defer cancel()
-	defer l.Close()
-	defer context.AfterFunc(ctx, func() { l.Close() })()
+	defer context.AfterFunc(ctx, func() { ul.Close() })()
 
-	// The idle timer runs while no client is connected.
-	var mu sync.Mutex
-	clients := 0
-	var timer *time.Timer
-	if idle > 0 {
-		timer = time.AfterFunc(idle, func() {
-			d.log.Info("no clients: exiting", "idleTimeout", idle)
-			cancel()
-		})
-	}
+	conns := newConnCounter(d.maxConnsPerUID(), idle, func() {
+		d.log.Info("no clients: exiting", "idleTimeout", idle)
+		cancel()
+	})
+	var delay time.Duration // the pause after a failed accept
 	for {
 		conn, err := ul.AcceptUnix()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if !temporary(err) {
+				return err
 			}
-			return err
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			d.log.Warn("accept failed; retrying", "err", err, "in", delay)
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+			}
+			continue
 		}
-		if err := sameUser(conn); err != nil {
+		delay = 0
+		uid, err := peerUID(conn)
+		if err == nil && uid != uint32(os.Geteuid()) {
+			err = fmt.Errorf("peer uid %d is not %d", uid, os.Geteuid())
+		}
+		if err != nil {
 			d.log.Warn("refused a connection", "err", err)
 			conn.Close()
 			continue
 		}
-		mu.Lock()
-		clients++
-		if timer != nil {
-			timer.Stop()
+		if !conns.add(uid) {
+			d.log.Warn("refused a connection: too many", "uid", uid, "max", conns.max)
+			wg.Go(func() { refuse(ctx, conn, conns.max) })
+			continue
 		}
-		mu.Unlock()
 		wg.Go(func() {
+			defer conns.done(uid)
 			d.ServeConn(ctx, conn)
-			mu.Lock()
-			clients--
-			if clients == 0 && timer != nil {
-				timer.Reset(idle)
-			}
-			mu.Unlock()
 		})
 	}
 }
 
-// sameUser refuses a peer whose uid is not ours.
-func sameUser(c *net.UnixConn) error {
+// listenLocked listens on path unless a daemon answers there, under the
+// socket's lock, and returns the listener and the socket file it made.
+func listenLocked(path string) (*net.UnixListener, os.FileInfo, error) {
+	unlock, err := lockSocket(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	if c, err := net.Dial("unix", path); err == nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrInUse)
+	}
+	os.Remove(path) // stale: nothing answers, and no one else is here
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, nil, err
+	}
+	ul := l.(*net.UnixListener)
+	ul.SetUnlinkOnClose(false) // closeLocked unlinks, under the lock
+	fi, err := os.Lstat(path)
+	if err == nil {
+		err = os.Chmod(path, 0o600)
+	}
+	if err != nil {
+		ul.Close()
+		os.Remove(path)
+		return nil, nil, err
+	}
+	return ul, fi, nil
+}
+
+// closeLocked closes ul and, under the socket's lock, removes path if it
+// still names mine, ul's socket: a daemon that started after this one
+// stopped answering may already listen there.
+func closeLocked(ul *net.UnixListener, mine os.FileInfo, path string) {
+	unlock, err := lockSocket(path)
+	if err == nil {
+		defer unlock()
+	}
+	if fi, err := os.Lstat(path); err == nil && os.SameFile(fi, mine) {
+		os.Remove(path)
+	}
+	ul.Close()
+}
+
+// lockSocket takes an exclusive flock on path+".flock" and returns its
+// release. The lock file stays: removing it would let two daemons lock two
+// different files. Its name does not end in ".lock", which in the spool
+// root (the default socket's directory) names a daemon's pid lock.
+func lockSocket(path string) (func(), error) {
+	f, err := os.OpenFile(path+".flock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("socket lock: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("socket lock %s: %w", f.Name(), err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// temporary reports whether a failed accept may succeed later: the process
+// or the system is out of descriptors or memory, or a peer gave up.
+func temporary(err error) bool {
+	for _, e := range []syscall.Errno{unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM, unix.ECONNABORTED, unix.EINTR, unix.EAGAIN} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// maxConnsPerUID is the cap of connections per uid: the option, or the
+// default lowered to half the descriptors the process may open.
+func (d *Daemon) maxConnsPerUID() int {
+	if d.opts.MaxConnsPerUID > 0 {
+		return d.opts.MaxConnsPerUID
+	}
+	n := DefaultMaxConnsPerUID
+	var lim unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur/2 < uint64(n) {
+		n = max(int(lim.Cur/2), 1)
+	}
+	return n
+}
+
+// connCounter counts the connections served per uid and runs the idle
+// timer while there are none.
+type connCounter struct {
+	max int
+
+	mu    sync.Mutex
+	byUID map[uint32]int
+	total int
+	idle  time.Duration
+	timer *time.Timer // nil when idle is 0
+}
+
+func newConnCounter(max int, idle time.Duration, onIdle func()) *connCounter {
+	c := &connCounter{max: max, byUID: make(map[uint32]int), idle: idle}
+	if idle > 0 {
+		c.timer = time.AfterFunc(idle, onIdle)
+	}
+	return c
+}
+
+// add counts a connection of uid, unless uid is at the cap.
+func (c *connCounter) add(uid uint32) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byUID[uid] >= c.max {
+		return false
+	}
+	c.byUID[uid]++
+	c.total++
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	return true
+}
+
+// done uncounts a connection of uid that has ended.
+func (c *connCounter) done(uid uint32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byUID[uid]--; c.byUID[uid] == 0 {
+		delete(c.byUID, uid)
+	}
+	if c.total--; c.total == 0 && c.timer != nil {
+		c.timer.Reset(c.idle)
+	}
+}
+
+// refuseTimeout bounds how long a refused connection is kept for its
+// first message, which is answered with the error in its framing.
+const refuseTimeout = 2 * time.Second
+
+// refuse answers a connection past the per-uid cap: its first request gets
+// -32006, then the connection is closed.
+func refuse(ctx context.Context, conn *net.UnixConn, limit int) {
+	conn.SetDeadline(time.Now().Add(refuseTimeout))
+	srv := &rpc.Server{
+		Inline: func(string) bool { return true },
+		Handler: func(context.Context, *rpc.Request) (any, error) {
+			conn.CloseRead() // one answer: the read loop then sees the end
+			return nil, rpc.Errorf(protocol.CodeTooManyConnections, map[string]int{"max": limit},
+				"too many connections: this uid has %d open to the daemon; close some or retry later", limit)
+		},
+		DrainTimeout: refuseTimeout,
+	}
+	srv.ServeConn(ctx, conn)
+}
+
+// peerUID reads the uid of the process at the other end of c.
+func peerUID(c *net.UnixConn) (uint32, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var cred *unix.Ucred
 	var cerr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return err
+		return 0, err
 	}
 	if cerr != nil {
-		return fmt.Errorf("reading the peer's credentials: %w", cerr)
+		return 0, fmt.Errorf("reading the peer's credentials: %w", cerr)
 	}
-	if int(cred.Uid) != os.Geteuid() {
-		return fmt.Errorf("peer uid %d is not %d", cred.Uid, os.Geteuid())
-	}
-	return nil
+	return cred.Uid, nil
 }

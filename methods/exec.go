@@ -123,6 +123,7 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	}
 	if s.Spool != nil {
 		spec.Spool = func(stream string) (exec.SpoolFile, error) { return s.Spool.Create(stream) }
+		spec.Groups = s.Spool // for the sweep, should the daemon die first
 	}
 	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(protocol.CodeStartFailed, map[string]string{"path": spec.Dir},

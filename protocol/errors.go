@@ -13,6 +13,9 @@ const (
 	CodeShutDown int64 = -32004
 	// CodeStartFailed: the command could not be started.
 	CodeStartFailed int64 = -32005
+	// CodeTooManyConnections: the shared daemon serves as many connections
+	// of the client's uid as it allows; the client may retry later.
+	CodeTooManyConnections int64 = -32006
 )
 
 // PathData is error.data for an error about a path.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,10 +37,17 @@ type Options struct {
 	StartTimeout time.Duration
 }
 
+// ErrDaemonGone is returned by Forward when the daemon ended the connection
+// before the client was done with it: killed, crashed or stopped while the
+// client's input was open or requests were in flight.
+var ErrDaemonGone = errors.New("the daemon ended the connection")
+
 // Forward joins a client on in and out to the shared daemon, starting the
 // daemon when none answers. It returns when the daemon ends the connection,
 // or the client's input ends and the daemon has answered, with the exit code
-// the daemon gives (LSP's: 1 after exit without shutdown, else 0).
+// the daemon gives (LSP's: 1 after exit without shutdown, else 0). When the
+// daemon goes away before that, every request in flight gets a -32603 reply
+// from the forwarder, and the error wraps ErrDaemonGone.
 func Forward(ctx context.Context, in io.Reader, out io.Writer, opts Options) (int, error) {
 	conn, err := dialOrStart(ctx, opts)
 	if err != nil {
@@ -65,17 +73,33 @@ func Forward(ctx context.Context, in io.Reader, out io.Writer, opts Options) (in
 		f.toDaemon(framing, first, err)
 		conn.CloseWrite() // the daemon sees the end of input and answers what is running
 	}()
-	if err := f.toClient(framing); err != nil && ctx.Err() == nil && !errors.Is(err, net.ErrClosed) {
-		return 0, fmt.Errorf("reading from the daemon: %w", err)
+	err = f.toClient(framing)
+	if ctx.Err() != nil {
+		return f.code, nil // we were stopped
 	}
-	return f.code, nil
+	lost := f.pending.take()
+	if f.exited || f.inputDone.Load() && len(lost) == 0 {
+		return f.code, nil // the client is done: nothing is lost
+	}
+	for _, id := range lost {
+		f.answerID(framing, id, &rpc.Error{Code: rpc.CodeInternalError,
+			Message: "the shared daemon ended the connection before replying (it exited or was killed)"})
+	}
+	if err == nil {
+		err = io.EOF
+	}
+	return 1, fmt.Errorf("%w (%v) with the client's input still open and %d requests in flight, answered with -32603", ErrDaemonGone, err, len(lost))
 }
 
 // forwarder copies messages both ways, one frame at a time.
 type forwarder struct {
 	client *rpc.FrameReader
 	conn   *net.UnixConn
-	code   int // from protocol.MethodExitCode; read after toClient returns
+	code   int  // from protocol.MethodExitCode; read after toClient returns
+	exited bool // protocol.MethodExitCode came; read after toClient returns
+
+	pending   inflight    // requests forwarded and not answered
+	inputDone atomic.Bool // the client's input has ended
 
 	omu sync.Mutex // one frame at a time on out: the daemon's, or ours
 	out io.Writer
@@ -93,8 +117,10 @@ func (f *forwarder) toDaemon(framing rpc.Framing, msg []byte, err error) {
 				return
 			}
 		case err != nil:
+			f.inputDone.Store(errors.Is(err, io.EOF))
 			return
 		default:
+			f.pending.sent(msg) // before the write: the reply may come at once
 			if _, err := f.conn.Write(rpc.AppendFrame(nil, framing, msg)); err != nil {
 				return
 			}
@@ -106,15 +132,20 @@ func (f *forwarder) toDaemon(framing rpc.Framing, msg []byte, err error) {
 // answer replies to the client with e, id null, as the daemon replies to
 // input it cannot frame.
 func (f *forwarder) answer(framing rpc.Framing, e *rpc.Error) error {
+	return f.answerID(framing, json.RawMessage("null"), e)
+}
+
+// answerID replies to the client's request id with e.
+func (f *forwarder) answerID(framing rpc.Framing, id json.RawMessage, e *rpc.Error) error {
 	type wireError struct {
 		Code    int64  `json:"code"`
 		Message string `json:"message"`
 	}
 	body, err := json.Marshal(struct {
-		JSONRPC string    `json:"jsonrpc"`
-		ID      any       `json:"id"`
-		Error   wireError `json:"error"`
-	}{"2.0", nil, wireError{e.Code, e.Message}})
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   wireError       `json:"error"`
+	}{"2.0", id, wireError{e.Code, e.Message}})
 	if err != nil {
 		return err
 	}
@@ -141,9 +172,10 @@ func (f *forwarder) toClient(framing rpc.Framing) error {
 			return err
 		}
 		if code, ok := exitCode(msg); ok {
-			f.code = code
+			f.code, f.exited = code, true
 			continue
 		}
+		f.pending.answered(msg)
 		if err := f.write(rpc.AppendFrame(nil, framing, msg)); err != nil {
 			return err
 		}

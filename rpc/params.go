@@ -9,11 +9,18 @@ import (
 	"strings"
 )
 
+// MaxNumberChars caps the length of a number literal in params. No param
+// needs more (a float64 is exact in 17 significant digits), and a longer
+// literal is refused before it is parsed: turning decimal digits into a
+// binary number takes time that grows faster than their count.
+const MaxNumberChars = 256
+
 // DecodeParams decodes a request's params into v, a pointer to a struct.
 // Absent or null params leave v as it is, so defaults set beforehand stay.
 // Params that are not a JSON object, that are not JSON, or whose fields have
 // the wrong type give a -32602 *Error; a type error names the JSON field (its
-// dotted path, e.g. "limits.read.maxBytes"). Unknown fields are ignored.
+// dotted path, e.g. "limits.read.maxBytes"). So does a number literal
+// longer than MaxNumberChars. Unknown fields are ignored.
 func DecodeParams(params json.RawMessage, v any) error {
 	p := bytes.TrimSpace(params)
 	if len(p) == 0 || string(p) == "null" {
@@ -21,6 +28,9 @@ func DecodeParams(params json.RawMessage, v any) error {
 	}
 	if p[0] != '{' {
 		return Errorf(CodeInvalidParams, nil, "invalid params: must be an object, not %s", jsonKind(p[0]))
+	}
+	if at, n := longNumber(p, MaxNumberChars); n > 0 {
+		return Errorf(CodeInvalidParams, nil, "invalid params: a number literal of %d characters at byte %d; at most %d are allowed", n, at, MaxNumberChars)
 	}
 	err := json.Unmarshal(p, v)
 	if err == nil {
@@ -115,4 +125,45 @@ func jsonKind(c byte) string {
 	default:
 		return "JSON"
 	}
+}
+
+// longNumber finds the first number literal in the JSON text p (outside
+// strings) longer than max characters, and returns its offset and length;
+// n is 0 when there is none. It runs in one pass, whatever p holds.
+func longNumber(p []byte, max int) (at, n int) {
+	inString, escaped := false, false
+	start := -1
+	for i, c := range p {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		if isNumberByte(c) {
+			if start < 0 {
+				start = i
+			}
+			if i-start+1 > max {
+				end := i
+				for end < len(p) && isNumberByte(p[end]) {
+					end++
+				}
+				return start, end - start
+			}
+			continue
+		}
+		start = -1
+		inString = c == '"'
+	}
+	return 0, 0
+}
+
+func isNumberByte(c byte) bool {
+	return c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9'
 }

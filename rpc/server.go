@@ -34,6 +34,12 @@ type Request struct {
 // and when ServeConn's context is done.
 type Handler func(ctx context.Context, req *Request) (result any, err error)
 
+// DefaultMaxInFlight is Server.MaxInFlight when it is 0.
+const DefaultMaxInFlight = 64
+
+// DefaultWriteTimeout is Server.WriteTimeout when it is 0.
+const DefaultWriteTimeout = time.Minute
+
 // CancelMethod is the notification that cancels an in-flight request of the
 // same client; the server handles it itself and never passes it to Handler.
 const CancelMethod = "$/cancelRequest"
@@ -56,6 +62,18 @@ type Server struct {
 	// An inline handler cannot be cancelled by $/cancelRequest (nothing is
 	// read while it runs). Nil means none.
 	Inline func(method string) bool
+	// MaxInFlight caps the requests and notifications of one connection
+	// that run at once. At the cap the connection's reads pause until one
+	// finishes (and has written its reply), so a client that floods requests
+	// and never reads the replies holds a bounded amount of memory: the
+	// kernel's buffers and MaxInFlight replies. 0 means DefaultMaxInFlight.
+	MaxInFlight int
+	// WriteTimeout bounds one reply's write, where the connection takes
+	// deadlines (net.Conn, a pollable *os.File): a client that reads nothing
+	// for that long, its requests in flight at the cap and its reads paused,
+	// has stopped reading, and is treated as gone (as a failed write is).
+	// 0 means DefaultWriteTimeout; negative, none.
+	WriteTimeout time.Duration
 	// MaxMessageBytes caps one message; a larger one is dropped unread and
 	// answered with -32600. 0 means DefaultMaxMessageBytes (16 MiB).
 	MaxMessageBytes int
@@ -93,9 +111,14 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 	if drain <= 0 {
 		drain = time.Second
 	}
+	maxInFlight := s.MaxInFlight
+	if maxInFlight <= 0 {
+		maxInFlight = DefaultMaxInFlight
+	}
 	base, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	c := &serverConn{
+		slots:     make(chan struct{}, maxInFlight),
 		handler:   s.Handler,
 		inline:    s.Inline,
 		drain:     drain,
@@ -107,6 +130,10 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 	c.st = newStream(rwc, FramingAuto, s.MaxMessageBytes, true, log)
 	c.st.onEnd = c.drainRequests
 	c.st.onWriteErr = c.writeFailed
+	c.st.writeTimeout = s.WriteTimeout
+	if c.st.writeTimeout == 0 {
+		c.st.writeTimeout = DefaultWriteTimeout
+	}
 
 	// jsonrpc2 closes the Conn when this context is done; we close it
 	// ourselves, and cancel this only to end jsonrpc2's watcher goroutine.
@@ -151,6 +178,10 @@ type serverConn struct {
 
 	base      context.Context // parent of every request's context
 	cancelAll context.CancelFunc
+
+	// slots holds a token for each request goroutine: a full channel
+	// pauses the read loop (see Server.MaxInFlight).
+	slots chan struct{}
 
 	// wg counts request goroutines. Add is called only on the read loop, and
 	// ServeConn waits for the read loop before it waits for wg.
@@ -216,7 +247,18 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 		c.run(ctx, cancel, f, jc, req)
 		return
 	}
-	c.wg.Go(func() { c.run(ctx, cancel, f, jc, req) })
+	// Blocking here blocks the read loop: that is the backpressure.
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.base.Done():
+		cancel()
+		c.forget(req.ID, f)
+		return
+	}
+	c.wg.Go(func() {
+		defer func() { <-c.slots }()
+		c.run(ctx, cancel, f, jc, req)
+	})
 }
 
 // run calls the handler and sends its reply.
@@ -228,22 +270,7 @@ func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flig
 		result, err = c.call(WithProgress(ctx, prog), req)
 		prog.Close() // no progress may follow the reply
 	}
-	if f != nil {
-		c.mu.Lock()
-		list := c.inflight[req.ID]
-		for i, g := range list {
-			if g == f {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(c.inflight, req.ID)
-		} else {
-			c.inflight[req.ID] = list
-		}
-		c.mu.Unlock()
-	}
+	c.forget(req.ID, f)
 	if req.Notif {
 		if err != nil {
 			c.log.Debug("rpc: notification failed", "method", req.Method, "err", err)
@@ -251,6 +278,28 @@ func (c *serverConn) run(ctx context.Context, cancel context.CancelFunc, f *flig
 		return
 	}
 	c.reply(jc, req, result, err)
+}
+
+// forget removes f, once finished, from the requests $/cancelRequest can
+// reach.
+func (c *serverConn) forget(id jsonrpc2.ID, f *flight) {
+	if f == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := c.inflight[id]
+	for i, g := range list {
+		if g == f {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(c.inflight, id)
+	} else {
+		c.inflight[id] = list
+	}
 }
 
 // call runs the handler, turning a panic into -32603.
@@ -313,7 +362,9 @@ func (c *serverConn) cancelRequest(params json.RawMessage) {
 
 // drainRequests runs on the read loop when the input has ended: running
 // requests get c.drain to finish, then their contexts are cancelled; it
-// returns when all have returned (and replied).
+// returns when all have returned (and replied). Replies that are still
+// blocked c.drain after the cancel (a client that never reads them) are
+// aborted, so that a connection whose input has ended always ends.
 func (c *serverConn) drainRequests() {
 	idle := make(chan struct{})
 	go func() { // ends when wg does, before drainRequests returns
@@ -330,6 +381,14 @@ func (c *serverConn) drainRequests() {
 	case <-c.base.Done():
 	}
 	c.cancelAll()
+	t.Reset(c.drain)
+	select {
+	case <-idle:
+		return
+	case <-t.C:
+	}
+	c.log.Debug("rpc: replies still blocked after the cancel: the client does not read; aborting them", "timeout", c.drain)
+	c.st.abortWrites()
 	<-idle
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -35,8 +36,15 @@ type stream struct {
 	// onWriteErr, if set, is told of every failed write.
 	onWriteErr func(error)
 
+	// writeTimeout, if positive, bounds each write where rwc takes a
+	// write deadline.
+	writeTimeout time.Duration
+
 	wmu     sync.Mutex // serializes writes: one message's bytes are never interleaved
 	framing Framing    // for writes; guarded by wmu
+
+	dmu     sync.Mutex // guards aborted and the write deadline, not held while writing
+	aborted bool       // abortWrites has set the write deadline in the past
 
 	ended   bool          // read loop only
 	readErr error         // the input's error other than EOF; read after done
@@ -55,8 +63,9 @@ type stream struct {
 }
 
 // aliasPrefix starts the ids the stream gives to requests whose own ids
-// jsonrpc2 cannot hold; a NUL keeps them apart from any id a client writes
-// in practice.
+// jsonrpc2 cannot hold. Those ids are the stream's alone: a client's string
+// id that starts with it is aliased too (see parseID), so that no client id
+// can stand for another request's.
 const aliasPrefix = "\x00toold-id-"
 
 // alias gives raw, a request id jsonrpc2 cannot hold, a string id of ours.
@@ -200,9 +209,10 @@ func (s *stream) accept(msg []byte, v any) (bool, error) {
 			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: both "method" and "result" or "error"`)
 		}
 		if hasID && !validID(rawID) && s.server {
-			// A number jsonrpc2 cannot hold, or null (which it would take for a
-			// notification): the request goes on under an id of ours.
-			if !isNumberOrNull(rawID) {
+			// A number jsonrpc2 cannot hold, null (which it would take for a
+			// notification) or a string in our aliases' namespace: the request
+			// goes on under an id of ours.
+			if !isNumberOrNull(rawID) && !isAliasString(rawID) {
 				return false, s.reject(replyID, CodeInvalidRequest, `invalid request: "id" must be a string, a number or null`)
 			}
 			fields["id"], _ = json.Marshal(s.alias(rawID))
@@ -298,6 +308,34 @@ func (s *stream) writeResponse(id jsonrpc2.ID, member string, payload []byte) er
 	return s.write(data)
 }
 
+// abortWrites makes a write that blocks, and every later one, fail: by a
+// write deadline in the past where rwc takes one, else by closing rwc.
+func (s *stream) abortWrites() {
+	s.dmu.Lock()
+	d, ok := s.rwc.(writeDeadliner)
+	s.aborted = ok && d.SetWriteDeadline(time.Unix(1, 0)) == nil
+	aborted := s.aborted
+	s.dmu.Unlock()
+	if !aborted {
+		s.Close()
+	}
+}
+
+// writeDeadliner is a connection that takes write deadlines.
+type writeDeadliner interface{ SetWriteDeadline(time.Time) error }
+
+// setWriteDeadline starts the bound of one write.
+func (s *stream) setWriteDeadline() {
+	if s.writeTimeout <= 0 {
+		return
+	}
+	s.dmu.Lock()
+	defer s.dmu.Unlock()
+	if d, ok := s.rwc.(writeDeadliner); ok && !s.aborted {
+		d.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
 // writeNotification sends {"jsonrpc":"2.0","method":method,"params":params}.
 func (s *stream) writeNotification(method string, params json.RawMessage) error {
 	m, err := json.Marshal(method)
@@ -327,6 +365,7 @@ func (s *stream) write(data []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	buf := AppendFrame(make([]byte, 0, len(data)+32), s.framing, data)
+	s.setWriteDeadline()
 	if _, err := s.rwc.Write(buf); err != nil {
 		if s.onWriteErr != nil {
 			s.onWriteErr(err)
@@ -355,9 +394,17 @@ func isNumberOrNull(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil
 }
 
-// validID reports whether raw is an id jsonrpc2 keeps as it is: a string or
-// an integer from 0 to 2^63-1 (it would turn a negative one into a huge
-// unsigned one, and refuses fractions and exponents).
+// isAliasString reports whether raw is a JSON string that starts with
+// aliasPrefix.
+func isAliasString(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && strings.HasPrefix(s, aliasPrefix)
+}
+
+// validID reports whether raw is an id jsonrpc2 keeps as it is: a string
+// outside our aliases' namespace or an integer from 0 to 2^63-1 (it would
+// turn a negative one into a huge unsigned one, and refuses fractions and
+// exponents).
 func validID(raw json.RawMessage) bool {
 	_, ok := parseID(raw)
 	return ok
@@ -371,7 +418,7 @@ func parseID(raw json.RawMessage) (jsonrpc2.ID, bool) {
 	}
 	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		if json.Unmarshal(raw, &s) != nil || strings.HasPrefix(s, aliasPrefix) {
 			return jsonrpc2.ID{}, false
 		}
 		return jsonrpc2.ID{Str: s, IsString: true}, true

@@ -358,7 +358,9 @@ func (m *Manager) Close() error {
 }
 
 // Sweep removes what daemons that died left in the root: directories
-// <pid>-<session> and lock files <pid>.lock. A daemon is dead when its lock
+// <pid>-<session> and lock files <pid>.lock, and first kills what is left
+// of the process groups the directories record (see RecordGroup); the
+// records of groups it killed are among the paths it returns. A daemon is dead when its lock
 // file can be flocked, or, when it has no lock file, when kill(pid, 0) says
 // there is no such process. It never removes this daemon's files nor those of
 // a live one. It returns the paths it removed.
@@ -387,6 +389,7 @@ func (m *Manager) Sweep() ([]string, error) {
 	var errs []error
 	remove := func(paths []string) {
 		for _, p := range paths {
+			removed = append(removed, endGroups(p)...)
 			if err := os.RemoveAll(p); err != nil {
 				errs = append(errs, fmt.Errorf("spool: sweep: %w", err))
 				continue

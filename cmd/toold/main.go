@@ -81,6 +81,8 @@ func run(args []string) int {
 	listen := fs.String("listen", "", "serve: listen on this unix socket instead of stdio (\"auto\": the default socket, "+lifecycle.DefaultSocket()+")")
 	remote := fs.String("remote", "", "forward stdio to the shared daemon: \"auto\" (the default socket, started if needed) or a socket path")
 	idle := fs.Duration("idle-timeout", 0, "serve --listen: exit after this long with no clients (0: never; --remote=auto starts its daemon with 1m)")
+	writeTimeout := fs.Duration("write-timeout", 0, "end a connection whose client has not read a reply for this long (default 1m)")
+	maxConns := fs.Int("max-conns", 0, "serve --listen: connections of one uid served at once; more are refused with -32006 (default 1024, at most half the open-files limit)")
 	spoolRoot := fs.String("spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
 	sessionQuota := fs.Int64("spool-session-quota", protocol.DefaultSessionQuota, "bytes of spooled output a session keeps; past it its oldest spools are evicted")
 	daemonQuota := fs.Int64("spool-daemon-quota", protocol.DefaultDaemonQuota, "bytes of spooled output the daemon keeps over all sessions; past it the writing session's oldest spools are evicted")
@@ -111,7 +113,8 @@ func run(args []string) int {
 		return 2
 	}
 	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, Logger: logger,
-		SpoolSessionQuota: *sessionQuota, SpoolDaemonQuota: *daemonQuota}
+		SpoolSessionQuota: *sessionQuota, SpoolDaemonQuota: *daemonQuota,
+		WriteTimeout: *writeTimeout, MaxConnsPerUID: *maxConns, AdoptOrphans: true}
 
 	switch {
 	case cmd == "serve" && *remote != "":

@@ -6,9 +6,15 @@
 // socket, as clients do, and checks the reply against the contract
 // (../../../shared/PROTOCOL.md, Errors).
 //
+// Files named daemon_*_test.go attack the protocol, processes, lifecycle
+// and the shared socket: floods of unread requests, huge number literals,
+// ids in rpc's own namespace, EMFILE on accept, daemons racing for one
+// socket, commands that escape their group, a daemon killed under a
+// forwarder.
+//
 // The default run is short (seconds). TOOLD_LONG=1 (or -tags
 // adversarial_long) runs the long variants, e.g. 100,000 reads under a
-// thread that swaps a directory for a symlink.
+// thread that swaps a directory for a symlink, or 10,000 connections.
 //
 // The cases run over the three transports where the transport can change
 // the outcome (stdio in both framings, the shared daemon's socket);

@@ -1,0 +1,246 @@
+package exec
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/proc"
+)
+
+// A command's descendants that leave its process group (setsid, set -m, a
+// daemonizing tool) are not ended with the group. Two things find them:
+//
+//   - a marker, MarkerVar=<random id>, in every command's environment,
+//     which descendants inherit wherever they move (Jenkins finds a build's
+//     processes the same way);
+//   - the daemon as a child subreaper (AdoptOrphans): a descendant whose
+//     parent dies comes back to the daemon instead of init, so the daemon's
+//     own children are the only candidates to look at, and it reaps them.
+//
+// The marker is also written with the group's record (Spec.Groups), so
+// that the sweep after a daemon's death ends escaped descendants too.
+
+// MarkerVar names the environment entry that marks a command's processes.
+const MarkerVar = "TOOLD_EXEC"
+
+// GroupRecorder keeps a note of a command's process group and marker where
+// the sweep after the daemon's death finds it; *spool.Dir satisfies it.
+type GroupRecorder interface {
+	RecordGroup(pgid int, env string) (forget func(), err error)
+}
+
+// orphans is the Runner's part that adopts and reaps escaped descendants.
+type orphans struct {
+	adopting bool // set once by AdoptOrphans, before any Run
+
+	// reapMu: a Run holds it shared from before its fork until its
+	// leader's pid is in leaders; reap holds it alone. So reap never takes
+	// a leader for an orphan and steals os/exec's wait.
+	reapMu  sync.RWMutex
+	lmu     sync.Mutex
+	leaders map[int]struct{}
+}
+
+// AdoptOrphans makes this process a child subreaper (Linux's
+// PR_SET_CHILD_SUBREAPER) and starts reaping the orphans that come back to
+// it, so that each command's escaped descendants are ended with it. Call it
+// before the first Run, and only in a process whose every child is started
+// by this Runner: every other child that exits is reaped, and os/exec's Wait
+// of such a child would fail.
+func (r *Runner) AdoptOrphans() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("exec: becoming a child subreaper: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return fmt.Errorf("%w: runner closed", ErrStart)
+	}
+	r.orphans.adopting = true
+	r.orphans.leaders = make(map[int]struct{})
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, unix.SIGCHLD)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer signal.Stop(sigs)
+		for {
+			select {
+			case <-sigs:
+				r.reap()
+			case <-r.done:
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// reap waits for every exited child that is not a leader os/exec waits for.
+func (r *Runner) reap() {
+	o := &r.orphans
+	o.reapMu.Lock()
+	defer o.reapMu.Unlock()
+	pids, _ := proc.Children()
+	for _, pid := range pids {
+		if !o.isLeader(pid) {
+			var ws unix.WaitStatus
+			unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+		}
+	}
+}
+
+func (o *orphans) isLeader(pid int) bool {
+	o.lmu.Lock()
+	defer o.lmu.Unlock()
+	_, ok := o.leaders[pid]
+	return ok
+}
+
+// forking is held around a command's start; its end names the leader
+// (0 when the start failed).
+func (o *orphans) forking() (started func(pid int)) {
+	if !o.adopting {
+		return func(int) {}
+	}
+	o.reapMu.RLock()
+	return func(pid int) {
+		if pid > 0 {
+			o.lmu.Lock()
+			o.leaders[pid] = struct{}{}
+			o.lmu.Unlock()
+		}
+		o.reapMu.RUnlock()
+	}
+}
+
+// waited forgets a leader that os/exec has reaped.
+func (o *orphans) waited(pid int) {
+	if o.adopting {
+		o.lmu.Lock()
+		delete(o.leaders, pid)
+		o.lmu.Unlock()
+	}
+}
+
+// mark gives cmd's environment a new marker when the Runner looks for
+// escaped descendants or spec records its group, and returns it ("" when
+// neither).
+func (r *Runner) mark(spec Spec, env []string) ([]string, string) {
+	if !r.orphans.adopting && spec.Groups == nil {
+		return env, ""
+	}
+	var b [16]byte
+	rand.Read(b[:])
+	marker := MarkerVar + "=" + hex.EncodeToString(b[:])
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(slices.Clip(env), marker), marker
+}
+
+// record notes p's group with spec's recorder; p.forget undoes it.
+func (r *Runner) record(spec Spec, p *process) {
+	p.forget = func() {}
+	if spec.Groups == nil {
+		return
+	}
+	forget, err := spec.Groups.RecordGroup(p.pgid, p.marker)
+	if err != nil {
+		r.log.Debug("exec: recording the group", "pid", p.pgid, "err", err)
+		return
+	}
+	p.forget = forget
+}
+
+// finish ends what is left of p once its leader has exited: its group
+// (terminating already, or ended here) and, when the Runner adopts orphans,
+// its escaped descendants, SIGTERM then SIGKILL after killDelay as for the
+// group; then it forgets p's record. What takes time goes on in a tracked
+// goroutine.
+func (r *Runner) finish(p *process) {
+	if escaped, unsure := r.escaped(p); !groupAlive(p.pgid) && len(escaped) == 0 && !unsure {
+		p.forget()
+		return
+	}
+	r.goTracked(func() {
+		defer p.forget()
+		deadline := time.Now().Add(killDelay)
+		termed := make(map[int]uint64) // pid → start time, when sent SIGTERM
+		tick := time.NewTicker(pollGroup)
+		defer tick.Stop()
+		for {
+			left, unsure := r.signalEscaped(p, termed, time.Now().After(deadline))
+			if left == 0 && !unsure && !groupAlive(p.pgid) {
+				return
+			}
+			if time.Now().After(deadline.Add(killDelay)) {
+				r.log.Warn("exec: processes of a command outlive SIGKILL", "pid", p.pgid)
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-r.done:
+				deadline = time.Now() // the daemon stops: no more grace
+			}
+		}
+	})
+}
+
+// signalEscaped sends SIGTERM to the escaped descendants of p not sent one
+// yet, and SIGKILL to all when kill; it returns how many it found, and
+// escaped's unsure. It holds reapMu shared, so that none is reaped, and its
+// pid reused, meanwhile.
+func (r *Runner) signalEscaped(p *process, termed map[int]uint64, kill bool) (int, bool) {
+	r.orphans.reapMu.RLock()
+	defer r.orphans.reapMu.RUnlock()
+	pids, unsure := r.escaped(p)
+	for _, pid := range pids {
+		info, err := proc.Stat(pid)
+		if err != nil {
+			continue
+		}
+		if t, ok := termed[pid]; !ok || t != info.Ticks {
+			unix.Kill(pid, unix.SIGTERM)
+			termed[pid] = info.Ticks
+		} else if kill {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+	}
+	return len(pids), unsure
+}
+
+// escaped lists the daemon's children that carry p's marker and have not
+// exited: p's descendants that left its group and came back to the daemon.
+// unsure reports a child whose environment could not be read: one in the
+// middle of an execve shows none for a moment, so look again.
+func (r *Runner) escaped(p *process) (pids []int, unsure bool) {
+	if !r.orphans.adopting || p.marker == "" {
+		return nil, false
+	}
+	children, _ := proc.Children()
+	for _, pid := range children {
+		if r.orphans.isLeader(pid) {
+			continue
+		}
+		info, err := proc.Stat(pid)
+		if err != nil || info.Zombie {
+			continue
+		}
+		switch has, ok := proc.HasEnv(pid, p.marker); {
+		case !ok:
+			unsure = true
+		case has:
+			pids = append(pids, pid)
+		}
+	}
+	return pids, unsure
+}

@@ -1,0 +1,141 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Start identifies one incarnation of a pid: the boot and the start time.
+type Start struct {
+	Boot string // /proc/sys/kernel/random/boot_id
+	// Ticks is the start time in clock ticks since boot (/proc/PID/stat
+	// field 22).
+	Ticks uint64
+}
+
+// Info is what Stat reads of a process.
+type Info struct {
+	Start
+	PGID   int
+	Zombie bool // exited, not yet reaped
+}
+
+// ErrMalformed is returned for a /proc/PID/stat that does not parse.
+var ErrMalformed = errors.New("proc: malformed /proc/PID/stat")
+
+// Stat reads pid's /proc/PID/stat.
+func Stat(pid int) (Info, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Info{}, err
+	}
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// the fields that follow start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return Info{}, ErrMalformed
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state), f[2] field 5 (pgrp), f[19] field 22 (start).
+	if len(f) < 20 {
+		return Info{}, ErrMalformed
+	}
+	pgid, err1 := strconv.Atoi(f[2])
+	ticks, err2 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil {
+		return Info{}, ErrMalformed
+	}
+	return Info{Start: Start{Boot: BootID(), Ticks: ticks}, PGID: pgid, Zombie: f[0] == "Z"}, nil
+}
+
+// BootID names this boot of the machine ("" where /proc does not say).
+func BootID() string {
+	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	return strings.TrimSpace(string(b))
+}
+
+// Pids lists every process's pid.
+func Pids() []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	pids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Live lists the processes that have not exited, started no earlier than
+// since (same boot), that are in group pgid (when pgid > 0) or whose
+// environment holds env (when env, a "NAME=value" entry, is not ""). Processes of other users
+// keep their environment unreadable and are not found by it.
+func Live(since Start, pgid int, env string) []int {
+	var pids []int
+	for _, pid := range Pids() {
+		info, err := Stat(pid)
+		if err != nil || info.Zombie || info.Boot != since.Boot || info.Ticks < since.Ticks {
+			continue
+		}
+		if pgid > 0 && info.PGID == pgid {
+			pids = append(pids, pid)
+			continue
+		}
+		if env == "" {
+			continue
+		}
+		if has, _ := HasEnv(pid, env); has {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// HasEnv reports whether pid's environment holds the entry env. ok is
+// false when the environment could not be read, or read empty, as it does
+// for a moment while the process is in execve.
+func HasEnv(pid int, env string) (has, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil || len(b) == 0 {
+		return false, false
+	}
+	for entry := range bytes.SplitSeq(b, []byte{0}) {
+		if string(entry) == env {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// Children lists the children of this process, of all its threads (a
+// child belongs to the thread that forked it, or that adopted it), from
+// /proc/self/task/*/children. ok is false where the kernel does not
+// provide those files.
+func Children() (pids []int, ok bool) {
+	self := strconv.Itoa(os.Getpid())
+	if _, err := os.Stat("/proc/self/task/" + self + "/children"); err != nil {
+		return nil, false // the main thread's is always there, if any is
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return nil, false
+	}
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		for f := range strings.FieldsSeq(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids, true
+}

@@ -1,0 +1,129 @@
+package rpc
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestInFlightCapPausesReads: issue 8 item 3. At MaxInFlight running
+// requests the connection reads nothing more, not even a cancel; one
+// finishing lets the next in.
+func TestInFlightCapPausesReads(t *testing.T) {
+	for _, framing := range framings {
+		t.Run(framing.String(), func(t *testing.T) {
+			s := serve(t, framing, &Server{MaxInFlight: 2})
+			s.send(`{"id":1,"method":"block"}`, `{"id":2,"method":"block"}`, `{"id":3,"method":"slow"}`, `{"id":4,"method":"echo"}`)
+			s.wantStarted("block", "block")
+			select {
+			case m := <-s.h.started:
+				t.Fatalf("%s started past the cap of 2", m)
+			case <-time.After(200 * time.Millisecond):
+			}
+			close(s.h.release) // both blocks answer; slow and echo get in
+			got := map[string]bool{}
+			for range 3 {
+				got[string(s.recv().ID)] = true
+			}
+			s.wantStarted("slow")
+			if !got["1"] || !got["2"] || !got["4"] {
+				t.Errorf("replies %v, want 1, 2 and 4", got)
+			}
+		})
+	}
+}
+
+// TestWriteTimeoutEndsNonReader: a client that reads nothing, its replies
+// blocked past WriteTimeout, is treated as gone: ServeConn returns.
+func TestWriteTimeoutEndsNonReader(t *testing.T) {
+	s := serve(t, FramingLines, &Server{WriteTimeout: 200 * time.Millisecond, DrainTimeout: time.Hour})
+	big := `{"id":%d,"method":"echo","params":"` + strings.Repeat("x", 1<<20) + `"}`
+	go func() {
+		for i := range 64 {
+			if _, err := s.conn.Write(s.frame(strings.Replace(big, "%d", itoaTest(i), 1))); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-s.done:
+		s.done <- err // for the cleanup
+		if err == nil || !strings.Contains(err.Error(), "timeout") {
+			t.Errorf("ServeConn: %v, want the write timeout", err)
+		}
+	case <-time.After(failAfter):
+		t.Fatal("ServeConn still serves a client that reads nothing")
+	}
+}
+
+// TestDrainAbortsBlockedReplies: issue 8 item 11. The input has ended and
+// the replies cannot be written (nobody reads): after the drain and the
+// cancel, they are aborted and ServeConn returns, with no write timeout.
+func TestDrainAbortsBlockedReplies(t *testing.T) {
+	s := serve(t, FramingLines, &Server{WriteTimeout: -1, DrainTimeout: 100 * time.Millisecond})
+	big := `{"id":%d,"method":"echo","params":"` + strings.Repeat("x", 256<<10) + `"}`
+	for i := range 4 {
+		s.sendRaw(s.frame(strings.Replace(big, "%d", itoaTest(i), 1)))
+	}
+	s.conn.CloseWrite()
+	select {
+	case err := <-s.done:
+		s.done <- err
+	case <-time.After(failAfter):
+		t.Fatal("ServeConn still waits on replies nobody reads after the input ended")
+	}
+}
+
+// TestAliasNamespace: issue 8 item 11. A client's string id in the
+// namespace of rpc's own aliases is aliased too, so replies keep their ids
+// and a cancel cannot reach another request.
+func TestAliasNamespace(t *testing.T) {
+	s := serve(t, FramingLines, nil)
+	ours := `"\u0000toold-id-1"`
+	s.send(`{"id":-1,"method":"slow"}`, `{"method":"$/cancelRequest","params":{"id":`+ours+`}}`,
+		`{"id":`+ours+`,"method":"echo"}`)
+	s.wantStarted("slow")
+	r := s.recv()
+	wantID(t, r, ours)
+	select {
+	case m := <-s.h.cancelled:
+		t.Fatalf("%s was cancelled by a cancel of another id", m)
+	case <-time.After(200 * time.Millisecond):
+	}
+	s.send(`{"method":"$/cancelRequest","params":{"id":-1}}`)
+	r = s.recv()
+	wantID(t, r, `-1`)
+	wantCode(t, r, CodeRequestCancelled)
+}
+
+// TestLongNumber: literals longer than the cap are found outside strings
+// only, in one pass.
+func TestLongNumber(t *testing.T) {
+	long := strings.Repeat("9", 300)
+	cases := []struct {
+		in     string
+		at, n  int
+		reason string
+	}{
+		{`{"a":1}`, 0, 0, "short"},
+		{`{"a":` + long + `}`, 5, 300, "long"},
+		{`{"a":"` + long + `"}`, 0, 0, "in a string"},
+		{`{"a":"\"` + long + `"}`, 0, 0, "in a string after an escaped quote"},
+		{`{"a":"\\",  "b":-` + long + `.5e10}`, 16, 306, "after a string ending in a backslash"},
+		{`[` + strings.Repeat("1,", 300) + `1]`, 0, 0, "many short ones"},
+	}
+	for _, tc := range cases {
+		at, n := longNumber([]byte(tc.in), 256)
+		if at != tc.at || n != tc.n {
+			t.Errorf("%s: longNumber = %d, %d; want %d, %d", tc.reason, at, n, tc.at, tc.n)
+		}
+	}
+	var v struct{ A int }
+	err := DecodeParams([]byte(`{"a":`+strings.Repeat("1", 3_000_000)+`}`), &v)
+	if e, ok := err.(*Error); !ok || e.Code != CodeInvalidParams {
+		t.Errorf("3M digits: %v, want -32602", err)
+	}
+}
+
+func itoaTest(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,120 @@
+package spool
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/proc"
+)
+
+// A session's directory records each process group its commands run in, as
+// <pgid>.group holding "<boot id> <leader's start time> [<env marker>]", so
+// that when the daemon dies without ending them (SIGKILL, OOM) the sweep of
+// the next daemon can. The start time (clock ticks since boot) and the boot
+// id tell the group apart from a later one that reuses the number: a
+// process that started before the leader, or in another boot, is never
+// signalled. The marker, an environment entry the command was started
+// with, finds its descendants that left the group (setsid, set -m).
+
+const groupSuffix = ".group"
+
+// groupRecord is one <pgid>.group file.
+type groupRecord struct {
+	start proc.Start
+	env   string // "NAME=value", or ""
+}
+
+// RecordGroup notes that the process group pgid, whose leader is running,
+// belongs to this session, and that its processes carry env ("NAME=value",
+// or "" for none) in their environment. forget removes the note; call it
+// once the group has been ended or has ended.
+func (d *Dir) RecordGroup(pgid int, env string) (forget func(), err error) {
+	if strings.ContainsAny(env, " \n") {
+		return nil, fmt.Errorf("spool: group marker %q: %w", env, ErrBadName)
+	}
+	info, err := proc.Stat(pgid)
+	if err != nil {
+		return nil, fmt.Errorf("spool: group %d: %w", pgid, err)
+	}
+	line := strings.TrimSpace(fmt.Sprintf("%s %d %s", info.Boot, info.Ticks, env)) + "\n"
+	path := filepath.Join(d.path, strconv.Itoa(pgid)+groupSuffix)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.removed {
+		return nil, fmt.Errorf("spool: record group in %s: %w", d.path, ErrClosed)
+	}
+	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	return func() { os.Remove(path) }, nil
+}
+
+// endGroups kills (SIGKILL: no one is left to wait for them) what remains of
+// the process groups recorded in dir, a dead daemon's session directory.
+// It returns the records of the groups it found processes of.
+func endGroups(dir string) []string {
+	names, _ := filepath.Glob(filepath.Join(dir, "*"+groupSuffix))
+	var ended []string
+	for _, name := range names {
+		pgid, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(name), groupSuffix))
+		if err != nil || pgid <= 1 {
+			continue
+		}
+		rec, err := readRecord(name)
+		if err != nil {
+			continue
+		}
+		if len(endGroup(pgid, rec)) > 0 {
+			ended = append(ended, name)
+		}
+	}
+	return ended
+}
+
+func readRecord(path string) (groupRecord, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return groupRecord{}, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 || len(f) > 3 {
+		return groupRecord{}, fmt.Errorf("spool: bad group record %s", path)
+	}
+	ticks, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return groupRecord{}, fmt.Errorf("spool: bad group record %s", path)
+	}
+	rec := groupRecord{start: proc.Start{Boot: f[0], Ticks: ticks}}
+	if len(f) == 3 {
+		rec.env = f[2]
+	}
+	return rec, nil
+}
+
+// endGroup kills the processes of the incarnation of group pgid that rec
+// recorded: in the group or carrying its marker, started no earlier than
+// its leader, in the same boot. While any member lives the kernel gives no
+// new process the number pgid, so a member of group pgid that started
+// after the leader is the leader's descendant, unless the whole group ended
+// and the number came round again to a new leader: that leader has another
+// start time, and then only the marker is trusted.
+func endGroup(pgid int, rec groupRecord) []int {
+	if rec.start.Boot != proc.BootID() {
+		return nil // recorded before a reboot: nothing of it survives
+	}
+	if info, err := proc.Stat(pgid); err == nil && info.Ticks != rec.start.Ticks {
+		pgid = 0 // the number is another process's now: no group, only the marker
+	}
+	var killed []int
+	for _, pid := range proc.Live(rec.start, pgid, rec.env) {
+		if unix.Kill(pid, unix.SIGKILL) == nil {
+			killed = append(killed, pid)
+		}
+	}
+	return killed
+}

@@ -1,0 +1,154 @@
+package spool
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/internal/proc"
+)
+
+// groupCmd starts script in a process group of its own, with env added to
+// its environment.
+func groupCmd(t *testing.T, script string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { syscall.Kill(-pgid, syscall.SIGKILL); cmd.Wait() })
+	return cmd
+}
+
+// groupAlive reports whether a process that has not exited is left in
+// group pgid.
+func groupAlive(pgid int) bool { return len(proc.Live(proc.Start{Boot: proc.BootID()}, pgid, "")) > 0 }
+
+// deadDaemonDir makes a session directory of a daemon that died: its pid
+// is that of a process that has exited.
+func deadDaemonDir(t *testing.T, root string) *Dir {
+	t.Helper()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, strconv.Itoa(dead.Process.Pid)+"-s1")
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return &Dir{path: path, files: map[string]*File{}}
+}
+
+// TestSweepEndsGroups: issue 8 item 6. The sweep of a dead daemon's
+// directories kills what is left of the groups they record, and only that:
+// a record whose leader's start time differs (the number reused), or made
+// before a reboot, is left alone.
+func TestSweepEndsGroups(t *testing.T) {
+	cases := []struct {
+		name   string
+		script string
+		reap   bool                        // the leader has exited and been reaped
+		edit   func(rec proc.Start) string // rewrites the record; nil keeps it
+		killed bool
+	}{
+		{"leader and child", "sleep 100 & sleep 100", false, nil, true},
+		{"leader gone, child left in the group", "sleep 100 & exit 0", true, nil, true},
+		{"a child that left the group (setsid)", "setsid sleep 100 & sleep 100", false, nil, true},
+		{"number reused: another start time", "sleep 100", false, func(r proc.Start) string {
+			return r.Boot + " " + strconv.FormatUint(r.Ticks+1, 10)
+		}, false},
+		{"leader gone, members older than the record", "sleep 100 & exit 0", true, func(r proc.Start) string {
+			return r.Boot + " " + strconv.FormatUint(r.Ticks+1_000_000, 10)
+		}, false},
+		{"recorded before a reboot", "sleep 100", false, func(r proc.Start) string {
+			return "00000000-0000-0000-0000-000000000000 " + strconv.FormatUint(r.Ticks, 10)
+		}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "spool")
+			m, err := NewManager(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			marker := "TOOLD_TEST_GROUP=" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+			cmd := groupCmd(t, tc.script, marker)
+			pgid := cmd.Process.Pid
+			t.Cleanup(func() {
+				for _, pid := range proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker) {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			d := deadDaemonDir(t, root)
+			time.Sleep(50 * time.Millisecond) // the background children have started
+			if _, err := d.RecordGroup(pgid, marker); err != nil {
+				t.Fatal(err)
+			}
+			record := filepath.Join(d.path, strconv.Itoa(pgid)+groupSuffix)
+			if tc.edit != nil {
+				rec, err := readRecord(record)
+				if err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(record, []byte(tc.edit(rec.start)+"\n"), 0o600)
+			}
+			if tc.reap {
+				cmd.Wait()
+			}
+			if _, err := m.Sweep(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(d.path); !os.IsNotExist(err) {
+				t.Errorf("the dead daemon's directory is left: %v", err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for tc.killed && groupAlive(pgid) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if alive := groupAlive(pgid); alive == tc.killed {
+				t.Errorf("group alive after the sweep: %v, want %v", alive, !tc.killed)
+			}
+			marked := proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker)
+			if tc.killed && len(marked) > 0 {
+				t.Errorf("processes %v with the group's marker live on", marked)
+			}
+		})
+	}
+}
+
+// TestRecordGroupForget: a live daemon forgets a group once it has ended,
+// and a removed directory records nothing.
+func TestRecordGroupForget(t *testing.T) {
+	m, err := NewManager(filepath.Join(t.TempDir(), "spool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	d, err := m.Open("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forget, err := d.RecordGroup(os.Getpid(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names, _ := filepath.Glob(filepath.Join(d.Path(), "*"+groupSuffix)); len(names) != 1 {
+		t.Fatalf("records: %v", names)
+	}
+	forget()
+	if names, _ := filepath.Glob(filepath.Join(d.Path(), "*"+groupSuffix)); len(names) != 0 {
+		t.Fatalf("records after forget: %v", names)
+	}
+	d.Remove()
+	if _, err := d.RecordGroup(os.Getpid(), ""); err == nil {
+		t.Error("a removed directory recorded a group")
+	}
+}

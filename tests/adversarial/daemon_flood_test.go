@@ -1,0 +1,173 @@
+package adversarial
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Bad neighbours: clients that send much and read nothing.
+
+// daemonFloodRequests is how many reads the flood sends: 1,000 by default,
+// 10,000 in the long run.
+func daemonFloodRequests() int {
+	if daemonLong() {
+		return 10_000
+	}
+	return 1_000
+}
+
+const daemonRSSBudget = 256 << 20
+
+// floodReads sends n reads of 256 KiB windows of path without reading the
+// replies, in a goroutine (its writes block once the daemon stops reading);
+// sent counts the requests written.
+func floodReads(c *rawClient, path string, n int, sent *atomic.Int64) {
+	go func() {
+		for i := range n {
+			if c.send(rawRequest(i+1, "read", map[string]any{"path": path, "maxBytes": 262144, "limit": 100000})) != nil {
+				return
+			}
+			sent.Add(1)
+		}
+	}()
+}
+
+// drainFlood reads the flood's n replies and fails on any error reply. It
+// looks at each reply's envelope only: decoding gigabytes of windows would
+// make the test slow, not stricter.
+func drainFlood(t *testing.T, c *rawClient, n int) {
+	t.Helper()
+	for i := range n {
+		line, err := c.nextLine(30 * time.Second)
+		if err != nil {
+			t.Fatalf("after %d of %d replies: %v", i, n, err)
+		}
+		if head := line[:min(len(line), 64)]; !bytes.Contains(head, []byte(`,"result":{`)) {
+			t.Fatalf("reply %d is no result: %q", i, head)
+		}
+	}
+}
+
+// settle waits until the flood's writer has stopped making progress (the
+// daemon paused its reads) or has sent everything, and a moment more for
+// the daemon to do what it does with what it read.
+func settle(sent *atomic.Int64, n int) {
+	last := int64(-1)
+	for sent.Load() != last && sent.Load() < int64(n) {
+		last = sent.Load()
+		time.Sleep(300 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+}
+
+// TestDaemonFloodStdio: issue 8 item 3 on stdio. A client pipelines
+// thousands of reads of 256 KiB windows and reads none of the replies: the
+// daemon's peak RSS stays under 256 MiB (the original read every request
+// at once and held every reply: past 1 GB for 10,000), and every reply
+// arrives once the client reads.
+func TestDaemonFloodStdio(t *testing.T) {
+	p, c := daemonStdio(t)
+	path := daemonFile(t, t.TempDir(), 8192, 128) // 1 MiB
+	n := daemonFloodRequests()
+	var sent atomic.Int64
+	floodReads(c, path, n, &sent)
+	settle(&sent, n)
+	rss := p.peakRSS(t)
+	t.Logf("%d requests, %d written before the daemon paused; peak RSS %d MiB", n, sent.Load(), rss>>20)
+	if rss > daemonRSSBudget {
+		t.Errorf("peak RSS %d MiB, want under %d", rss>>20, daemonRSSBudget>>20)
+	}
+	drainFlood(t, c, n)
+}
+
+// TestDaemonFloodSocket: issue 8 item 3 on the shared socket, where one
+// client's flood must cost the others nothing: while it is paused, another
+// client's read answers as fast as before the flood (within a generous
+// bound: the point is not to wait behind the flood).
+func TestDaemonFloodSocket(t *testing.T) {
+	p, sock := daemonShared(t, 0)
+	path := daemonFile(t, t.TempDir(), 8192, 128)
+	other := daemonDial(t, sock)
+	probe := func(id int) time.Duration {
+		start := time.Now()
+		if m := other.call(id, "read", map[string]any{"path": path, "limit": 10}, 10*time.Second); m.Error != nil {
+			t.Fatalf("the other client's read: %+v", m.Error)
+		}
+		return time.Since(start)
+	}
+	before := probe(1)
+	flood := daemonDial(t, sock)
+	n := daemonFloodRequests()
+	var sent atomic.Int64
+	floodReads(flood, path, n, &sent)
+	settle(&sent, n)
+	var during time.Duration
+	for i := range 5 {
+		during = max(during, probe(10+i))
+	}
+	rss := p.peakRSS(t)
+	t.Logf("other client's read: %v before the flood, at most %v during it; peak RSS %d MiB", before, during, rss>>20)
+	if rss > daemonRSSBudget {
+		t.Errorf("peak RSS %d MiB, want under %d", rss>>20, daemonRSSBudget>>20)
+	}
+	if during > 2*time.Second {
+		t.Errorf("the other client waited %v during the flood", during)
+	}
+	drainFlood(t, flood, n)
+}
+
+// TestDaemonStdioNonReaderEnds: issue 8 item 11. A stdio client sends
+// requests, closes its input and never reads: the daemon ends (after the
+// drain timeout, its blocked replies aborted) instead of living forever.
+// Both below the in-flight cap (the end of input is seen) and above it
+// (reads paused: the write timeout ends it).
+func TestDaemonStdioNonReaderEnds(t *testing.T) {
+	for _, tc := range []struct {
+		requests int
+		args     []string
+	}{
+		{40, nil},
+		{400, []string{"--write-timeout", "2s"}},
+	} {
+		t.Run(fmt.Sprint(tc.requests, " requests"), func(t *testing.T) {
+			p, c := daemonStdio(t, tc.args...)
+			path := daemonFile(t, t.TempDir(), 8192, 128)
+			var sent atomic.Int64
+			floodReads(c, path, tc.requests, &sent)
+			settle(&sent, tc.requests)
+			c.w.Close()
+			// The stdout pipe stays open and unread until the test ends.
+			switch code := p.wait(20 * time.Second); code {
+			case -1:
+				t.Fatalf("the daemon still runs 20 s after its input ended (%d requests written)", sent.Load())
+			case 0:
+			default:
+				t.Fatalf("the daemon exited %d, want 0", code)
+			}
+		})
+	}
+}
+
+// TestDaemonSIGTERMDuringFlood: a daemon whose connection is paused at its
+// in-flight cap (replies unread) still stops on SIGTERM, and removes its
+// socket.
+func TestDaemonSIGTERMDuringFlood(t *testing.T) {
+	p, sock := daemonShared(t, 0)
+	path := daemonFile(t, t.TempDir(), 8192, 128)
+	flood := daemonDial(t, sock)
+	var sent atomic.Int64
+	floodReads(flood, path, 1000, &sent)
+	settle(&sent, 1000)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(15 * time.Second); code == -1 {
+		t.Fatal("the daemon still runs 15 s after SIGTERM")
+	}
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket is left: %v", err)
+	}
+}

@@ -1,0 +1,121 @@
+package adversarial
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Lifecycle faults: a daemon killed with its commands running, a forwarder
+// whose daemon dies.
+
+// daemonPidsOf lists the pids of processes whose command line holds marker.
+func daemonPidsOf(marker string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), marker) {
+			if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+				if i := strings.LastIndexByte(string(st), ')'); i > 0 && strings.HasPrefix(string(st[i+1:]), " Z") {
+					continue // a zombie
+				}
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// daemonMarker is a duration for sleep that no other process has, to find
+// the processes of one case by their command line.
+func daemonMarker() string {
+	return "3000." + strconv.FormatInt(time.Now().UnixNano()%1e9, 10)
+}
+
+// waitGone waits up to d until no process holds marker.
+func waitGone(marker string, d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	for {
+		left := daemonPidsOf(marker)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestDaemonKilledCommandsSwept: issue 8 item 6. A daemon SIGKILLed while
+// its commands run (one in the exec's group, one escaped with setsid) leaves
+// them running; the next daemon on the same spool root ends the ones its
+// records name as it sweeps.
+func TestDaemonKilledCommandsSwept(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "spool")
+	marker := daemonMarker()
+	p := daemonStart(t, 0, "serve", "--spool-root", root)
+	in, _ := p.cmd.StdinPipe()
+	out, _ := p.cmd.StdoutPipe()
+	p.run(t)
+	c := newRawClient(t, in, out)
+	t.Cleanup(func() {
+		for _, pid := range daemonPidsOf(marker) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	c.send(rawRequest(1, "exec", map[string]any{"command": "sleep " + marker + " & setsid sleep " + marker + " & sleep " + marker + "; true"}))
+	deadline := time.Now().Add(10 * time.Second)
+	for len(daemonPidsOf(marker)) < 3 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(daemonPidsOf(marker)); n < 3 {
+		t.Fatalf("%d commands running, want 3", n)
+	}
+	p.cmd.Process.Kill()
+	p.wait(10 * time.Second)
+	if n := len(daemonPidsOf(marker)); n < 3 {
+		t.Fatalf("the commands died with the daemon (%d left): nothing to sweep", n)
+	}
+	q := daemonStart(t, 0, "serve", "--spool-root", root)
+	q.cmd.StdinPipe()
+	q.run(t)
+	if left := waitGone(marker, 10*time.Second); len(left) > 0 {
+		t.Errorf("processes %v of the killed daemon still run after the next daemon's sweep", left)
+	}
+}
+
+// TestDaemonForwarderDaemonKilled: issue 8 item 12. A forwarder whose
+// daemon is killed under it answers the requests in flight with an error,
+// says so on stderr and exits non-zero (the original exited 0, silent).
+func TestDaemonForwarderDaemonKilled(t *testing.T) {
+	d, sock := daemonShared(t, 0)
+	f := daemonStart(t, 0, "--remote="+sock)
+	in, _ := f.cmd.StdinPipe()
+	out, _ := f.cmd.StdoutPipe()
+	f.run(t)
+	c := newRawClient(t, in, out)
+	if m := c.call(1, "stats", nil, 10*time.Second); m.Error != nil {
+		t.Fatalf("stats through the forwarder: %+v", m.Error)
+	}
+	c.send(rawRequest(2, "exec", map[string]any{"command": "sleep 3"}))
+	time.Sleep(300 * time.Millisecond)
+	d.cmd.Process.Kill()
+	m := c.next(10 * time.Second)
+	if string(m.ID) != "2" || m.Error == nil {
+		t.Errorf("the request in flight got %s %s %+v, want an error reply", m.ID, m.Result, m.Error)
+	}
+	code := f.wait(10 * time.Second)
+	if code <= 0 {
+		t.Errorf("the forwarder exited %d, want non-zero", code)
+	}
+	if !strings.Contains(f.stderr.String(), "daemon") {
+		t.Errorf("the forwarder's stderr does not say what happened: %q", f.stderr.String())
+	}
+}
