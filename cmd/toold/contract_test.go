@@ -984,6 +984,9 @@ func TestContractMessageSizeBoundary(t *testing.T) {
 		t.Run("headers="+strconv.FormatBool(headers), func(t *testing.T) {
 			t.Parallel()
 			p := startProcess(t, headers)
+			// Decoding 16 MiB under -race takes seconds alone and far longer
+			// beside the rest of the suite on 2 cores: a generous bound.
+			p.replyWait = 3 * time.Minute
 			p.mu.Lock()
 			ok := make(chan message, 1)
 			p.replies["900001"] = ok

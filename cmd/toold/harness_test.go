@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -72,6 +73,8 @@ type peer struct {
 	// before and after Content-Length, in header framing.
 	before, after string
 	nextID        int
+	// replyWait bounds each wait for a reply; 0 means 30 s.
+	replyWait time.Duration
 
 	mu      sync.Mutex
 	replies map[string]chan message
@@ -181,13 +184,15 @@ func (p *peer) start(method string, params any) (id string, reply chan message) 
 	return id, reply
 }
 
+func (p *peer) waitFor() time.Duration { return cmp.Or(p.replyWait, 30*time.Second) }
+
 func (p *peer) await(reply chan message) message {
 	p.t.Helper()
 	select {
 	case m := <-reply:
 		return m
-	case <-time.After(30 * time.Second):
-		p.t.Fatal("no reply within 30s")
+	case <-time.After(p.waitFor()):
+		p.t.Fatalf("no reply within %v", p.waitFor())
 	case <-p.done:
 		select {
 		case m := <-reply:
@@ -240,8 +245,8 @@ func (p *peer) orphan() message {
 	select {
 	case m := <-p.orphans:
 		return m
-	case <-time.After(30 * time.Second):
-		p.t.Fatal("no reply within 30s")
+	case <-time.After(p.waitFor()):
+		p.t.Fatalf("no reply within %v", p.waitFor())
 	}
 	return message{}
 }
