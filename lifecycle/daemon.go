@@ -32,7 +32,9 @@ type Options struct {
 	// DrainTimeout is how long a client's running requests may finish
 	// after its input ends before they are cancelled; 0 means rpc's default.
 	DrainTimeout time.Duration
-	Logger       *slog.Logger
+	// Trace logs every request and its reply (rpc.Trace): --rpc.trace.
+	Trace  bool
+	Logger *slog.Logger
 }
 
 // Daemon serves clients: each connection gets a session of its own, and all
@@ -112,8 +114,12 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := &client{d: d, stop: cancel, exitCode: 0}
+	handler := c.handle
+	if d.opts.Trace {
+		handler = rpc.Trace(handler, d.log)
+	}
 	srv := &rpc.Server{
-		Handler:      c.handle,
+		Handler:      handler,
 		Inline:       inline,
 		DrainTimeout: d.opts.DrainTimeout,
 		Logger:       d.log,

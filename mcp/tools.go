@@ -2,9 +2,16 @@ package mcp
 
 import sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-// instructions tell the model what the server is for.
-const instructions = `toold reads files and runs commands with output cut to fit a context window, losing nothing: ` +
-	`what a result leaves out is named at its end, with the call that reads it (read with an offset, readBytes with a startByte, page with a spool id).`
+// instructions teach a model the paging workflow: every result says what
+// it left out and the exact call that reads it.
+const instructions = `toold reads files and runs commands with results cut to fit your context window, losing nothing.
+
+- read: a file as numbered lines, at most 2000 lines or 50 KB per call. When more remains, the result's last line says so, e.g. "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]": call read again with that offset, or jump to the lines you need.
+- readBytes: for a line too long for read (minified code, one-line JSON), or to walk a file by bytes: pass the startByte the last result names.
+- exec: runs a command. Long output shows its first and last lines and one line naming the lines in between and a spool id, e.g. "[... lines 1001-4000 omitted (120 KB); page spool=ID offset=1001 to read them ...]"; errors from the middle are shown too. Read the omitted lines with page spool=ID offset=N, a window at a time, rather than re-running the command with a pipe through head or grep.
+- page: windows of a spool, numbered as read numbers them; pass the offset (or startByte) the previous result names to go on.
+
+Prefer these to cat, head, tail or sed: nothing is silently cut. Spools last as long as this session.`
 
 // prop is one parameter of a tool's input schema.
 type prop struct {
@@ -44,7 +51,9 @@ var (
 	pMaxLineChars = prop{"maxLineChars", "integer", "Lines longer than this many characters are cut (default 2000; 0: never cut). The result says how to read a cut line whole."}
 	pStartByte    = prop{"startByte", "integer", "Byte offset to start at (default 0); the result starts at the beginning of the line that holds it. To go on, pass the startByte the result names."}
 	pClean        = prop{"clean", "boolean", "Strip color codes and progress-bar redraws, as exec's preview does (default true). false gives the raw bytes."}
-	readOnly      = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	yes, no       = true, false
+	readOnly      = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	mayDestroy    = &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}
 )
 
 // tools are the daemon's methods as MCP tools: a tool's name is its method.
@@ -90,6 +99,7 @@ func tools() []*sdk.Tool {
 			prop{"maxLineChars", "integer", "Shown lines longer than this many characters are cut (default 2000); the spool keeps them whole."},
 			prop{"mergeStderr", "boolean", "Send stderr into stdout, interleaved as written (default false)."},
 			pClean),
+		Annotations: mayDestroy, // a command can do anything
 	}, {
 		Name:        "stats",
 		Description: "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/methods"
+	"github.com/toold/toold/rpc"
+)
+
+var cmdCall = &command{
+	name: "call", args: "METHOD [JSON]", summary: "send one request, print the result as JSON",
+	help: `Sends one request with JSON as its params and prints the result as JSON on stdout;
+an error is printed as JSON on stderr, with exit status 1.
+
+The request runs in a session of its own, which ends when toold call exits: an exec
+result names no spool, since its spool is deleted with the session, and its notice
+says so (to page long output, keep a session open: toold --remote=auto, or toold mcp).
+
+Without --remote the daemon runs in this process; with --remote=auto (or =SOCKET) the
+request goes to the shared daemon, started if none answers, and shares its cache.
+
+Example:
+  toold call read '{"path":"README.md","limit":5}'`,
+	flags: func(fs *flag.FlagSet, o *options) {
+		remoteFlags(fs, o)
+		spoolFlag(fs, o)
+		logFlags(fs, o)
+	},
+	run: runCall,
+}
+
+func runCall(o *options, args []string) int {
+	if len(args) < 1 || len(args) > 2 {
+		fmt.Fprintln(os.Stderr, "toold call: usage: toold call METHOD [JSON] (see: toold help call)")
+		return 2
+	}
+	method := args[0]
+	var params json.RawMessage
+	if len(args) == 2 {
+		params = json.RawMessage(args[1])
+		if !json.Valid(params) {
+			fmt.Fprintf(os.Stderr, "toold call: params are not valid JSON: %s\n", args[1])
+			return 1
+		}
+	}
+	return withConnect(o, func(ctx context.Context, connect connectFunc) int {
+		client, err := connect(ctx, nil)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "toold call:", err)
+			return 1
+		}
+		var result json.RawMessage
+		err = client.Call(ctx, method, params, &result)
+		client.Close()
+		if err != nil {
+			var rerr *rpc.Error
+			if errors.As(err, &rerr) {
+				b, _ := json.Marshal(map[string]any{"code": rerr.Code, "message": rerr.Message, "data": rerr.Data})
+				fmt.Fprintln(os.Stderr, string(b))
+			} else {
+				fmt.Fprintln(os.Stderr, "toold call:", err)
+			}
+			return 1
+		}
+		if method == "exec" {
+			result = dropSpools(result)
+		}
+		printJSON(result)
+		return 0
+	})
+}
+
+// notKept replaces, in an exec notice, what would send a reader to a spool
+// that toold call's session deletes as it ends.
+const notKept = "; not kept: toold call's session, and its spool, ended with the call"
+
+// dropSpools removes from an exec result the spools that will not exist
+// once toold call exits, and says so in the notice instead of naming them.
+func dropSpools(raw json.RawMessage) json.RawMessage {
+	var r methods.ExecResult
+	if json.Unmarshal(raw, &r) != nil || r.Result == nil {
+		return raw
+	}
+	for _, s := range []*exec.Stream{&r.Stdout, &r.Stderr} {
+		if s.Spool == nil {
+			continue
+		}
+		if r.Notice != nil {
+			n := spoolSentence(s.Spool).ReplaceAllLiteralString(*r.Notice, notKept)
+			r.Notice = &n
+		}
+		s.Spool = nil
+	}
+	out, err := json.Marshal(&r)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// spoolSentence matches the part of a notice that names spool: "; read them
+// with page spool=ID offset=N", "; all of it is in page spool=ID", either with
+// " (the spool stops at SIZE)", or "; the raw bytes are in PATH".
+func spoolSentence(s *exec.SpoolRef) *regexp.Regexp {
+	return regexp.MustCompile(`; (read them with|all of it is in) page spool=` + regexp.QuoteMeta(s.ID) +
+		`( offset=\d+)?( \(the spool stops at [^)]*\))?|; the raw bytes are in ` + regexp.QuoteMeta(s.Path))
+}
