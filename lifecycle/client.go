@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -203,8 +205,8 @@ func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) 
 			return nil, rpc.Errorf(rpc.CodeInternalError, nil, "no cwd given and the daemon's is gone: %v", err)
 		}
 		cfg.cwd = wd
-	} else if fi, err := os.Stat(cfg.cwd); err != nil || !fi.IsDir() || !filepath.IsAbs(cfg.cwd) {
-		return nil, rpc.InvalidParams("cwd", "%q is not an absolute path to a directory", p.Cwd)
+	} else if err := checkCwd(cfg.cwd); err != nil {
+		return nil, err
 	}
 	for k, v := range p.Env {
 		cfg.env[k] = v
@@ -217,6 +219,23 @@ func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) 
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// checkCwd says what is wrong with a cwd param, if anything.
+func checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return rpc.InvalidParams("cwd", "%q is not an absolute path", cwd)
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return rpc.InvalidParams("cwd", "%q: no such directory", cwd)
+	case err != nil:
+		return rpc.InvalidParams("cwd", "%q: %v", cwd, errors.Unwrap(err))
+	case !fi.IsDir():
+		return rpc.InvalidParams("cwd", "%q is not a directory", cwd)
+	}
+	return nil
 }
 
 // session returns the client's session, making it on first use, and

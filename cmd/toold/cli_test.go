@@ -357,3 +357,22 @@ func TestRPCTrace(t *testing.T) {
 		}
 	}
 }
+
+// A cwd that cannot be used is refused with what is wrong with it.
+func TestInitializeCwdErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, tt := range []struct{ cwd, want string }{
+		{"rel/dir", `"rel/dir" is not an absolute path`},
+		{filepath.Join(dir, "missing"), `: no such directory`},
+		{file, `is not a directory`},
+	} {
+		params, _ := json.Marshal(map[string]string{"cwd": tt.cwd})
+		_, e, code := runBin(t, "", nil, "--spool-root", filepath.Join(t.TempDir(), "spool"), "call", "initialize", string(params))
+		var werr wireError
+		if code != 1 || json.Unmarshal([]byte(e), &werr) != nil || werr.Code != -32602 || !strings.Contains(werr.Message, tt.want) {
+			t.Errorf("cwd %q: %d %s, want -32602 %q", tt.cwd, code, e, tt.want)
+		}
+	}
+}
