@@ -376,3 +376,63 @@ func TestInitializeCwdErrors(t *testing.T) {
 		}
 	}
 }
+
+// startMCP runs toold mcp with args and returns an initialized MCP peer.
+func startMCP(t *testing.T, env []string, args ...string) *peer {
+	cmd := exec.Command(binPath, append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("toold mcp stderr:\n%s", stderr.String())
+		}
+	})
+	p := newPeer(t, in, out, false)
+	p.mustCall("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]string{"name": "test", "version": "1"}}, nil)
+	p.notify("notifications/initialized", nil)
+	return p
+}
+
+type toolResult struct {
+	Content []struct{ Type, Text string } `json:"content"`
+	IsError bool                          `json:"isError"`
+	Data    json.RawMessage               `json:"structuredContent"`
+}
+
+// toold mcp --remote=SOCKET: its session lives on the shared daemon, with
+// the roots and limits its flags give.
+func TestMCPRemoteRootsLimits(t *testing.T) {
+	sock, _ := startSocketDaemon(t)
+	inside, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(inside, "in.txt"), []byte("1\n2\n3\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "out.txt"), []byte("x\n"), 0o644)
+	p := startMCP(t, nil, "--remote", sock, "--root", inside, "--read.limit", "2")
+	var res toolResult
+	p.mustCall("tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": filepath.Join(inside, "in.txt")}}, &res)
+	if res.IsError || len(res.Content) != 1 || res.Content[0].Text != "     1\t1\n     2\t2\n[Showing lines 1-2 of 3. Use offset=3 to continue]" {
+		t.Errorf("read inside the root with --read.limit 2: %+v", res)
+	}
+	p.mustCall("tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": filepath.Join(outside, "out.txt")}}, &res)
+	if !res.IsError || !strings.HasPrefix(res.Content[0].Text, "error -32002: ") {
+		t.Errorf("read outside the root: %+v", res)
+	}
+	// Its session is on the daemon: status counts it.
+	out, _, _ := runBin(t, "", nil, "status", "--remote", sock, "--json")
+	var st daemonState
+	if json.Unmarshal([]byte(out), &st) != nil || st.Sessions != 1 || st.Cache.Entries != 1 {
+		t.Errorf("status: %s", out)
+	}
+	// Bad limit flags are refused before anything starts.
+	if _, e, code := runBin(t, "", nil, "mcp", "--read.limit", "-5"); code != 2 || !strings.Contains(e, "--read.limit: -5 is negative") {
+		t.Errorf("negative limit: %d %q", code, e)
+	}
+}
