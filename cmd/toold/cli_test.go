@@ -293,6 +293,13 @@ func TestVersionNamedSockets(t *testing.T) {
 	if len(socks) != 2 {
 		t.Errorf("sockets %v", socks)
 	}
+	// status with no daemon of its own build names the others'.
+	third := filepath.Join(t.TempDir(), "toold")
+	os.WriteFile(third, b, 0o755)
+	if _, e, code := runExe(t, third, "", env, "status"); code != 1 || !strings.Contains(e, "sockets of other builds") ||
+		!strings.Contains(e, socks[0]) || !strings.Contains(e, socks[1]) {
+		t.Errorf("status of a third build: %d %q", code, e)
+	}
 	for pid := range pids {
 		for _, exe := range []string{binPath, other} {
 			runExe(t, exe, "", env, "stop")

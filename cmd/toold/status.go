@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,9 +70,13 @@ func runStatus(o *options, args []string) int {
 		fmt.Fprintf(os.Stderr, "toold status: unexpected argument %q\n", args[0])
 		return 2
 	}
-	st, err := queryDaemon(socketOf(o.remote))
+	socket := socketOf(o.remote)
+	st, err := queryDaemon(socket)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toold status:", err)
+		if others := otherSockets(socket); len(others) > 0 {
+			fmt.Fprintf(os.Stderr, "toold status: sockets of other builds (toold status --remote=SOCKET): %s\n", strings.Join(others, " "))
+		}
 		return 1
 	}
 	if o.json {
@@ -119,6 +124,19 @@ func queryDaemon(socket string) (*daemonState, error) {
 	}
 	st.Sessions-- // status's own
 	return st, nil
+}
+
+// otherSockets lists the other toold sockets beside socket: daemons of
+// other builds, which this one never talks to unless told to.
+func otherSockets(socket string) []string {
+	all, _ := filepath.Glob(filepath.Join(filepath.Dir(socket), "toold-*.sock"))
+	var others []string
+	for _, s := range all {
+		if s != socket {
+			others = append(others, s)
+		}
+	}
+	return others
 }
 
 // dialDaemon connects to socket and learns the daemon's pid from the
