@@ -379,3 +379,16 @@ func TestRunCancelled(t *testing.T) {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// connectInit is connect, then initialize with params, as toold mcp's
+// connect does with its command line's roots and limits.
+func (dm *daemon) connectInit(params map[string]any) func(context.Context) (*rpc.Client, error) {
+	return func(ctx context.Context) (*rpc.Client, error) {
+		c, _ := dm.connect(ctx)
+		if err := c.Call(ctx, "initialize", params, nil); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return c, nil
+	}
+}

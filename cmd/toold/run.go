@@ -274,7 +274,9 @@ limit flags set the session's per-call defaults.`,
 		}
 		return withConnect(o, func(ctx context.Context, connect connectFunc) int {
 			dial := func(ctx context.Context) (*rpc.Client, error) { return connect(ctx, init) }
-			err := mcp.NewServer(build.Version, dial, slog.Default()).Run(ctx, os.Stdin, os.Stdout)
+			srv := mcp.NewServer(build.Version, dial, slog.Default())
+			srv.Init = init
+			err := srv.Run(ctx, os.Stdin, os.Stdout)
 			if err != nil && !errors.Is(err, context.Canceled) {
 				slog.Error("mcp", "err", err)
 				return 1
