@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOOLD_BIN = path.resolve(here, process.env.TOOLD_BIN || '../../toold');
@@ -181,6 +182,45 @@ describe('roots', () => {
       assert.equal(esc.res.isError, true);
     } finally {
       await c.close();
+    }
+  });
+});
+
+describe('roots the client announces', () => {
+  test('become the session\'s roots, and follow the client\'s changes', async () => {
+    const inside = tempDir();
+    const outside = tempDir();
+    fs.writeFileSync(path.join(inside, 'in.txt'), 'in\n');
+    fs.writeFileSync(path.join(outside, 'out.txt'), 'out\n');
+    const runtime = tempDir();
+    const env = { XDG_RUNTIME_DIR: runtime };
+    let roots = [{ uri: `file://${inside}`, name: 'project' }];
+    const transport = new StdioClientTransport({ command: TOOLD_BIN, args: ['mcp', '--remote=auto'], env: { ...process.env, ...env }, stderr: 'pipe' });
+    const c = new Client({ name: 'rooted-client', version: '1' }, { capabilities: { roots: { listChanged: true } } });
+    let asked = 0;
+    c.setRequestHandler(ListRootsRequestSchema, async () => { asked++; return { roots }; });
+    await c.connect(transport);
+    try {
+      assert.equal((await callTool(c, 'read', { path: path.join(inside, 'in.txt') })).text, '     1\tin');
+      const out = await callTool(c, 'read', { path: path.join(outside, 'out.txt') });
+      assert.equal(out.res.isError, true, out.text);
+      assert.match(out.text, /^error -32002: /);
+      // A path that climbs out of the root is refused as well.
+      const esc = await callTool(c, 'read', { path: path.join(inside, '..', path.basename(outside), 'out.txt') });
+      assert.equal(esc.res.isError, true);
+      // exec's spools stay readable: the session's own directory is outside the roots.
+      const ex = await callTool(c, 'exec', { command: 'seq 1 10000', maxLines: 4 });
+      const page = await callTool(c, 'page', { spool: ex.data.stdout.spool.id, offset: 3, limit: 1 });
+      assert.equal(page.res.isError, undefined, page.text);
+
+      roots = [{ uri: `file://${outside}` }];
+      await c.sendRootsListChanged();
+      await waitUntil('the new roots', async () => !(await callTool(c, 'read', { path: path.join(outside, 'out.txt') })).res.isError);
+      assert.equal((await callTool(c, 'read', { path: path.join(inside, 'in.txt') })).res.isError, true);
+      assert.ok(asked >= 2, `roots/list asked ${asked} times`);
+    } finally {
+      await c.close();
+      await run(TOOLD_BIN, ['stop'], { env: { ...process.env, ...env } }).catch(() => {});
     }
   });
 });
