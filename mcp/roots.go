@@ -44,13 +44,17 @@ func (r *roots) initialized(ctx context.Context, ss *sdk.ServerSession) {
 	}
 }
 
+// statelessProtocol is the first MCP version without the initialize
+// handshake (SEP-2575); its sessions' params come with each request.
+const statelessProtocol = "2026-07-28"
+
 // clientHasRoots reports whether the client announced the roots capability
 // in the initialize handshake. A session of protocol 2026-07-28 or later has
 // no handshake (and roots are deprecated there): the command line's roots
 // stand.
 func clientHasRoots(ss *sdk.ServerSession) bool {
 	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil {
+	if p == nil || p.Capabilities == nil || p.ProtocolVersion >= statelessProtocol {
 		return false
 	}
 	return p.Capabilities.RootsV2 != nil || p.Capabilities.Roots.ListChanged //nolint:staticcheck // older clients fill in only Roots

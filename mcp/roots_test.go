@@ -166,3 +166,21 @@ func TestNarrow(t *testing.T) {
 		}
 	}
 }
+
+// A client of the stateless protocol (no initialize handshake, roots
+// deprecated) keeps the command line's roots, and its calls do not wait.
+func TestClientRootsStateless(t *testing.T) {
+	dm := newDaemon(t)
+	a := t.TempDir()
+	init := map[string]any{"roots": []string{a}}
+	srv := NewServer("test", dm.connectInit(init), testLogger(t))
+	srv.Init = init
+	s := open(t, srv) // the SDK's latest protocol
+	if v := s.InitializeResult().ProtocolVersion; v < statelessProtocol {
+		t.Skipf("the SDK negotiated %s", v)
+	}
+	os.WriteFile(filepath.Join(a, "f"), []byte("x\n"), 0o644)
+	if !readable(t, s, filepath.Join(a, "f")) || readable(t, s, "/etc/hostname") {
+		t.Error("a stateless session must keep the --root roots")
+	}
+}
