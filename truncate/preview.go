@@ -45,6 +45,14 @@ type PreviewResult struct {
 	ClippedLines int // lines of Head + Tail cut at MaxLineChars
 	Omitted      *Omitted
 	Truncated    bool // true when anything is omitted
+	// Highlights are groups of lines from the omitted middle that
+	// PreviewHighlights shows, in output order; counted in ShownLines,
+	// ShownBytes and ClippedLines. Omitted still names the lines between
+	// Head and Tail.
+	Highlights []ShownHighlight
+	// HighlightsOmitted counts the groups of the middle left out for the
+	// budget.
+	HighlightsOmitted int
 }
 
 // Preview renders the head/tail preview of an output of totalBytes bytes and
@@ -62,9 +70,14 @@ func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOpt
 	if totalBytes <= 0 {
 		return PreviewResult{}
 	}
-	maxLines, maxBytes := max(opt.MaxLines, 0), max(opt.MaxBytes, 0)
 	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars}
+	hd, tl := w.headTail(prefix, suffix, totalBytes, max(opt.MaxLines, 0), max(opt.MaxBytes, 0), opt.Mode)
+	return w.result(hd, tl, totalBytes, totalLines)
+}
 
+// headTail chooses the head and tail lines of a preview within maxLines and
+// maxBytes (see Preview).
+func (w walker) headTail(prefix, suffix []byte, totalBytes int64, maxLines, maxBytes int, mode string) (hd, tl part) {
 	var whole []byte
 	switch {
 	case int64(len(prefix)) >= totalBytes:
@@ -79,11 +92,8 @@ func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOpt
 	if whole != nil {
 		// Everything that fits is shown whole, in Head.
 		all := w.head(whole, maxLines, maxBytes)
-		if all.raw == len(whole) {
-			return w.result(all, part{}, totalBytes, totalLines)
-		}
-		if opt.Mode == ModeHead {
-			return w.result(all, part{}, totalBytes, totalLines)
+		if all.raw == len(whole) || mode == ModeHead {
+			return all, part{}
 		}
 		headSrc, tailSrc = whole, whole
 	} else {
@@ -95,11 +105,9 @@ func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOpt
 		}
 	}
 
-	var hd part
-	switch opt.Mode {
+	switch mode {
 	case ModeHead:
-		hd = w.head(headSrc, maxLines, maxBytes)
-		return w.result(hd, part{}, totalBytes, totalLines)
+		return w.head(headSrc, maxLines, maxBytes), part{}
 	case ModeTail:
 	default:
 		hd = w.head(headSrc, (maxLines+1)/2, maxBytes/2)
@@ -109,8 +117,7 @@ func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOpt
 	if whole != nil {
 		lo = hd.raw
 	}
-	tl := w.tail(tailSrc, lo, maxLines-len(hd.lines), maxBytes-hd.shown)
-	return w.result(hd, tl, totalBytes, totalLines)
+	return hd, w.tail(tailSrc, lo, maxLines-len(hd.lines), maxBytes-hd.shown)
 }
 
 // part is the head or the tail of a preview.

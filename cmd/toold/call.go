@@ -7,10 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"regexp"
 
-	"github.com/toold/toold/exec"
-	"github.com/toold/toold/methods"
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
@@ -77,23 +76,19 @@ func runCall(o *options, args []string) int {
 	})
 }
 
-// notKept replaces, in an exec notice, what would send a reader to a spool
-// that toold call's session deletes as it ends.
-const notKept = "; not kept: toold call's session, and its spool, ended with the call"
-
 // dropSpools removes from an exec result the spools that will not exist
 // once toold call exits, and says so in the notice instead of naming them.
 func dropSpools(raw json.RawMessage) json.RawMessage {
-	var r methods.ExecResult
-	if json.Unmarshal(raw, &r) != nil || r.Result == nil {
+	var r protocol.ExecResult
+	if json.Unmarshal(raw, &r) != nil {
 		return raw
 	}
-	for _, s := range []*exec.Stream{&r.Stdout, &r.Stderr} {
+	for _, s := range []*protocol.Stream{&r.Stdout, &r.Stderr} {
 		if s.Spool == nil {
 			continue
 		}
 		if r.Notice != nil {
-			n := spoolSentence(s.Spool).ReplaceAllLiteralString(*r.Notice, notKept)
+			n := notice.DropSpool(*r.Notice, s.Spool)
 			r.Notice = &n
 		}
 		s.Spool = nil
@@ -103,12 +98,4 @@ func dropSpools(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return out
-}
-
-// spoolSentence matches the part of a notice that names spool: "; read them
-// with page spool=ID offset=N", "; all of it is in page spool=ID", either with
-// " (the spool stops at SIZE)", or "; the raw bytes are in PATH".
-func spoolSentence(s *exec.SpoolRef) *regexp.Regexp {
-	return regexp.MustCompile(`; (read them with|all of it is in) page spool=` + regexp.QuoteMeta(s.ID) +
-		`( offset=\d+)?( \(the spool stops at [^)]*\))?|; the raw bytes are in ` + regexp.QuoteMeta(s.Path))
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/notice"
 )
 
 // runBin runs the built toold with args in dir (the test's cwd when "")
@@ -336,7 +338,7 @@ func TestCallDropsSpools(t *testing.T) {
 		if r.Stdout.Spool != nil || r.Stderr.Spool != nil || r.Stdout.Omitted == nil || !r.Stderr.Binary {
 			t.Errorf("call %s: %s", remote, out)
 		}
-		if strings.Contains(r.Notice, "spool=") || strings.Contains(r.Notice, runtime) || strings.Count(r.Notice, notKept) != 2 {
+		if strings.Contains(r.Notice, "spool=") || strings.Contains(r.Notice, runtime) || strings.Count(r.Notice, notice.SpoolNotKept) != 2 {
 			t.Errorf("call %s: notice %q", remote, r.Notice)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/toold/toold/internal/buildinfo"
 	"github.com/toold/toold/lifecycle"
 	"github.com/toold/toold/mcp"
+	"github.com/toold/toold/remote"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/spool"
 )
@@ -147,9 +148,9 @@ func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int 
 // forwardOptions say how to reach the shared daemon o names, and for
 // --remote=auto how to start it: this binary, serving the socket with the
 // caller's log level, trace and spool root, its log beside the socket.
-func forwardOptions(o *options) lifecycle.ForwardOptions {
+func forwardOptions(o *options) remote.Options {
 	socket := socketOf(o.remote)
-	fo := lifecycle.ForwardOptions{Socket: socket}
+	fo := remote.Options{Socket: socket}
 	if o.remote != "auto" {
 		return fo // a named socket is someone else's to start
 	}
@@ -169,7 +170,7 @@ func forwardOptions(o *options) lifecycle.ForwardOptions {
 		if o.trace {
 			args = append(args, "--rpc.trace")
 		}
-		return lifecycle.StartDaemon(exe, args, logPath(socket))
+		return remote.StartDaemon(exe, args, logPath(socket))
 	}
 	return fo
 }
@@ -178,7 +179,7 @@ func forward(o *options, opts lifecycle.Options) int {
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
 	fo := forwardOptions(o)
-	code, err := lifecycle.Forward(ctx, os.Stdin, os.Stdout, fo)
+	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, fo)
 	if err != nil {
 		opts.Logger.Error("forwarding", "socket", fo.Socket, "err", err)
 		return 1
@@ -215,7 +216,7 @@ func withConnect(o *options, f func(ctx context.Context, connect connectFunc) in
 			server, client := net.Pipe()
 			ferr := make(chan error, 1)
 			conns.Go(func() {
-				_, err := lifecycle.Forward(ctx, server, server, fo)
+				_, err := remote.Forward(ctx, server, server, fo)
 				server.Close()
 				ferr <- err
 			})

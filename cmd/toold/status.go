@@ -15,9 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/toold/toold/lifecycle"
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
-	"github.com/toold/toold/truncate"
 )
 
 // daemonFlags are status's and stop's: which daemon.
@@ -98,8 +98,8 @@ func runStatus(o *options, args []string) int {
   spool     %s
   log       %s
 `, st.Socket, st.Pid, st.Version, (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second),
-		st.Sessions, st.ExecsRunning, st.Cache.Entries, truncate.Size(st.Cache.IndexBytes), st.Cache.Hits,
-		st.Cache.Misses, st.Cache.Invalidations, truncate.Size(st.SpoolBytes), log)
+		st.Sessions, st.ExecsRunning, st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
+		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log)
 	return 0
 }
 
@@ -114,7 +114,7 @@ func queryDaemon(socket string) (*daemonState, error) {
 	defer cancel()
 	c := rpc.NewClient(ctx, conn, rpc.FramingLines)
 	defer c.Close()
-	var init lifecycle.InitializeResult
+	var init protocol.InitializeResult
 	if err := c.Call(ctx, "initialize", map[string]any{"clientInfo": map[string]string{"name": "toold status"}}, &init); err != nil {
 		return nil, fmt.Errorf("%s: %w", socket, err)
 	}

@@ -1,0 +1,213 @@
+// Command previews prints, as a markdown table, what each preview rule shows
+// of the corpus of real tool outputs in testdata/outputs: the bytes shown,
+// and whether every line a model must see is among them. toold runs at its
+// default limits and at maxBytes 5120 per stream; beside it the positional
+// rules of other agents, simulated from their documented limits:
+//
+//	pi          tail: the last 2000 lines or 50 KB, whichever is less
+//	codex       10 KB: half from the head, half from the tail
+//	opencode    30,000 characters: half from the head, half from the tail
+//	gemini-cli  40,000 characters: 20% from the head, 80% from the tail
+//
+// Usage (from the repository root):
+//
+//	go run ./bench/previews [-corpus testdata/outputs] [-o bench/previews.md]
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/truncate"
+)
+
+func main() {
+	dir := flag.String("corpus", "testdata/outputs", "the corpus directory")
+	out := flag.String("o", "", "also write the table to this file")
+	flag.Parse()
+	cs, err := corpus.Load(*dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	var w io.Writer = os.Stdout
+	var buf bytes.Buffer
+	if *out != "" {
+		w = io.MultiWriter(os.Stdout, &buf)
+	}
+	table(w, cs)
+	if *out != "" {
+		if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+}
+
+// rule is one way of choosing what a model sees of an output.
+type rule struct {
+	name string
+	show func(out []byte) (shown []byte, extra int) // extra: false highlights
+}
+
+var rules = []rule{
+	{"toold", func(b []byte) ([]byte, int) { return toold(b, 51200) }},
+	{"toold 5 KB", func(b []byte) ([]byte, int) { return toold(b, 5120) }},
+	{"pi", func(b []byte) ([]byte, int) { return pi(b), 0 }},
+	{"codex", func(b []byte) ([]byte, int) { return headTail(b, 10240/2, 10240/2, false), 0 }},
+	{"opencode", func(b []byte) ([]byte, int) { return headTail(b, 15000, 15000, true), 0 }},
+	{"gemini-cli", func(b []byte) ([]byte, int) { return headTail(b, 8000, 32000, true), 0 }},
+}
+
+func table(w io.Writer, cs []corpus.Case) {
+	fmt.Fprintf(w, "| case | lines | bytes |")
+	for _, r := range rules {
+		fmt.Fprintf(w, " %s |", r.name)
+	}
+	fmt.Fprintf(w, "\n|---|---:|---:|")
+	for range rules {
+		fmt.Fprintf(w, "---|")
+	}
+	fmt.Fprintln(w)
+	all := make([]int, len(rules))
+	shownTotal := make([]int, len(rules))
+	withKeys := 0
+	for _, c := range cs {
+		fmt.Fprintf(w, "| %s | %d | %s |", c.Name, lines(c.Output), size(len(c.Output)))
+		if len(c.Keys) > 0 {
+			withKeys++
+		}
+		for i, r := range rules {
+			shown, extra := r.show(c.Output)
+			shownTotal[i] += len(shown)
+			got := keysShown(shown, c.Keys)
+			mark := fmt.Sprintf("%d/%d", got, len(c.Keys))
+			switch {
+			case c.Clean && extra == 0:
+				mark = "clean"
+			case c.Clean:
+				mark = fmt.Sprintf("%d false", extra)
+			case got == len(c.Keys):
+				mark = "✓"
+				all[i]++
+			}
+			fmt.Fprintf(w, " %s %s |", size(len(shown)), mark)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "| **every key line shown** | | |")
+	for i := range rules {
+		fmt.Fprintf(w, " **%d/%d** (%s) |", all[i], withKeys, size(shownTotal[i]))
+	}
+	fmt.Fprintln(w)
+}
+
+// keysShown counts the keys found in shown, cleaned line by line as the
+// model would read it (a peer's raw bytes hold ANSI escapes and \r redraws).
+func keysShown(shown []byte, keys []string) int {
+	var clean bytes.Buffer
+	for _, l := range bytes.SplitAfter(shown, []byte("\n")) {
+		clean.Write(truncate.CleanLine(l))
+	}
+	n := 0
+	for _, k := range keys {
+		if bytes.Contains(clean.Bytes(), []byte(k)) {
+			n++
+		}
+	}
+	return n
+}
+
+// toold is toold's preview of a stream as the exec capture makes it: the
+// capture keeps the first and last max(4*maxBytes, 64 KiB) bytes.
+func toold(out []byte, maxBytes int) ([]byte, int) {
+	keep := max(4*maxBytes, 64<<10)
+	prefix, suffix := out, out
+	if len(out) > keep {
+		prefix, suffix = out[:keep], out[len(out)-keep:]
+	}
+	pr := truncate.Preview(prefix, suffix, int64(len(out)), int64(lines(out)), truncate.PreviewOptions{
+		MaxLines: 2000, MaxBytes: maxBytes, MaxLineChars: 2000, Mode: truncate.ModeHeadTail, Clean: true,
+	})
+	return []byte(pr.Head + pr.Tail), 0
+}
+
+// pi keeps the last 2000 lines or 50 KB (the end of the last line when it
+// alone is longer).
+func pi(out []byte) []byte {
+	const maxLines, maxBytes = 2000, 50 << 10
+	start, n := len(out), 0
+	for start > 0 && n < maxLines {
+		i := bytes.LastIndexByte(out[:start-1], '\n') + 1
+		if len(out)-i > maxBytes {
+			break
+		}
+		start, n = i, n+1
+	}
+	if start == len(out) && len(out) > 0 {
+		start = len(out) - min(len(out), maxBytes)
+	}
+	return out[start:]
+}
+
+// headTail keeps head and tail bytes (or characters) from each end.
+func headTail(out []byte, head, tail int, chars bool) []byte {
+	if chars {
+		if utf8.RuneCount(out) <= head+tail {
+			return out
+		}
+		h := byteOffset(out, head)
+		t := len(out) - byteOffset(reverseRunes(out), tail)
+		return append(append([]byte{}, out[:h]...), out[t:]...)
+	}
+	if len(out) <= head+tail {
+		return out
+	}
+	return append(append([]byte{}, out[:head]...), out[len(out)-tail:]...)
+}
+
+// byteOffset is where the n-th character of b starts.
+func byteOffset(b []byte, n int) int {
+	i := 0
+	for ; n > 0 && i < len(b); n-- {
+		_, s := utf8.DecodeRune(b[i:])
+		i += s
+	}
+	return i
+}
+
+// reverseRunes reverses b's characters' order, keeping each one's bytes,
+// so that byteOffset counts characters from the end.
+func reverseRunes(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := len(b); i > 0; {
+		_, s := utf8.DecodeLastRune(b[:i])
+		out = append(out, b[i-s:i]...)
+		i -= s
+	}
+	return out
+}
+
+func lines(b []byte) int {
+	n := bytes.Count(b, []byte("\n"))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func size(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return strings.TrimSpace(fmt.Sprintf("%d B", n))
+}

@@ -1,0 +1,160 @@
+package highlight
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/corpus"
+)
+
+// logText returns about size bytes of log-like lines: the text, JSON and
+// klog formats of services and build tools, with an error line among
+// every 20,000.
+func logText(size int) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	paths := []string{"/api/items", "/api/users/42", "/healthz", "/static/app.js", "/api/orders"}
+	words := []string{"request", "handled", "cache", "miss", "refresh", "token", "session", "started",
+		"worker", "queue", "depth", "connected", "pool", "retrying", "default", "config", "loaded", "module"}
+	var b bytes.Buffer
+	for b.Len() < size {
+		n := b.Len()
+		switch r.IntN(4) {
+		case 0:
+			fmt.Fprintf(&b, "time=2026-11-22T02:%02d:%02d.%03dZ level=INFO msg=%q path=%s status=%d ms=%d\n",
+				r.IntN(60), r.IntN(60), r.IntN(1000), words[r.IntN(len(words))]+" "+words[r.IntN(len(words))], paths[r.IntN(len(paths))], 200, r.IntN(400))
+		case 1:
+			fmt.Fprintf(&b, `{"time":"2026-11-22T02:%02d:%02dZ","level":"info","msg":"%s %s","id":"%016x","bytes":%d}`+"\n",
+				r.IntN(60), r.IntN(60), words[r.IntN(len(words))], words[r.IntN(len(words))], r.Uint64(), r.IntN(90000))
+		case 2:
+			fmt.Fprintf(&b, "I1122 02:%02d:%02d.%06d       1 %s.go:%d] %s %s for pod default/web-%d\n",
+				r.IntN(60), r.IntN(60), r.IntN(1000000), words[r.IntN(len(words))], r.IntN(900), words[r.IntN(len(words))], words[r.IntN(len(words))], r.IntN(40))
+		default:
+			fmt.Fprintf(&b, "2026-11-22 02:%02d:%02d,%03d INFO [%s] %s %s in %d ms (user=%d)\n",
+				r.IntN(60), r.IntN(60), r.IntN(1000), words[r.IntN(len(words))], words[r.IntN(len(words))], words[r.IntN(len(words))], r.IntN(900), r.IntN(10000))
+		}
+		if n/2_000_000 != b.Len()/2_000_000 {
+			b.WriteString("2026-11-22 02:10:00,000 ERROR [db] connection refused: dial tcp 10.0.0.7:5432\n")
+		}
+	}
+	return b.Bytes()
+}
+
+// feed runs a Detector over data (already clean) in blocks of whole lines
+// of about 256 KiB, as the exec capture reads them.
+func feed(data []byte) Result {
+	d := New(Options{})
+	n := int64(1)
+	for len(data) > 0 {
+		end := len(data)
+		if end > 256<<10 {
+			end = bytes.LastIndexByte(data[:256<<10], '\n') + 1
+			if end == 0 {
+				end = lineEnd(data, 0)
+			}
+		}
+		n += d.Block(n, data[:end])
+		data = data[end:]
+	}
+	return d.Finish()
+}
+
+// BenchmarkDetectLogs is the detector alone over 64 MiB of log-like text:
+// the target is 1 GB/s or more.
+func BenchmarkDetectLogs(b *testing.B) {
+	data := logText(64 << 20)
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		if r := feed(data); r.Found == 0 {
+			b.Fatal("no group found")
+		}
+	}
+}
+
+// cpuRate reports MB per CPU second of the benchmark's goroutine, which it
+// locks to its thread: on a shared machine the wall clock measures the
+// neighbours too. Call the result when the loop is done.
+func cpuRate(b *testing.B, size int) func() {
+	runtime.LockOSThread()
+	start := threadCPU()
+	return func() {
+		if cpu := threadCPU() - start; cpu > 0 {
+			b.ReportMetric(float64(size)*float64(b.N)/cpu.Seconds()/1e6, "MB/cpu-s")
+		}
+		runtime.UnlockOSThread()
+	}
+}
+
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDetectCorpus is the detector over each real output of the corpus.
+func BenchmarkDetectCorpus(b *testing.B) {
+	cs, err := corpus.Load("../testdata/outputs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range cs {
+		b.Run(c.Name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.Output)))
+			for b.Loop() {
+				feed(c.Output)
+			}
+		})
+	}
+}
+
+// BenchmarkScan is the prefilter alone over log-like text.
+func BenchmarkScan(b *testing.B) {
+	data := logText(16 << 20)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		var m kw
+		for _, l := range lines {
+			m |= scan(l)
+		}
+		if m == 0 {
+			b.Fatal("no keyword")
+		}
+	}
+}
+
+// BenchmarkBaselineByteLoop is the least a byte-by-byte scan costs on this
+// machine: one table load and an add per byte. The detector is quoted as a
+// ratio of it, as neighbours on a shared machine move both.
+func BenchmarkBaselineByteLoop(b *testing.B) {
+	data := logText(16 << 20)
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	var s uint64
+	for b.Loop() {
+		for _, c := range data {
+			s += pairBits[c]
+		}
+	}
+	_ = s
+}
+
+// BenchmarkBaselineCount is bytes.Count of newlines: the SIMD speed of this
+// machine.
+func BenchmarkBaselineCount(b *testing.B) {
+	data := logText(16 << 20)
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		bytes.Count(data, []byte("\n"))
+	}
+}

@@ -1,0 +1,164 @@
+package highlight
+
+import (
+	"bytes"
+	"math/bits"
+
+	"github.com/toold/toold/truncate"
+)
+
+// Block feeds whole lines at once: b holds lines first, first+1, ..., each
+// ending in '\n' but for a last line at the end of the stream, cleaned as
+// for Line. It returns the number of lines b holds. Only the lines that hold
+// an anchor, and those a hit's continuation takes, go through Line's rules;
+// the others cost one pass of a table loop. b is not kept.
+func (d *Detector) Block(first int64, b []byte) int64 {
+	n, pos := first, 0
+	pos, n = d.follow(b, pos, n)
+	ls, le := pos, pos // the line that holds b[i], once known
+	for i := pos; ; i++ {
+		var hit uint32
+		if i, hit = nextAnchor(b, i); hit == 0 {
+			break
+		}
+		if !maybe(b, i, hit) {
+			continue
+		}
+		if i >= le {
+			ls = le + bytes.LastIndexByte(b[le:i], '\n') + 1
+			le = lineEnd(b, i)
+		}
+		kind := d.candidate(b, ls, le, i, hit)
+		if kind == noHit {
+			continue
+		}
+		n += int64(bytes.Count(b[pos:ls], nl))
+		pos = ls
+		if kind == testLine {
+			body, _ := truncate.SplitEnding(b[ls:le])
+			d.tests.line(n, body)
+			pos, n = le, n+1
+		} else {
+			d.sync(b, pos, n)
+			d.Line(n, b[pos:le])
+			pos, n = d.follow(b, le, n+1)
+		}
+		i, le = pos-1, pos
+	}
+	n += int64(bytes.Count(b[pos:], nl))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	d.sync(b, len(b), n)
+	return n - first
+}
+
+var nl = []byte{'\n'}
+
+// Kinds of candidate lines in Block.
+const (
+	noHit    = iota
+	ruleLine // may match a rule: goes through Line
+	testLine // a go test marker: goes to goTests
+)
+
+// candidate tells whether the anchors in set, ending at i in b, mark the
+// line b[ls:le].
+func (d *Detector) candidate(b []byte, ls, le, i int, set uint32) int {
+	kind := noHit
+	for ; set != 0; set &= set - 1 {
+		an := &anchors[bits.TrailingZeros32(set)]
+		switch {
+		case an.test:
+			// The rest of the line is not scanned after a candidate.
+			if body, _ := truncate.SplitEnding(b[ls:le]); scan(body) != 0 {
+				return ruleLine
+			}
+			kind = testLine
+		case an.start:
+			if startMarks(b[ls:le]) != 0 {
+				return ruleLine
+			}
+		default:
+			if keysAt(b[ls:le], i-1-ls, an.keys) != 0 {
+				return ruleLine
+			}
+		}
+	}
+	return kind
+}
+
+// nextAnchor returns the first i' >= i at which an anchor ends in b, with
+// the set of them, or 0 for none. An anchor may start at b[i-1], but for i
+// at a line start, where '\n' is taken to come before.
+func nextAnchor(b []byte, i int) (int, uint32) {
+	prev := pairBits['\n']
+	if i > 0 {
+		prev = pairBits[b[i-1]]
+	}
+	// Eight bytes a step, one branch: most steps find nothing.
+	for ; i+8 <= len(b); i += 8 {
+		t0, t1, t2, t3 := pairBits[b[i]], pairBits[b[i+1]], pairBits[b[i+2]], pairBits[b[i+3]]
+		t4, t5, t6, t7 := pairBits[b[i+4]], pairBits[b[i+5]], pairBits[b[i+6]], pairBits[b[i+7]]
+		if uint32(prev&(t0>>32)|t0&(t1>>32)|t1&(t2>>32)|t2&(t3>>32)|
+			t3&(t4>>32)|t4&(t5>>32)|t5&(t6>>32)|t6&(t7>>32)) != 0 {
+			break
+		}
+		prev = t7
+	}
+	for ; i < len(b); i++ {
+		t := pairBits[b[i]]
+		if hit := uint32(prev & (t >> 32)); hit != 0 {
+			return i, hit
+		}
+		prev = t
+	}
+	return i, 0
+}
+
+// maybe is a first check of the anchors in set that end at i, without
+// finding the line: a keyword cannot hold a '\n', so it is checked in b.
+func maybe(b []byte, i int, set uint32) bool {
+	for ; set != 0; set &= set - 1 {
+		an := &anchors[bits.TrailingZeros32(set)]
+		if an.test || an.start || keysAt(b, i-1, an.keys) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// follow feeds Line the lines from pos while a hit's continuation is open.
+func (d *Detector) follow(b []byte, pos int, n int64) (int, int64) {
+	for d.left > 0 && pos < len(b) {
+		le := lineEnd(b, pos)
+		d.Line(n, b[pos:le])
+		pos, n = le, n+1
+	}
+	return pos, n
+}
+
+// sync puts into the ring the lines of b before end (at most maxBefore),
+// the last of them numbered n-1.
+func (d *Detector) sync(b []byte, end int, n int64) {
+	starts := [maxBefore + 1]int{}
+	k, e := 0, end
+	for k < maxBefore && e > 0 {
+		s := bytes.LastIndexByte(b[:e-1], '\n') + 1
+		starts[k] = s
+		k++
+		e = s
+	}
+	for j := k - 1; j >= 0; j-- {
+		le := lineEnd(b, starts[j])
+		d.push(n-1-int64(j), b[starts[j]:le])
+	}
+}
+
+// lineEnd is the end of the line that holds b[i], its '\n' included.
+func lineEnd(b []byte, i int) int {
+	if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+		return i + j + 1
+	}
+	return len(b)
+}

@@ -1,0 +1,317 @@
+package highlight
+
+import (
+	"bytes"
+
+	"github.com/toold/toold/truncate"
+)
+
+// Options bound the detector's memory. The zero value means the defaults.
+type Options struct {
+	MaxGroups     int // groups kept (the first, the last and the best between); default 32
+	MaxGroupLines int // lines of one group; a longer run of hits starts a new group; default 40
+	MaxLineBytes  int // a kept line is cut at this many bytes (at a character boundary); default 4096
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxGroups <= 0 {
+		o.MaxGroups = 32
+	}
+	if o.MaxGroups < 2 {
+		o.MaxGroups = 2
+	}
+	if o.MaxGroupLines <= 0 {
+		o.MaxGroupLines = 40
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = 4096
+	}
+	return o
+}
+
+// Span names raw lines, 1-based and inclusive.
+type Span struct {
+	FromLine, ToLine int64
+}
+
+// Group is a run of whole lines that a model must see: one or more hits with
+// their context, in output order.
+type Group struct {
+	Span
+	// Lines are the cleaned lines FromLine..ToLine as fed, each cut at
+	// MaxLineBytes (then without its ending).
+	Lines    []string
+	Severity Severity // the highest of its hits
+	Rule     string   // the rule of its first hit
+	Key      string   // its first hit's line, normalized (see Key)
+	Hits     int      // lines that matched a rule
+	Repeat   bool     // an earlier group had the same Key
+	// Evidence are lines far before the group that it needs, no longer in
+	// memory: the log lines a go test printed under its "=== RUN" line,
+	// whose "--- FAIL" verdict this group holds. The caller reads them from
+	// the spool.
+	Evidence []Span
+}
+
+// Detector finds groups in a stream of lines. Feed it every line in order
+// with Line, then call Finish. Its memory is bounded by Options: a few lines
+// of context, the groups it keeps, and go test's open spans (names and
+// numbers only). The zero value is not usable: call New.
+type Detector struct {
+	opt Options
+
+	ring [maxBefore]ringLine // the last lines seen, for "before" context
+
+	cur      *Group // the newest group; hits that touch it join it
+	firstHit int64  // line of cur's first hit
+	lastHit  int64  // line of cur's last hit
+	rule     *Rule  // whose continuation is open
+	left     int    // lines the continuation may still take
+	indent   int    // of the hit that opened the continuation
+	closed   int64  // last line of the groups closed so far
+
+	kept  []*Group // closed groups kept, in output order, but for the newest
+	last  *Group   // the newest closed group, always kept
+	keys  map[string]bool
+	found int
+	sev   [3]int // groups found per severity
+
+	tests goTests
+}
+
+type ringLine struct {
+	n int64
+	b []byte
+}
+
+// New returns a Detector with the given limits.
+func New(opt Options) *Detector {
+	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}}
+}
+
+// Line feeds the next line: its raw 1-based number and its cleaned bytes,
+// with or without its ending. Line numbers must rise; Block skips the lines
+// that cannot matter. line is not kept.
+func (d *Detector) Line(n int64, line []byte) {
+	body, _ := truncate.SplitEnding(line)
+	d.tests.line(n, body)
+	var r *Rule
+	if m := scan(body); m != 0 {
+		r = match(body, m)
+	}
+	switch {
+	case r != nil:
+		d.hit(n, line, body, r)
+	case d.left > 0 && d.continues(body):
+		d.left--
+		d.appendLine(n, line)
+	default:
+		d.left = 0
+	}
+	d.push(n, line)
+}
+
+// Finish closes the stream and returns the groups kept, in output order.
+func (d *Detector) Finish() Result {
+	d.close()
+	gs := make([]Group, 0, len(d.kept)+1)
+	for _, g := range d.kept {
+		gs = append(gs, *g)
+	}
+	if d.last != nil {
+		gs = append(gs, *d.last)
+	}
+	return Result{Groups: gs, Found: d.found, Errors: d.sev[Error], Warnings: d.sev[Warning]}
+}
+
+// Result is what a Detector found.
+type Result struct {
+	Groups   []Group // kept, in output order
+	Found    int     // groups found, kept or not
+	Errors   int     // groups found whose severity is Error
+	Warnings int     // groups found whose severity is Warning
+}
+
+func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
+	k := 0
+	for k < r.Before && d.ringAt(n-int64(k)-1) != nil {
+		k++
+	}
+	from := n - int64(k)
+	if g := d.cur; g != nil && from <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
+		d.fill(g.ToLine+1, n-1)
+	} else {
+		d.close()
+		// The hit itself must fit in the group.
+		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
+		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body)}
+		d.firstHit = n
+		d.fill(from, n-1)
+	}
+	g := d.cur
+	d.appendLine(n, line)
+	if r.Severity > g.Severity {
+		// The group is known by its worst hit.
+		g.Severity, g.Rule, g.Key = r.Severity, r.Name, Key(body)
+	}
+	g.Hits++
+	d.lastHit = n
+	d.rule, d.left, d.indent = r, r.After, indentOf(body)
+	if r.Verdict {
+		if sp, ok := d.tests.evidence(body); ok && sp.ToLine < g.FromLine {
+			sp.ToLine = min(sp.ToLine, sp.FromLine+int64(d.opt.MaxGroupLines)-1)
+			g.Evidence = append(g.Evidence, sp)
+		}
+	}
+}
+
+// fill appends the ring's lines from..to to the current group.
+func (d *Detector) fill(from, to int64) {
+	for n := from; n <= to; n++ {
+		if rl := d.ringAt(n); rl != nil {
+			d.appendLine(n, rl.b)
+		}
+	}
+}
+
+func (d *Detector) appendLine(n int64, line []byte) {
+	g := d.cur
+	if int64(len(g.Lines)) >= int64(d.opt.MaxGroupLines) {
+		d.left = 0
+		return
+	}
+	g.Lines = append(g.Lines, string(d.cut(line)))
+	g.ToLine = n
+	if len(g.Lines) >= d.opt.MaxGroupLines {
+		d.left = 0
+	}
+}
+
+// cut bounds a kept line to MaxLineBytes, at a character boundary.
+func (d *Detector) cut(line []byte) []byte {
+	if len(line) <= d.opt.MaxLineBytes {
+		return line
+	}
+	return line[:truncate.CutBack(line, d.opt.MaxLineBytes)]
+}
+
+func (d *Detector) push(n int64, line []byte) {
+	i := int(n % maxBefore)
+	d.ring[i].n = n
+	d.ring[i].b = append(d.ring[i].b[:0], d.cut(line)...)
+}
+
+func (d *Detector) ringAt(n int64) *ringLine {
+	if n < 1 {
+		return nil
+	}
+	rl := &d.ring[int(n%maxBefore)]
+	if rl.n != n || rl.b == nil {
+		return nil
+	}
+	return rl
+}
+
+// close ends the current group: blank lines of context at its ends go, and
+// it takes its place among the groups kept.
+func (d *Detector) close() {
+	g := d.cur
+	if g == nil {
+		return
+	}
+	d.cur, d.left = nil, 0
+	for g.ToLine > d.lastHit && len(g.Lines) > 1 && isBlank(g.Lines[len(g.Lines)-1]) {
+		g.Lines = g.Lines[:len(g.Lines)-1]
+		g.ToLine--
+	}
+	for g.FromLine < d.firstHit && len(g.Lines) > 1 && isBlank(g.Lines[0]) {
+		g.Lines = g.Lines[1:]
+		g.FromLine++
+	}
+	d.closed = g.ToLine
+	g.Repeat = d.keys[g.Key]
+	if !g.Repeat && len(d.keys) < 4096 {
+		d.keys[g.Key] = true
+	}
+	d.found++
+	d.sev[g.Severity]++
+	if d.last != nil {
+		d.keep(d.last)
+	}
+	d.last = g
+}
+
+// keep adds g to the kept groups; when they are full, the one of lowest
+// priority but the first goes, the latest of equals.
+func (d *Detector) keep(g *Group) {
+	d.kept = append(d.kept, g)
+	if len(d.kept) < d.opt.MaxGroups {
+		return
+	}
+	v := 1
+	for i := 2; i < len(d.kept); i++ {
+		if priority(d.kept[i]) <= priority(d.kept[v]) {
+			v = i
+		}
+	}
+	d.kept = append(d.kept[:v], d.kept[v+1:]...)
+}
+
+// priority: errors before warnings, distinct messages before repeats.
+func priority(g *Group) int {
+	p := 2 * int(g.Severity)
+	if !g.Repeat {
+		p++
+	}
+	return p
+}
+
+func indentOf(b []byte) int {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// continues reports whether body belongs to the hit whose continuation is open.
+func (d *Detector) continues(body []byte) bool {
+	blank := len(bytes.TrimSpace(body)) == 0
+	ind := indentOf(body)
+	switch d.rule.Cont {
+	case contAny:
+		return true
+	case contBlank:
+		return !blank
+	case contIndented:
+		return blank || ind > d.indent
+	case contGoTest:
+		return !blank && ind > d.indent && !hasPrefix(body[ind:], "--- ")
+	case contCompiler:
+		return !blank && (ind > 0 || bytes.Contains(body, []byte(": note: ")))
+	case contTraceback:
+		if blank {
+			return false
+		}
+		if ind == 0 {
+			d.left = 1 // the exception line ends the traceback: take it, then stop
+			// (Line decrements left after continues returns true)
+		}
+		return true
+	case contStack:
+		t := body[ind:]
+		return ind > 0 && (hasPrefix(t, "at ") || hasPrefix(t, "... ")) ||
+			hasPrefix(t, "Caused by: ") || hasPrefix(t, "Suppressed: ")
+	case contPytestE:
+		if hasPrefix(body, "E ") || body == nil || len(body) == 1 && body[0] == 'E' {
+			return true
+		}
+		if !blank && ind == 0 && bytes.Contains(body, []byte(".py:")) {
+			d.left = 1
+			return true
+		}
+	}
+	return false
+}
+
+func isBlank(s string) bool { return len(bytes.TrimSpace([]byte(s))) == 0 }

@@ -1,0 +1,282 @@
+package highlight
+
+import (
+	"bytes"
+	"math/bits"
+)
+
+// The prefilter decides which lines may hold a hit, so that no regexp runs
+// on the lines that hold none (nearly all of them). It looks for anchors:
+// byte pairs that are rare in ordinary output, found in one branch-free
+// loop over a 2 KiB table (pairBits), then checks the keyword around each
+// one found. Block does this over many lines at once, so that a line
+// without an anchor costs nothing but that loop; Line, line by line, also
+// checks the line-start markers that hold no keyword (pytest's "E   ",
+// klog's "E1122", "●", "not ok") with startMarks.
+
+// kw is a bit set of the keywords a line holds.
+type kw uint32
+
+const (
+	kErr    kw = 1 << iota // "err": error, ERROR, npm ERR!
+	kFail                  // fail, FAILED, failure
+	kFatal                 // fatal
+	kPanic                 // panic, panicked
+	kWarn                  // warn, warning
+	kExcept                // exception
+	kCrit                  // critical
+	kKilled                // Killed
+	kSegv                  // segmentation
+	kAbort                 // Aborted
+	kGoFile                // ".go:L:C:"
+	kLevel                 // a JSON "level" key whose value says error, fatal or warning
+	kStart                 // a line-start marker (see startMarks)
+)
+
+// keyword is a case-folded word, where its anchor pair starts in it, and
+// the exact byte pairs (case variants) that anchor it.
+type keyword struct {
+	word   string
+	anchor int
+	bit    kw
+	pairs  []string
+	check  func(rest []byte) bool // what must follow the word; nil: anything
+}
+
+// keywords: each anchor is rare in ordinary output, in the cases listed.
+var keywords = []keyword{
+	{word: "err", anchor: 1, bit: kErr, pairs: []string{"rr", "RR"}},
+	{word: "fail", anchor: 0, bit: kFail, pairs: []string{"fa", "Fa", "FA"}},
+	{word: "fatal", anchor: 0, bit: kFatal, pairs: []string{"fa", "Fa", "FA"}},
+	{word: "panic", anchor: 3, bit: kPanic, pairs: []string{"ic", "IC"}},
+	{word: "warn", anchor: 0, bit: kWarn, pairs: []string{"wa", "Wa", "WA"}},
+	{word: "exception", anchor: 1, bit: kExcept, pairs: []string{"xc", "XC"}},
+	{word: "critical", anchor: 4, bit: kCrit, pairs: []string{"ic", "IC"}},
+	{word: "killed", anchor: 0, bit: kKilled, pairs: []string{"Ki"}},
+	{word: "segmentation", anchor: 2, bit: kSegv, pairs: []string{"gm"}},
+	{word: "aborted", anchor: 0, bit: kAbort, pairs: []string{"Ab"}},
+	{word: ".go:", anchor: 0, bit: kGoFile, pairs: []string{".g"}, check: lineCol},
+	{word: `"level"`, anchor: 0, bit: kLevel, pairs: []string{`"l`}, check: badLevel},
+	{word: `"lvl"`, anchor: 0, bit: kLevel, pairs: []string{`"l`}, check: badLevel},
+}
+
+// startPairs anchor the markers of startMarks in Block: a line start and
+// the marker's first byte, or the first two bytes of ● ✖ ✗ ✕ ×.
+var startPairs = []string{"\nE", "\nF", "\nW", "\nT", "\nC", "\nn", "\nm", "\ng", "\n*", "\xe2\x97", "\xe2\x9c", "\xc3\x97"}
+
+// testPairs anchor go test -v's "=== RUN" and "--- PASS" lines in Block,
+// which goTests follows.
+var testPairs = []string{"\n=", "SS"}
+
+// anchor is one byte pair and what it may mark.
+type anchor struct {
+	pair  []byte
+	keys  []keyword // keywords anchored here
+	start bool      // a line-start marker: check the line with startMarks
+	test  bool      // a go test marker line
+}
+
+var (
+	anchors  []anchor       // by bit in pairBits
+	anchorOf [1 << 16]uint8 // pair (first | second<<8) -> 1 + its index in anchors
+	// pairBits[c] has bit k in its low half when c is the first byte of
+	// anchor k, in its high half when it is the second: anchor k ends at j
+	// when low(pairBits[b[j-1]]) & high(pairBits[b[j]]) has bit k. The table
+	// is 2 KiB, so the loop reads nothing but the text and the L1 cache.
+	pairBits [256]uint64
+)
+
+func anchorFor(p string) *anchor {
+	a := uint16(p[0]) | uint16(p[1])<<8
+	if anchorOf[a] == 0 {
+		anchors = append(anchors, anchor{pair: []byte(p)})
+		anchorOf[a] = uint8(len(anchors))
+	}
+	return &anchors[anchorOf[a]-1]
+}
+
+func init() {
+	for _, k := range keywords {
+		for _, p := range k.pairs {
+			an := anchorFor(p)
+			an.keys = append(an.keys, k)
+		}
+	}
+	for _, p := range startPairs {
+		anchorFor(p).start = true
+	}
+	for _, p := range testPairs {
+		anchorFor(p).test = true
+	}
+	if len(anchors) > 32 {
+		panic("highlight: more than 32 anchors")
+	}
+	for k, an := range anchors {
+		pairBits[an.pair[0]] |= 1 << k
+		pairBits[an.pair[1]] |= 1 << (32 + k)
+	}
+}
+
+// lower maps ASCII upper case to lower case.
+var lower [256]byte
+
+func init() {
+	for i := range lower {
+		lower[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			lower[i] = byte(i + 'a' - 'A')
+		}
+	}
+}
+
+// scan returns the keywords of line (without its ending).
+func scan(line []byte) kw {
+	var m kw
+	if len(line) > 0 {
+		m = startMarks(line)
+	}
+	if set := pairsIn(line); set != 0 {
+		m |= verify(line, set)
+	}
+	return m
+}
+
+// pairsIn returns the set of anchors that line holds.
+func pairsIn(line []byte) uint32 {
+	var acc, prev uint64
+	for _, c := range line {
+		t := pairBits[c]
+		acc |= prev & (t >> 32)
+		prev = t
+	}
+	return uint32(acc)
+}
+
+// verify checks the keywords around each occurrence of the anchors in set.
+func verify(line []byte, set uint32) kw {
+	var m kw
+	for ; set != 0; set &= set - 1 {
+		an := &anchors[bits.TrailingZeros32(set)]
+		if an.keys == nil {
+			continue
+		}
+		for off := 0; ; {
+			i := bytes.Index(line[off:], an.pair)
+			if i < 0 {
+				break
+			}
+			m |= keysAt(line, off+i, an.keys)
+			off += i + 1
+		}
+	}
+	return m
+}
+
+// keysAt checks keys around their anchor at p in line.
+func keysAt(line []byte, p int, keys []keyword) kw {
+	var m kw
+	for _, k := range keys {
+		at := p - k.anchor
+		if at >= 0 && hasFold(line[at:], k.word) && (k.check == nil || k.check(line[at+len(k.word):])) {
+			m |= k.bit
+		}
+	}
+	return m
+}
+
+// lineCol reports whether b starts with "L:C:" (digits), as after "x.go".
+func lineCol(b []byte) bool {
+	for range 2 {
+		n := 0
+		for n < len(b) && isDigit(b[n]) {
+			n++
+		}
+		if n == 0 || n == len(b) || b[n] != ':' {
+			return false
+		}
+		b = b[n+1:]
+	}
+	return true
+}
+
+// hasFold reports whether b starts with word (lower case) ignoring case.
+func hasFold(b []byte, word string) bool {
+	if len(b) < len(word) {
+		return false
+	}
+	for i := 0; i < len(word); i++ {
+		if lower[b[i]] != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// badLevel reports whether the JSON value after a level key (b starts just
+// after the key's closing quote) says error, fatal and the like, or warning:
+// as words, or as pino's numbers (40 warn, 50 error, 60 fatal).
+func badLevel(b []byte) bool {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == ':') {
+		i++
+	}
+	b = b[i:]
+	if len(b) >= 2 && (b[0] == '4' || b[0] == '5' || b[0] == '6') && b[1] == '0' {
+		return len(b) == 2 || b[2] < '0' || b[2] > '9'
+	}
+	if len(b) < 2 || b[0] != '"' {
+		return false
+	}
+	for _, w := range []string{"err", "fatal", "crit", "panic", "emerg", "alert", "warn"} {
+		if hasFold(b[1:], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// startMarks checks the markers that open a line and hold none of the
+// keywords: ASCII ones at column 0 (as Block anchors them, after a '\n'),
+// the symbols of test runners after any indentation.
+func startMarks(line []byte) kw {
+	b := line
+	if len(b) == 0 {
+		return 0
+	}
+	switch b[0] {
+	case 'E', 'F', 'W': // pytest "E   ", klog "E1122 ", "F1122 ", "W1122 "
+		if len(b) >= 4 && (b[1] == ' ' && b[2] == ' ' || isDigit(b[1]) && isDigit(b[2])) {
+			return kStart
+		}
+	case 'T':
+		if hasPrefix(b, "Traceback") {
+			return kStart
+		}
+	case 'C':
+		if hasPrefix(b, "Caused by:") {
+			return kStart
+		}
+	case 'n':
+		if hasPrefix(b, "not ok") {
+			return kStart
+		}
+	case 'm', 'g':
+		if hasPrefix(b, "make") || hasPrefix(b, "gmake") {
+			return kStart
+		}
+	case '*':
+		if hasPrefix(b, "* What went wrong") {
+			return kStart
+		}
+	case ' ', '\t', 0xe2, 0xc3:
+		b = b[indentOf(b):]
+		if len(b) >= 2 && (b[0] == 0xe2 && (b[1] == 0x97 || b[1] == 0x9c) || b[0] == 0xc3 && b[1] == 0x97) {
+			return kStart // ● ✖ ✗ ✕ ×
+		}
+	}
+	return 0
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }

@@ -1,0 +1,38 @@
+package highlight
+
+// Rank orders groups (in output order, as Finish gives them) by the place
+// each earns under a budget: the first error group, the last, the other
+// errors with distinct keys, the repeats; then the warnings the same way.
+// A caller takes groups in this order while they fit, and shows those it
+// took in output order; the rest are counted as left out.
+func Rank(gs []Group) []int {
+	order := make([]int, 0, len(gs))
+	taken := make([]bool, len(gs))
+	take := func(i int) {
+		if i >= 0 && !taken[i] {
+			taken[i] = true
+			order = append(order, i)
+		}
+	}
+	for _, sev := range []Severity{Error, Warning} {
+		first, last := -1, -1
+		for i, g := range gs {
+			if g.Severity == sev {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		take(first)
+		take(last)
+		for _, repeat := range []bool{false, true} {
+			for i, g := range gs {
+				if g.Severity == sev && g.Repeat == repeat {
+					take(i)
+				}
+			}
+		}
+	}
+	return order
+}

@@ -1,0 +1,205 @@
+package highlight
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/truncate"
+)
+
+// want is a group expected of a sample.
+type want struct {
+	from, to int64
+	rule     string
+	sev      Severity
+}
+
+// samples are the real outputs in testdata/highlight (gen.sh made them; see
+// its README for the few kept from documentation), one or more per rule
+// family, with the groups each must give.
+var samples = []struct {
+	file  string
+	wants []want
+}{
+	// C and C++, make, the linker.
+	{"gcc-error", []want{{1, 5, "gcc-error", Error}}},
+	{"gcc-warning", []want{{1, 4, "gcc-warning", Warning}}},
+	{"ld-error", []want{{1, 3, "tool-error", Error}}},
+	{"make-no-rule", []want{{1, 2, "make", Error}}},
+	{"msvc", []want{{3, 4, "msvc-error", Error}}},
+	// Go.
+	{"go-build", []want{{1, 4, "go-build", Error}}},
+	{"go-test-fail", []want{{1, 5, "go-test-fail", Error}}},
+	{"go-panic", []want{{1, 6, "go-panic", Error}}},
+	{"go-fatal", []want{{1, 6, "go-fatal", Error}}},
+	{"go-race", []want{{2, 16, "go-race", Error}}},
+	// Rust.
+	{"rust-error", []want{{2, 8, "rust-error", Error}, {11, 11, "rust-error", Error}}},
+	{"rust-panic", []want{{2, 4, "rust-panic", Error}}},
+	{"rust-warning", []want{{2, 8, "rust-warning", Warning}, {10, 11, "rust-warning", Warning}}},
+	{"rust-test", []want{{3, 3, "rust-test-case", Error}, {7, 13, "rust-panic", Error}, {19, 19, "rust-test-result", Error}, {21, 21, "rust-error", Error}}},
+	// TypeScript, ESLint.
+	{"tsc", []want{{1, 1, "tsc-error", Error}}},
+	{"eslint", []want{{3, 4, "eslint-error", Error}, {6, 6, "test-cross", Error}}},
+	// Python.
+	{"py-traceback", []want{{1, 16, "py-traceback", Error}}},
+	{"py-syntax", []want{{1, 4, "exception", Error}}},
+	{"pytest", []want{{2, 3, "pytest-section", Error}, {5, 10, "pytest-e", Error}, {14, 14, "pytest-summary", Error}}},
+	{"unittest", []want{{3, 9, "unittest", Error}, {12, 17, "unittest", Error}, {22, 22, "unittest-summary", Error}}},
+	{"py-logging", []want{{2, 4, "log-error", Error}}},
+	// JavaScript test runners, npm and friends.
+	{"jest", []want{{1, 2, "fail-line", Error}, {5, 20, "jest-failure", Error}}},
+	{"vitest", []want{{5, 5, "test-cross", Error}, {10, 11, "fail-line", Error}, {29, 30, "test-summary", Error}}},
+	{"node-test-spec", []want{{1, 19, "test-cross", Error}, {25, 25, "test-summary", Error}, {31, 31, "test-cross", Error}, {34, 52, "test-cross", Error}}},
+	{"node-test-tap", []want{{3, 27, "tap-not-ok", Error}, {37, 37, "test-summary", Error}}},
+	{"node-exception", []want{{1, 12, "exception", Error}}},
+	{"npm-error", []want{{2, 2, "npm-error", Error}, {4, 6, "npm-error", Error}}},
+	{"yarn", []want{{3, 3, "yarn-error", Error}}},
+	{"pnpm", []want{{5, 6, "pnpm-error", Error}}},
+	// Java, Gradle, Maven.
+	{"javac-error", []want{{1, 8, "javac-error", Error}}},
+	{"java-exception", []want{{1, 2, "java-thread", Error}}},
+	{"java-caused-by", []want{{1, 6, "exception", Error}}},
+	{"javac-warning", []want{{1, 5, "javac-warning", Warning}, {7, 11, "javac-warning", Warning}}},
+	{"gradle", []want{{1, 6, "gradle-task", Error}, {9, 15, "gradle-failure", Error}, {18, 18, "gradle-task", Error}}},
+	{"maven", []want{{3, 3, "maven-warning", Warning}, {5, 5, "maven-error", Error}, {7, 7, "maven-error", Error}, {12, 12, "maven-failure", Error}}},
+	// The process died.
+	{"segfault", []want{{1, 1, "segfault", Error}}},
+	{"killed", []want{{1, 1, "killed", Error}}},
+	{"aborted", []want{{1, 1, "aborted", Error}}},
+	{"oom", []want{{1, 1, "oom", Error}}},
+	{"git-fatal", []want{{1, 1, "fatal", Error}}},
+	// Logs.
+	{"klog", []want{{2, 3, "klog-error", Error}}},
+	{"slog", []want{{2, 3, "json-error", Error}, {5, 6, "logfmt-error", Error}}},
+	{"pino", []want{{2, 3, "json-error", Error}}},
+}
+
+func TestRules(t *testing.T) {
+	for _, s := range samples {
+		t.Run(s.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("../testdata/highlight", s.file+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := Scan(b, Options{})
+			var got []want
+			for _, g := range r.Groups {
+				got = append(got, want{g.FromLine, g.ToLine, g.Rule, g.Severity})
+				checkLines(t, b, g)
+			}
+			if !equalWants(got, s.wants) {
+				t.Errorf("groups:\n got %v\nwant %v", got, s.wants)
+			}
+		})
+	}
+}
+
+func equalWants(a, b []want) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkLines checks that g's lines are the output's cleaned lines at the
+// numbers g claims.
+func checkLines(t *testing.T, out []byte, g Group) {
+	t.Helper()
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	if int64(len(g.Lines)) != g.ToLine-g.FromLine+1 {
+		t.Fatalf("group %d-%d holds %d lines", g.FromLine, g.ToLine, len(g.Lines))
+	}
+	for i, l := range g.Lines {
+		if want := string(truncate.CleanLine(lines[g.FromLine-1+int64(i)])); l != want {
+			t.Errorf("line %d: got %q, want %q", g.FromLine+int64(i), l, want)
+		}
+	}
+}
+
+// TestEveryRuleHasASample: each row of the table matches a line of a real
+// sample or of the corpus, so that no rule is untested.
+func TestEveryRuleHasASample(t *testing.T) {
+	seen := map[string]bool{}
+	see := func(b []byte) {
+		for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+			body, _ := truncate.SplitEnding(truncate.CleanLine(l))
+			if m := scan(body); m != 0 {
+				for i := range Rules {
+					if Rules[i].Need&m != 0 && Rules[i].Re.Match(body) {
+						seen[Rules[i].Name] = true
+					}
+				}
+			}
+		}
+	}
+	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
+	for _, f := range fs {
+		b, _ := os.ReadFile(f)
+		see(b)
+	}
+	for _, r := range Rules {
+		if !seen[r.Name] {
+			t.Errorf("rule %s matches no sample", r.Name)
+		}
+	}
+}
+
+// TestCorpus: the groups of the corpus show every key line, and the clean
+// runs have none.
+func TestCorpus(t *testing.T) {
+	cs, err := corpus.Load("../testdata/outputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) < 12 {
+		t.Fatalf("%d cases, want at least 12", len(cs))
+	}
+	for _, c := range cs {
+		t.Run(c.Name, func(t *testing.T) {
+			r := Scan(c.Output, Options{})
+			if c.Clean {
+				if len(r.Groups) > 0 {
+					t.Fatalf("clean run: %d groups, the first %d-%d %q", len(r.Groups), r.Groups[0].FromLine, r.Groups[0].ToLine, r.Groups[0].Lines)
+				}
+				return
+			}
+			for _, g := range r.Groups {
+				checkLines(t, c.Output, g)
+			}
+		})
+	}
+}
+
+func TestKey(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"f001.c:2:7: warning: unused variable 'x'", "f399.c:12:17: warning: unused variable 'x'"},
+		{"2026-11-22T02:00:00Z ERROR request 0xdeadbeef failed", "2026-11-23T13:14:15Z ERROR request 0x00c0001234 failed"},
+		{"cannot open /var/db/a.db: denied", "cannot open ./x/b.db: denied"},
+		{"id=3f2a9c01d4 done", "id=ab12ef7788 done"},
+	} {
+		if Key([]byte(tc.a)) != Key([]byte(tc.b)) {
+			t.Errorf("Key(%q) = %q != Key(%q) = %q", tc.a, Key([]byte(tc.a)), tc.b, Key([]byte(tc.b)))
+		}
+	}
+	for _, tc := range []struct{ a, b string }{
+		{"--- FAIL: TestScale/case_0517", "--- FAIL: TestParse/empty"},
+		{"error: undefined: x", "error: undefined: y"},
+	} {
+		if Key([]byte(tc.a)) == Key([]byte(tc.b)) {
+			t.Errorf("Key(%q) == Key(%q) = %q", tc.a, tc.b, Key([]byte(tc.a)))
+		}
+	}
+	if k := Key([]byte(strings.Repeat("word ", 1000))); len(k) > maxKey {
+		t.Errorf("key of %d bytes", len(k))
+	}
+}

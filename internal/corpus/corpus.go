@@ -1,0 +1,133 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Case is one output of a real tool and what a model must see of it.
+type Case struct {
+	Name   string
+	Output []byte   // the raw output, stdout and stderr merged
+	Keys   []string // substrings of cleaned lines that a preview must show
+	Clean  bool     // a clean run: no highlight may appear
+}
+
+// Load reads every case under dir (testdata/outputs).
+func Load(dir string) ([]Case, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("corpus: %w", err)
+	}
+	var cs []Case
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		c, err := load(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, c)
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+	return cs, nil
+}
+
+func load(dir string) (Case, error) {
+	c := Case{Name: filepath.Base(dir)}
+	kb, err := os.ReadFile(filepath.Join(dir, "keys.txt"))
+	if err != nil {
+		return c, fmt.Errorf("corpus: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(kb))
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "# clean"):
+			c.Clean = true
+		case l == "" || strings.HasPrefix(l, "#"):
+		default:
+			c.Keys = append(c.Keys, l)
+		}
+	}
+	if gen, ok := generators[c.Name]; ok {
+		c.Output = gen()
+		return c, nil
+	}
+	c.Output, err = os.ReadFile(filepath.Join(dir, "output.txt"))
+	if err != nil {
+		return c, fmt.Errorf("corpus: %w", err)
+	}
+	return c, nil
+}
+
+// generators make the cases kept as a recipe rather than as bytes.
+var generators = map[string]func() []byte{
+	"jsonl-60k":         JSONLines,
+	"minified-json-3mb": MinifiedJSON,
+}
+
+// JSONLines is a service's log of 60,000 records written by log/slog's JSON
+// handler, one of which (record 41,337) is at level ERROR.
+func JSONLines() []byte {
+	var buf bytes.Buffer
+	t0 := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				a.Value = slog.TimeValue(t0)
+			}
+			return a
+		}}))
+	r := rand.New(rand.NewPCG(7, 60000))
+	paths := []string{"/api/items", "/api/users", "/healthz", "/api/orders", "/metrics"}
+	for i := range 60000 {
+		t0 = t0.Add(time.Duration(r.IntN(90)) * time.Millisecond)
+		switch {
+		case i == 41337:
+			log.Error("payment provider refused the charge", "order", "ord_8812", "status", 502, "err", "upstream connect error or disconnect/reset before headers")
+		case i%997 == 0:
+			log.Debug("pool stats", "open", r.IntN(50), "idle", r.IntN(20))
+		default:
+			log.Info("request", "id", fmt.Sprintf("%016x", r.Uint64()), "path", paths[r.IntN(len(paths))],
+				"status", 200, "ms", r.IntN(300), "bytes", r.IntN(90000))
+		}
+	}
+	return buf.Bytes()
+}
+
+// MinifiedJSON is what cat prints of a 3 MB minified JSON file: one line,
+// no newline at its end.
+func MinifiedJSON() []byte {
+	type item struct {
+		ID    int      `json:"id"`
+		Name  string   `json:"name"`
+		Tags  []string `json:"tags"`
+		Price float64  `json:"price"`
+	}
+	r := rand.New(rand.NewPCG(3, 3))
+	var items []item
+	size := 0
+	for size < 3<<20 {
+		it := item{ID: len(items), Name: fmt.Sprintf("item-%d-%x", len(items), r.Uint32()),
+			Tags: []string{"a", "bb", fmt.Sprint(r.IntN(100))}, Price: float64(r.IntN(100000)) / 100}
+		items = append(items, it)
+		size += 70
+	}
+	b, err := json.Marshal(map[string]any{"version": 3, "items": items})
+	if err != nil {
+		panic(err) // cannot happen: plain types
+	}
+	return b
+}

@@ -1,0 +1,7 @@
+// Package corpus loads the outputs of real tools kept in testdata/outputs
+// (one directory per case: output.txt, keys.txt, gen.sh) for the highlight
+// tests, the exec tests and bench/previews. Cases too large to keep in git
+// (a 60,000-record JSON-lines log, a 3 MB one-line JSON file) are made here
+// at load time, by the real encoders (log/slog, encoding/json) from a fixed
+// seed, so that every run sees the same bytes.
+package corpus
