@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/spool"
@@ -107,7 +108,31 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(sessCtx, cancel)()
-	return m(ctx, sess, req.Params)
+	result, err := m(ctx, sess, req.Params)
+	if err == nil {
+		noteUnknown(req, result)
+	}
+	return result, err
+}
+
+// noteUnknown names, in the result's notice, the params the method ignored
+// as unknown, with the nearest known one: a model's "ofset" would otherwise
+// read from line 1 without a word.
+func noteUnknown(req *rpc.Request, result any) {
+	n, ok := result.(protocol.Noticed)
+	if !ok {
+		return
+	}
+	unknown := rpc.UnknownFields(req.Params, protocol.Params[req.Method])
+	if len(unknown) == 0 {
+		return
+	}
+	fields := make([]string, len(unknown))
+	nearest := make([]string, len(unknown))
+	for i, u := range unknown {
+		fields[i], nearest[i] = u.Field, u.Nearest
+	}
+	n.AddNotice(notice.UnknownParams(fields, nearest))
 }
 
 // exit ends the connection with LSP's exit code: 0 after shutdown, else 1.

@@ -184,3 +184,15 @@ func TestClientRootsStateless(t *testing.T) {
 		t.Error("a stateless session must keep the --root roots")
 	}
 }
+
+// A model's misspelt param reaches the daemon as it is, and the notice it
+// reads names it and the param it meant.
+func TestUnknownParamNotice(t *testing.T) {
+	s, _ := start(t)
+	path := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(path, []byte("a\nb\nc\n"), 0o644)
+	text, res := s.call(t, "read", map[string]any{"path": path, "ofset": 2, "limit": 1})
+	if res.IsError || text != "     1\ta\n[Unknown param ignored: ofset (did you mean offset?)] [Showing lines 1-1 of 3. Use offset=2 to continue]" {
+		t.Errorf("read with ofset: %q", text)
+	}
+}

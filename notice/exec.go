@@ -91,3 +91,21 @@ func DropSpool(n string, s *protocol.SpoolRef) string {
 		`( offset=\d+)?( \(the spool stops at [^)]*\))?|; the raw bytes are in ` + regexp.QuoteMeta(s.Path))
 	return re.ReplaceAllLiteralString(n, SpoolNotKept)
 }
+
+// UnknownParams says which params a method ignored, each with the known one
+// nearest in spelling ("" when none), so that a misspelt offset never
+// silently reads from line 1.
+func UnknownParams(fields, nearest []string) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = f
+		if nearest[i] != "" {
+			parts[i] += " (did you mean " + nearest[i] + "?)"
+		}
+	}
+	noun := "param"
+	if len(fields) > 1 {
+		noun = "params"
+	}
+	return "[Unknown " + noun + " ignored: " + strings.Join(parts, ", ") + "]"
+}
