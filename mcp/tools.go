@@ -3,9 +3,11 @@ package mcp
 import (
 	"fmt"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/schema"
 )
 
 // instructions teach a model the paging workflow: every result says what
@@ -19,32 +21,42 @@ const instructions = `toold reads files and runs commands with results cut to fi
 
 Prefer these to cat, head, tail or sed: nothing is silently cut. Spools last as long as this session.`
 
-// prop is one parameter of a tool's input schema.
+// prop describes one parameter of a tool for a model.
 type prop struct {
 	name, typ, desc string
 }
 
-// schema is a JSON Schema object with props, of which required are required.
-func schema(required []string, props ...prop) map[string]any {
-	ps := make(map[string]any, len(props))
-	for _, p := range props {
-		s := map[string]any{"type": p.typ, "description": p.desc}
-		switch p.typ {
-		case "integer":
-			s["minimum"] = 0
-		case "array":
-			s["items"] = map[string]any{"type": "string"}
-		case "object":
-			s["additionalProperties"] = map[string]any{"type": "string"}
-		}
-		if p.name == "preview" {
-			s["enum"] = protocol.PreviewModes
-		}
-		ps[p.name] = s
+// inputSchema is method's params schema (package schema, from the wire
+// types) with props' descriptions; props must name every param.
+func inputSchema(method string, props ...prop) *jsonschema.Schema {
+	s, err := schema.Params(method)
+	if err != nil {
+		panic(err) // the wire types are ours: a test sees this first
 	}
-	s := map[string]any{"type": "object", "properties": ps}
-	if len(required) > 0 {
-		s["required"] = required
+	if s == nil {
+		s = &jsonschema.Schema{Type: "object"}
+	}
+	if len(props) != len(s.Properties) {
+		panic(fmt.Sprintf("mcp: %s describes %d params of %d", method, len(props), len(s.Properties)))
+	}
+	for _, p := range props {
+		ps, ok := s.Properties[p.name]
+		if !ok {
+			panic(fmt.Sprintf("mcp: %s has no param %s", method, p.name))
+		}
+		ps.Description = p.desc
+		if p.typ == "integer" {
+			ps.Minimum = new(float64)
+		}
+	}
+	return s
+}
+
+// outputSchema is method's result schema: a tool's structuredContent.
+func outputSchema(method string) *jsonschema.Schema {
+	s, err := schema.Result(method)
+	if err != nil {
+		panic(err)
 	}
 	return s
 }
@@ -69,13 +81,15 @@ func tools() []*sdk.Tool {
 		Description: "Read a text file as numbered lines (like cat -n), a window at a time. " +
 			"A long file is cut at limit lines or maxBytes bytes, and the result's last line says which offset reads on. " +
 			"Images (png, jpeg, gif, webp) come back as images. Use this instead of cat, head or sed.",
-		InputSchema: schema([]string{"path"}, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars),
-		Annotations: readOnly,
+		InputSchema:  inputSchema(protocol.MethodRead, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars),
+		OutputSchema: outputSchema(protocol.MethodRead),
+		Annotations:  readOnly,
 	}, {
 		Name: protocol.MethodReadBytes,
 		Description: "Read a file from a byte offset, in whole lines: for a line too long for read (minified code, logs), " +
 			"or to walk a file by bytes. The result's last line says which startByte reads on.",
-		InputSchema: schema([]string{"path"}, pPath, pStartByte,
+		OutputSchema: outputSchema(protocol.MethodReadBytes),
+		InputSchema: inputSchema(protocol.MethodReadBytes, pPath, pStartByte,
 			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes to show (default %d, at most %d).", protocol.DefaultLimits.ReadBytes.MaxBytes, protocol.MaxWindowBytes)}),
 		Annotations: readOnly,
 	}, {
@@ -83,7 +97,8 @@ func tools() []*sdk.Tool {
 		Description: "Read the output exec left out. When exec shows only the first and last lines of a command's output, " +
 			"it keeps all of it in a spool and names it: [... lines 1001-4000 omitted (...); page spool=ID offset=1001 ...]. " +
 			"Pass that spool and offset; the lines come numbered as in read. Give startByte instead of offset to page by bytes.",
-		InputSchema: schema([]string{"spool"},
+		OutputSchema: outputSchema(protocol.MethodPage),
+		InputSchema: inputSchema(protocol.MethodPage,
 			prop{"spool", "string", "The spool id from exec's result."},
 			pOffset, pLimit, pMaxBytes, pMaxLineChars, pStartByte, pClean),
 		Annotations: readOnly,
@@ -92,7 +107,8 @@ func tools() []*sdk.Tool {
 		Description: "Run a command and get its exit status and output. Long output shows its first and last lines " +
 			"and one line that names the lines in between and the spool that keeps them: read those with page. " +
 			"stdin is empty unless given; the command and its children are killed after timeoutMs. Give command or argv.",
-		InputSchema: schema(nil,
+		OutputSchema: outputSchema(protocol.MethodExec),
+		InputSchema: inputSchema(protocol.MethodExec,
 			prop{"command", "string", "A shell command line, run with bash -c."},
 			prop{"argv", "array", "The program and its arguments, run without a shell (instead of command)."},
 			prop{"cwd", "string", "Working directory (default: the server's)."},
@@ -107,9 +123,10 @@ func tools() []*sdk.Tool {
 			pClean),
 		Annotations: mayDestroy, // a command can do anything
 	}, {
-		Name:        protocol.MethodStats,
-		Description: "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",
-		InputSchema: schema(nil),
-		Annotations: readOnly,
+		Name:         protocol.MethodStats,
+		Description:  "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",
+		InputSchema:  inputSchema(protocol.MethodStats),
+		OutputSchema: outputSchema(protocol.MethodStats),
+		Annotations:  readOnly,
 	}}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/schema"
 )
 
 var cmdCall = &command{
@@ -98,4 +99,36 @@ func dropSpools(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return out
+}
+
+var cmdSchema = &command{
+	name: "schema", args: "[METHOD]", summary: "the JSON Schema of every method's params and result",
+	help: `Prints, as one JSON object by method name, the JSON Schema of each method's params
+and result, generated from the wire types (package protocol). A params schema requires
+only what the method cannot do without and allows other fields (toold ignores an unknown
+param, and its notice names it); a result schema lists every field. With METHOD, that
+method's {params, result} alone. toold mcp gives MCP clients the same schemas.`,
+	flags: func(*flag.FlagSet, *options) {},
+	run: func(_ *options, args []string) int {
+		all, err := schema.All()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "toold schema:", err)
+			return 1
+		}
+		switch len(args) {
+		case 0:
+			printJSON(all)
+		case 1:
+			m, ok := all[args[0]]
+			if !ok {
+				fmt.Fprintf(os.Stderr, "toold schema: no method %q with params or a result\n", args[0])
+				return 2
+			}
+			printJSON(m)
+		default:
+			fmt.Fprintln(os.Stderr, "toold schema: one method at most")
+			return 2
+		}
+		return 0
+	},
 }

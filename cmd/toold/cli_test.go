@@ -75,6 +75,7 @@ var commandFlags = map[string][]string{
 	"status":  {"remote", "json"},
 	"stop":    {"remote"},
 	"version": nil,
+	"schema":  nil,
 	"help":    nil,
 }
 

@@ -11,6 +11,7 @@
 //	toold call METHOD [JSON]      send one request, print the result
 //	toold status | stop           the shared daemon's state; stop it
 //	toold version                 the version and build info
+//	toold schema [METHOD]         the JSON Schema of the methods' params and results
 //	toold help [COMMAND]          what a command does and the flags it takes
 package main
 
@@ -34,7 +35,7 @@ type command struct {
 var commands []*command // filled in init: help refers to the table
 
 func init() {
-	commands = []*command{cmdServe, cmdMCP, cmdCall, cmdStatus, cmdStop, cmdVersion, {
+	commands = []*command{cmdServe, cmdMCP, cmdCall, cmdStatus, cmdStop, cmdVersion, cmdSchema, {
 		name: "help", args: "[COMMAND]", summary: "what a command does and the flags it takes",
 		help:  "Prints the list of commands, or COMMAND's usage and flags.",
 		flags: func(*flag.FlagSet, *options) {},
