@@ -186,6 +186,33 @@ describe('roots', () => {
   });
 });
 
+describe('outputSchema', () => {
+  test('every tool has one, and the SDK client checks each result against it', async () => {
+    const c = await connect('schema-checker', ['mcp', '--spool-root', path.join(tempDir(), 'spool')]);
+    try {
+      const { tools } = await c.listTools(); // the SDK keeps a validator per outputSchema from here on
+      for (const t of tools) assert.equal(t.outputSchema?.type, 'object', t.name);
+      const file = path.join(REPO, 'go.mod');
+      const ex = await callTool(c, 'exec', { command: 'seq 1 5000; echo "error: x" >&2', maxLines: 6 });
+      const results = [
+        await callTool(c, 'read', { path: file, limit: 2 }),
+        await callTool(c, 'read', { path: file, offset: 1e6 }),
+        await callTool(c, 'readBytes', { path: file, startByte: 3, maxBytes: 2 }),
+        ex,
+        await callTool(c, 'page', { spool: ex.data.stdout.spool.id, offset: 4, limit: 3 }),
+        await callTool(c, 'stats', {}),
+      ];
+      for (const r of results) assert.ok(r.data && !r.res.isError, r.text);
+      // An error has no structuredContent to check.
+      const err = await callTool(c, 'read', { path: '/nonexistent' });
+      assert.equal(err.res.isError, true);
+      assert.equal(err.data, undefined);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
 describe('roots the client announces', () => {
   test('become the session\'s roots, and follow the client\'s changes', async () => {
     const inside = tempDir();
