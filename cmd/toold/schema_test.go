@@ -88,7 +88,9 @@ func TestSchemasAgainstResults(t *testing.T) {
 			}
 			validate(t, validator(t, c.method, true), c.method+" result", raw)
 			if c.method == "exec" && spool == "" {
-				var r struct{ Stdout struct{ Spool *struct{ ID string } } }
+				var r struct {
+					Stdout struct{ Spool *struct{ ID string } }
+				}
 				json.Unmarshal(raw, &r)
 				if r.Stdout.Spool != nil {
 					spool = r.Stdout.Spool.ID
