@@ -45,11 +45,25 @@ func inputSchema(method string, props ...prop) *jsonschema.Schema {
 			panic(fmt.Sprintf("mcp: %s has no param %s", method, p.name))
 		}
 		ps.Description = p.desc
+		ps.Type, ps.Types = nonNull(ps), nil // a model sends a value or nothing; clients (the Inspector) read one type
 		if p.typ == "integer" {
 			ps.Minimum = new(float64)
 		}
 	}
 	return s
+}
+
+// nonNull is s's one type other than "null".
+func nonNull(s *jsonschema.Schema) string {
+	if s.Type != "" {
+		return s.Type
+	}
+	for _, t := range s.Types {
+		if t != "null" {
+			return t
+		}
+	}
+	return ""
 }
 
 // outputSchema is method's result schema: a tool's structuredContent.
