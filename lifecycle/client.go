@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/notice"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -107,7 +110,31 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(sessCtx, cancel)()
-	return m(ctx, sess, req.Params)
+	result, err := m(ctx, sess, req.Params)
+	if err == nil {
+		noteUnknown(req, result)
+	}
+	return result, err
+}
+
+// noteUnknown names, in the result's notice, the params the method ignored
+// as unknown, with the nearest known one: a model's "ofset" would otherwise
+// read from line 1 without a word.
+func noteUnknown(req *rpc.Request, result any) {
+	n, ok := result.(protocol.Noticed)
+	if !ok {
+		return
+	}
+	unknown := rpc.UnknownFields(req.Params, protocol.Params[req.Method])
+	if len(unknown) == 0 {
+		return
+	}
+	fields := make([]string, len(unknown))
+	nearest := make([]string, len(unknown))
+	for i, u := range unknown {
+		fields[i], nearest[i] = u.Field, u.Nearest
+	}
+	n.AddNotice(notice.UnknownParams(fields, nearest))
 }
 
 // exit ends the connection with LSP's exit code: 0 after shutdown, else 1.
@@ -179,8 +206,8 @@ func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams) (*me
 			return nil, rpc.Errorf(rpc.CodeInternalError, nil, "no cwd given and the daemon's is gone: %v", err)
 		}
 		cfg.Cwd = wd
-	} else if fi, err := os.Stat(cfg.Cwd); err != nil || !fi.IsDir() || !filepath.IsAbs(cfg.Cwd) {
-		return nil, rpc.InvalidParams("cwd", "%q is not an absolute path to a directory", p.Cwd)
+	} else if err := checkCwd(cfg.Cwd); err != nil {
+		return nil, err
 	}
 	for k, v := range p.Env {
 		cfg.Env[k] = v
@@ -193,6 +220,23 @@ func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams) (*me
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// checkCwd says what is wrong with a cwd param, if anything.
+func checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return rpc.InvalidParams("cwd", "%q is not an absolute path", cwd)
+	}
+	fi, err := os.Stat(cwd)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return rpc.InvalidParams("cwd", "%q: no such directory", cwd)
+	case err != nil:
+		return rpc.InvalidParams("cwd", "%q: %v", cwd, errors.Unwrap(err))
+	case !fi.IsDir():
+		return rpc.InvalidParams("cwd", "%q is not a directory", cwd)
+	}
+	return nil
 }
 
 // session returns what a request of the client sees, making the session on

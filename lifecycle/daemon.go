@@ -37,6 +37,8 @@ type Options struct {
 	// DrainTimeout is how long a client's running requests may finish
 	// after its input ends before they are cancelled; 0 means rpc's default.
 	DrainTimeout time.Duration
+	// Trace logs every request and its reply (rpc.Trace): --rpc.trace.
+	Trace bool
 	// AdoptOrphans makes the daemon a child subreaper, so that descendants
 	// of commands that leave their process group come back to it and are
 	// ended with their command (see exec.Runner.AdoptOrphans). Only for a
@@ -162,8 +164,12 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := &client{d: d, stop: cancel, exitCode: 0}
+	handler := c.handle
+	if d.opts.Trace {
+		handler = rpc.Trace(handler, d.log)
+	}
 	srv := &rpc.Server{
-		Handler:      c.handle,
+		Handler:      handler,
 		Inline:       inline,
 		DrainTimeout: d.opts.DrainTimeout,
 		WriteTimeout: d.opts.WriteTimeout,

@@ -171,12 +171,13 @@ func writeLines(b *strings.Builder, text string) {
 }
 
 // errorResult is a daemon's JSON-RPC error as a failed tool call, which a
-// model sees and can act on (a protocol error it would not see).
+// model sees and can act on (a protocol error it would not see). It has no
+// structuredContent: clients check that against the tool's outputSchema,
+// the result's; the text names the code.
 func errorResult(e *rpc.Error) *sdk.CallToolResult {
 	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: notice.DaemonError(e.Code, e.Message)}},
-		StructuredContent: map[string]any{"code": e.Code, "message": e.Message, "data": e.Data},
-		IsError:           true,
+		Content: []sdk.Content{&sdk.TextContent{Text: notice.DaemonError(e.Code, e.Message)}},
+		IsError: true,
 	}
 }
 

@@ -20,6 +20,12 @@ import (
 // gets a daemon connection of its own, and with it a toold session: its
 // spools live as long as the MCP session does.
 type Server struct {
+	// Init are the initialize params each daemon session starts with (the
+	// command line's roots and limits), sent again with the roots the MCP
+	// client announces, which narrow Init's roots. connect must have sent
+	// them already; nil means none.
+	Init map[string]any
+
 	version string
 	connect func(ctx context.Context) (*rpc.Client, error)
 	log     *slog.Logger
@@ -60,14 +66,21 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 		}
 	}()
 
+	roots := newRoots(client, s.Init)
 	srv := sdk.NewServer(&sdk.Implementation{Name: "toold", Version: s.version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       s.log,
+		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
+			roots.initialized(ctx, req.Session)
+		},
+		RootsListChangedHandler: func(_ context.Context, req *sdk.RootsListChangedRequest) {
+			go roots.sync(ctx, req.Session)
+		},
 		// Tools only, and a list that never changes.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	for _, t := range tools() {
-		srv.AddTool(t, s.handler(client, methodOf(t.Name)))
+		srv.AddTool(t, s.handler(client, roots, methodOf(t.Name)))
 	}
 	err = srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
 	if perr := parent.Err(); perr != nil {
@@ -84,8 +97,11 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 // handler forwards a tool call's arguments as the params of method and
 // renders the reply. A JSON-RPC error becomes a failed tool call; only a
 // broken daemon connection is a protocol error.
-func (s *Server) handler(client *rpc.Client, method string) sdk.ToolHandler {
+func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if err := roots.wait(ctx, req.Session); err != nil {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "error: " + err.Error()}}, IsError: true}, nil
+		}
 		var params any
 		if a := req.Params.Arguments; len(a) > 0 && string(a) != "null" {
 			params = a

@@ -152,8 +152,8 @@ func TestListTools(t *testing.T) {
 		"exec": {"command", "argv", "cwd", "env", "stdin", "timeoutMs", "maxLines", "maxBytes",
 			"preview", "maxLineChars", "mergeStderr", "clean", "yieldMs", "background"},
 		"stats":         nil,
-		"process_read":  {"id", "since", "maxLines", "maxBytes"},
-		"process_wait":  {"id", "timeoutMs", "until", "maxLines", "maxBytes"},
+		"process_read":  {"id", "since", "maxLines", "maxBytes", "preview", "maxLineChars", "clean"},
+		"process_wait":  {"id", "timeoutMs", "until", "maxLines", "maxBytes", "preview", "maxLineChars", "clean"},
 		"process_write": {"id", "stdin", "close"},
 		"process_kill":  {"id", "signal"},
 		"process_list":  nil,
@@ -304,10 +304,8 @@ func TestErrors(t *testing.T) {
 		if !res.IsError || !strings.HasPrefix(text, "error "+tt.code+": ") {
 			t.Errorf("%s %v: got %q (isError %v), want error %s", tt.tool, tt.args, text, res.IsError, tt.code)
 		}
-		var e struct{ Code int }
-		structured(t, res, &e)
-		if fmt.Sprint(e.Code) != tt.code {
-			t.Errorf("%s: structuredContent code %d", tt.tool, e.Code)
+		if res.StructuredContent != nil {
+			t.Errorf("%s: an error with structuredContent %v, which its outputSchema does not describe", tt.tool, res.StructuredContent)
 		}
 	}
 	// The session goes on after errors.
@@ -418,5 +416,18 @@ func TestSearchTools(t *testing.T) {
 	}
 	if text, _ = s.call(t, "ls", map[string]any{"path": filepath.Join(dir, "sub")}); text != "[Empty directory]" {
 		t.Errorf("ls: %q", text)
+	}
+}
+
+// connectInit is connect, then initialize with params, as toold mcp's
+// connect does with its command line's roots and limits.
+func (dm *daemon) connectInit(params map[string]any) func(context.Context) (*rpc.Client, error) {
+	return func(ctx context.Context) (*rpc.Client, error) {
+		c, _ := dm.connect(ctx)
+		if err := c.Call(ctx, "initialize", params, nil); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return c, nil
 	}
 }

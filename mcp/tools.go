@@ -4,51 +4,86 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/schema"
 )
 
-// instructions tell the model what the server is for.
-const instructions = `toold reads files and runs commands with output cut to fit a context window, losing nothing: ` +
-	`what a result leaves out is named at its end, with the call that reads it (read with an offset, readBytes with a startByte, page with a spool id).`
+// instructions teach a model the paging workflow: every result says what
+// it left out and the exact call that reads it.
+const instructions = `toold reads files and runs commands with results cut to fit your context window, losing nothing.
 
-// prop is one parameter of a tool's input schema.
+- read: a file as numbered lines, at most 2000 lines or 50 KB per call. When more remains, the result's last line says so, e.g. "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]": call read again with that offset, or jump to the lines you need.
+- readBytes: for a line too long for read (minified code, one-line JSON), or to walk a file by bytes: pass the startByte the last result names.
+- exec: runs a command. Long output shows its first and last lines and one line naming the lines in between and a spool id, e.g. "[... lines 1001-4000 omitted (120 KB); page spool=ID offset=1001 to read them ...]"; errors from the middle are shown too. Read the omitted lines with page spool=ID offset=N, a window at a time, rather than re-running the command with a pipe through head or grep.
+- page: windows of a spool, numbered as read numbers them; pass the offset (or startByte) the previous result names to go on.
+
+Prefer these to cat, head, tail or sed: nothing is silently cut. Spools last as long as this session.`
+
+// prop describes one parameter of a tool for a model.
 type prop struct {
 	name, typ, desc string
 }
 
-// schema is a JSON Schema object with props, of which required are required.
-func schema(required []string, props ...prop) map[string]any {
-	ps := make(map[string]any, len(props))
-	for _, p := range props {
-		s := map[string]any{"type": p.typ, "description": p.desc}
-		switch p.typ {
-		case "integer":
-			s["minimum"] = 0
-		case "array":
-			s["items"] = map[string]any{"type": "string"}
-		case "object":
-			s["additionalProperties"] = map[string]any{"type": "string"}
-		}
-		if p.name == "until" {
-			delete(s, "additionalProperties")
-			s["properties"] = map[string]any{
-				"pattern": map[string]any{"type": "string", "description": "RE2 expression; the wait ends at a new line that matches it."},
-				"idleMs":  map[string]any{"type": "integer", "minimum": 0, "description": "The wait ends once no output has come for this many milliseconds."},
-			}
-		}
-		switch {
-		case p.name == "preview":
-			s["enum"] = protocol.PreviewModes
-		case p.name == "type" && p.typ == "string":
-			s["enum"] = []string{protocol.FindTypeFile, protocol.FindTypeDir}
-		}
-		ps[p.name] = s
+// inputSchema is method's params schema (package schema, from the wire
+// types) with props' descriptions; props must name every param.
+func inputSchema(method string, props ...prop) *jsonschema.Schema {
+	s, err := schema.Params(method)
+	if err != nil {
+		panic(err) // the wire types are ours: a test sees this first
 	}
-	s := map[string]any{"type": "object", "properties": ps}
-	if len(required) > 0 {
-		s["required"] = required
+	if s == nil {
+		s = &jsonschema.Schema{Type: "object"}
+	}
+	if len(props) != len(s.Properties) {
+		panic(fmt.Sprintf("mcp: %s describes %d params of %d", method, len(props), len(s.Properties)))
+	}
+	for _, p := range props {
+		ps, ok := s.Properties[p.name]
+		if !ok {
+			panic(fmt.Sprintf("mcp: %s has no param %s", method, p.name))
+		}
+		ps.Description = p.desc
+		ps.Type, ps.Types = nonNull(ps), nil // a model sends a value or nothing; clients (the Inspector) read one type
+		if p.typ == "integer" {
+			ps.Minimum = new(float64)
+		}
+	}
+	return s
+}
+
+// nonNull is s's one type other than "null".
+func nonNull(s *jsonschema.Schema) string {
+	if s.Type != "" {
+		return s.Type
+	}
+	for _, t := range s.Types {
+		if t != "null" {
+			return t
+		}
+	}
+	return ""
+}
+
+// processListSchema is process_list's structuredContent: MCP's must be an
+// object, so the handler wraps the method's list as {"processes": [...]}.
+func processListSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[struct {
+		Processes []protocol.ProcessInfo `json:"processes"`
+	}](nil)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// outputSchema is method's result schema: a tool's structuredContent.
+func outputSchema(method string) *jsonschema.Schema {
+	s, err := schema.Result(method)
+	if err != nil {
+		panic(err)
 	}
 	return s
 }
@@ -61,10 +96,18 @@ var (
 	pMaxLineChars = prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d; 0: never cut). The result says how to read a cut line whole.", protocol.DefaultLimits.Read.MaxLineChars)}
 	pStartByte    = prop{"startByte", "integer", "Byte offset to start at (default 0); the result starts at the beginning of the line that holds it. To go on, pass the startByte the result names."}
 	pClean        = prop{"clean", "boolean", "Strip color codes and progress-bar redraws, as exec's preview does (default true). false gives the raw bytes."}
-	readOnly      = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	yes, no       = true, false
+	readOnly      = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	mayDestroy    = &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}
+	// waits reads and moves a process's cursor: nothing is changed, but a
+	// second call answers with other output.
+	waits         = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
+	ends          = &sdk.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
 	pID           = prop{"id", "string", "The process id from exec (yieldMs or background) or process_list."}
 	pProcMaxLines = prop{"maxLines", "integer", fmt.Sprintf("Most lines of each of stdout and stderr to show (default %d); the rest is named with its page call.", protocol.DefaultLimits.Exec.MaxLines)}
 	pProcMaxBytes = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of each of stdout and stderr to show (default %d, at most %d).", protocol.DefaultLimits.Exec.MaxBytes, protocol.MaxExecBytes)}
+	pPreview      = prop{"preview", "string", fmt.Sprintf("Which lines to show of long output: the first and last (%s, default), the first (%s) or the last (%s).", protocol.PreviewHeadTail, protocol.PreviewHead, protocol.PreviewTail)}
+	pOutLineChars = prop{"maxLineChars", "integer", fmt.Sprintf("Shown lines longer than this many characters are cut (default %d); the spool keeps them whole.", protocol.DefaultLimits.Read.MaxLineChars)}
 )
 
 // toolName is a method's tool name: MCP's names allow no "/".
@@ -85,13 +128,15 @@ func tools() []*sdk.Tool {
 		Description: "Read a text file as numbered lines (like cat -n), a window at a time. " +
 			"A long file is cut at limit lines or maxBytes bytes, and the result's last line says which offset reads on. " +
 			"Images (png, jpeg, gif, webp) come back as images. Use this instead of cat, head or sed.",
-		InputSchema: schema([]string{"path"}, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars),
-		Annotations: readOnly,
+		InputSchema:  inputSchema(protocol.MethodRead, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars),
+		OutputSchema: outputSchema(protocol.MethodRead),
+		Annotations:  readOnly,
 	}, {
 		Name: protocol.MethodReadBytes,
 		Description: "Read a file from a byte offset, in whole lines: for a line too long for read (minified code, logs), " +
 			"or to walk a file by bytes. The result's last line says which startByte reads on.",
-		InputSchema: schema([]string{"path"}, pPath, pStartByte,
+		OutputSchema: outputSchema(protocol.MethodReadBytes),
+		InputSchema: inputSchema(protocol.MethodReadBytes, pPath, pStartByte,
 			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes to show (default %d, at most %d).", protocol.DefaultLimits.ReadBytes.MaxBytes, protocol.MaxWindowBytes)}),
 		Annotations: readOnly,
 	}, {
@@ -99,7 +144,8 @@ func tools() []*sdk.Tool {
 		Description: "Read the output exec left out. When exec shows only the first and last lines of a command's output, " +
 			"it keeps all of it in a spool and names it: [... lines 1001-4000 omitted (...); page spool=ID offset=1001 ...]. " +
 			"Pass that spool and offset; the lines come numbered as in read. Give startByte instead of offset to page by bytes.",
-		InputSchema: schema([]string{"spool"},
+		OutputSchema: outputSchema(protocol.MethodPage),
+		InputSchema: inputSchema(protocol.MethodPage,
 			prop{"spool", "string", "The spool id from exec's result."},
 			pOffset, pLimit, pMaxBytes, pMaxLineChars, pStartByte, pClean),
 		Annotations: readOnly,
@@ -111,7 +157,8 @@ func tools() []*sdk.Tool {
 			"For a command that may run long (a build, a test suite) give yieldMs: if it still runs then, the result has what it printed so far " +
 			"and a process id, and it goes on in the background. For one that never ends by itself (a dev server, a watcher, a REPL) give background: true, " +
 			"then process_wait for the line that says it is ready (until.pattern). Background processes end with the session.",
-		InputSchema: schema(nil,
+		OutputSchema: outputSchema(protocol.MethodExec),
+		InputSchema: inputSchema(protocol.MethodExec,
 			prop{"command", "string", "A shell command line, run with bash -c."},
 			prop{"argv", "array", "The program and its arguments, run without a shell (instead of command)."},
 			prop{"cwd", "string", "Working directory (default: the server's)."},
@@ -126,46 +173,56 @@ func tools() []*sdk.Tool {
 			pClean,
 			prop{"yieldMs", "integer", "Return after this many milliseconds if the command still runs, leaving it running as a background process (timeoutMs then applies only if given; stdin stays open for process_write)."},
 			prop{"background", "boolean", "Start the command as a background process and return at once (yieldMs 0): for servers, watchers and REPLs."}),
+		Annotations: mayDestroy, // a command can do anything
 	}, {
-		Name: toolName(protocol.MethodProcessWait),
+		Name:         toolName(protocol.MethodProcessWait),
+		OutputSchema: outputSchema(protocol.MethodProcessWait),
 		Description: "Wait for a background process (from exec with yieldMs or background) until it exits, prints a line matching until.pattern " +
 			"(RE2, e.g. \"listening on|ready\" for a server, \"error|fail\" for a failure), or prints nothing for until.idleMs (a watcher that has rebuilt), " +
 			"whichever comes first, at most timeoutMs. Returns why (reason), the output since the last read, and the exit status once it has exited.",
-		InputSchema: schema([]string{"id"}, pID,
+		InputSchema: inputSchema(protocol.MethodProcessWait, pID,
 			prop{"timeoutMs", "integer", fmt.Sprintf("Most milliseconds to wait (default %d; 0: no limit). The process goes on running when the wait ends.", protocol.DefaultWaitTimeoutMs)},
 			prop{"until", "object", "pattern (an RE2 expression matched against each new line) and/or idleMs (milliseconds without output)."},
-			pProcMaxLines, pProcMaxBytes),
+			pProcMaxLines, pProcMaxBytes, pPreview, pOutLineChars, pClean),
+		Annotations: waits,
 	}, {
-		Name: toolName(protocol.MethodProcessRead),
+		Name:         toolName(protocol.MethodProcessRead),
+		OutputSchema: outputSchema(protocol.MethodProcessRead),
 		Description: "Read what a background process printed since the last read (or since the cursor given), without waiting, " +
 			"previewed as exec previews output; the result has the cursor to read on from, whether it still runs, and its exit status once it has exited.",
-		InputSchema: schema([]string{"id"}, pID,
+		InputSchema: inputSchema(protocol.MethodProcessRead, pID,
 			prop{"since", "string", "A cursor from an earlier result, to read again from there (default: where the last read ended)."},
-			pProcMaxLines, pProcMaxBytes),
+			pProcMaxLines, pProcMaxBytes, pPreview, pOutLineChars, pClean),
 		Annotations: readOnly,
 	}, {
-		Name:        toolName(protocol.MethodProcessWrite),
-		Description: "Write text to a background process's stdin: answer a prompt or drive a REPL (end a line with \\n). close: true closes stdin after it (EOF).",
-		InputSchema: schema([]string{"id", "stdin"}, pID,
+		Name:         toolName(protocol.MethodProcessWrite),
+		OutputSchema: outputSchema(protocol.MethodProcessWrite),
+		Description:  "Write text to a background process's stdin: answer a prompt or drive a REPL (end a line with \\n). close: true closes stdin after it (EOF).",
+		InputSchema: inputSchema(protocol.MethodProcessWrite, pID,
 			prop{"stdin", "string", "The text to write."},
 			prop{"close", "boolean", "Close stdin after writing (default false)."}),
+		Annotations: mayDestroy,
 	}, {
-		Name:        toolName(protocol.MethodProcessKill),
-		Description: "End a background process and everything it started (SIGTERM, then SIGKILL after 2 s). Returns its exit status; process_read still gives its last output.",
-		InputSchema: schema([]string{"id"}, pID,
+		Name:         toolName(protocol.MethodProcessKill),
+		OutputSchema: outputSchema(protocol.MethodProcessKill),
+		Description:  "End a background process and everything it started (SIGTERM, then SIGKILL after 2 s). Returns its exit status; process_read still gives its last output.",
+		InputSchema: inputSchema(protocol.MethodProcessKill, pID,
 			prop{"signal", "string", "A signal to send first, such as SIGINT (default SIGTERM)."}),
+		Annotations: ends,
 	}, {
-		Name:        toolName(protocol.MethodProcessList),
-		Description: "List this session's background processes: id, command, whether it runs, exit status, start time.",
-		InputSchema: schema(nil),
-		Annotations: readOnly,
+		Name:         toolName(protocol.MethodProcessList),
+		Description:  "List this session's background processes: id, command, whether it runs, exit status, start time.",
+		InputSchema:  inputSchema(protocol.MethodProcessList),
+		OutputSchema: processListSchema(),
+		Annotations:  readOnly,
 	}, {
-		Name: protocol.MethodGrep,
+		Name:         protocol.MethodGrep,
+		OutputSchema: outputSchema(protocol.MethodGrep),
 		Description: "Search file contents with a regular expression (RE2, Go's syntax) or a literal string: one file, a directory tree " +
 			"(skipping what .gitignore and .ignore exclude, VCS directories and binary files) or a spool exec kept. " +
 			"Matches come as path:line:text, grouped by file in a stable order, with context lines as path-line-text. " +
 			"Use this instead of grep or rg in exec.",
-		InputSchema: schema([]string{"pattern"},
+		InputSchema: inputSchema(protocol.MethodGrep,
 			prop{"pattern", "string", "The regular expression (RE2: no backreferences or lookaround), or the string with literal true."},
 			prop{"literal", "boolean", "Match pattern as a plain string (default false)."},
 			prop{"ignoreCase", "boolean", "Match without regard to case (default false)."},
@@ -178,28 +235,31 @@ func tools() []*sdk.Tool {
 			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of lines to show (default %d, at most %d).", protocol.DefaultGrepMaxBytes, protocol.MaxGrepBytes)}),
 		Annotations: readOnly,
 	}, {
-		Name: protocol.MethodFind,
+		Name:         protocol.MethodFind,
+		OutputSchema: outputSchema(protocol.MethodFind),
 		Description: "Find files and directories by glob, as paths relative to path, sorted, directories ending with /. " +
 			"Skips what .gitignore and .ignore exclude and VCS directories. Use this instead of find or ls -R in exec.",
-		InputSchema: schema(nil,
+		InputSchema: inputSchema(protocol.MethodFind,
 			prop{"pattern", "string", "A glob: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths (default: everything)."},
 			prop{"path", "string", "The directory to search: absolute, or relative to the working directory (default: the working directory)."},
 			prop{"type", "string", "Only files (\"file\") or only directories (\"dir\") (default both)."},
 			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.DefaultFindLimit, protocol.MaxFindLimit)}),
 		Annotations: readOnly,
 	}, {
-		Name: protocol.MethodLs,
+		Name:         protocol.MethodLs,
+		OutputSchema: outputSchema(protocol.MethodLs),
 		Description: "List a directory: entries sorted by name, directories ending with /, symlinks as name -> target. " +
 			"Skips what .gitignore and .ignore exclude and VCS directories.",
-		InputSchema: schema(nil,
+		InputSchema: inputSchema(protocol.MethodLs,
 			prop{"path", "string", "The directory: absolute, or relative to the working directory (default: the working directory)."},
 			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.DefaultLsLimit, protocol.MaxLsLimit)},
 			prop{"all", "boolean", "Also list entries whose names start with a dot (default false)."}),
 		Annotations: readOnly,
 	}, {
-		Name:        protocol.MethodStats,
-		Description: "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",
-		InputSchema: schema(nil),
-		Annotations: readOnly,
+		Name:         protocol.MethodStats,
+		Description:  "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",
+		InputSchema:  inputSchema(protocol.MethodStats),
+		OutputSchema: outputSchema(protocol.MethodStats),
+		Annotations:  readOnly,
 	}}
 }

@@ -2,6 +2,7 @@ package notice
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -83,4 +84,35 @@ func stream(name string, s *protocol.Stream, spoolErr string) string {
 		}
 	}
 	return p
+}
+
+// SpoolNotKept replaces what an exec notice says of a stream's spool when
+// that spool is gone with its session (toold call ends its session as it
+// exits).
+const SpoolNotKept = "; not kept: toold call's session, and its spool, ended with the call"
+
+// DropSpool returns notice n without the sentence that sends the reader to
+// spool s (as stream writes it), SpoolNotKept in its place.
+func DropSpool(n string, s *protocol.SpoolRef) string {
+	re := regexp.MustCompile(`; (read them with|all of it is in) page spool=` + regexp.QuoteMeta(s.ID) +
+		`( offset=\d+)?( \(the spool stops at [^)]*\))?|; the raw bytes are in ` + regexp.QuoteMeta(s.Path))
+	return re.ReplaceAllLiteralString(n, SpoolNotKept)
+}
+
+// UnknownParams says which params a method ignored, each with the known one
+// nearest in spelling ("" when none), so that a misspelt offset never
+// silently reads from line 1.
+func UnknownParams(fields, nearest []string) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = f
+		if nearest[i] != "" {
+			parts[i] += " (did you mean " + nearest[i] + "?)"
+		}
+	}
+	noun := "param"
+	if len(fields) > 1 {
+		noun = "params"
+	}
+	return "[Unknown " + noun + " ignored: " + strings.Join(parts, ", ") + "]"
 }

@@ -12,6 +12,9 @@ import (
 // LSP's work-done progress does: params {token, value}.
 const ProgressMethod = "$/progress"
 
+// progressTokenField is the param of any request that asks for progress.
+const progressTokenField = "workDoneToken"
+
 // ProgressInterval is the least time between two progress notifications of
 // one request. The contract says "about once a second"; half a second gives a
 // client whose timeout is reset by progress a margin of several reports.

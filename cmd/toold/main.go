@@ -5,304 +5,213 @@
 // Usage:
 //
 //	toold [flags]                 serve one client on stdin/stdout (= toold serve --stdio)
-//	toold serve --stdio [flags]
 //	toold serve --listen SOCKET   the shared daemon: a session per connection
 //	toold --remote=auto           stdio forwarded to the shared daemon, started if needed
-//	toold mcp                     a Model Context Protocol server on stdio
+//	toold mcp [--remote=auto]     a Model Context Protocol server on stdio
 //	toold call METHOD [JSON]      send one request, print the result
+//	toold status | stop           the shared daemon's state; stop it
+//	toold version                 the version and build info
+//	toold schema [METHOD]         the JSON Schema of the methods' params and results
+//	toold help [COMMAND]          what a command does and the flags it takes
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
-	"path/filepath"
-	"runtime/debug"
-	"strconv"
-	"sync"
-	"time"
+	"strings"
 
-	"github.com/toold/toold/lifecycle"
-	"github.com/toold/toold/mcp"
 	"github.com/toold/toold/protocol"
-	"github.com/toold/toold/remote"
-	"github.com/toold/toold/rpc"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
+// command is a subcommand: its flags are the only ones it takes.
+type command struct {
+	name, args, summary string
+	help                string // what it does, after the usage line
+	flags               func(fs *flag.FlagSet, o *options)
+	run                 func(o *options, args []string) int
+}
 
-const usage = `toold: file and command windows for AI coding agents, over JSON-RPC 2.0.
+var commands []*command // filled in init: help refers to the table
 
-Usage:
-  toold [flags]                  serve one client on stdin/stdout (same as: toold serve --stdio)
-  toold serve --stdio [flags]    the same, explicitly
-  toold serve --listen SOCKET    the shared daemon: every connection to the unix socket is a
-                                 client with its own session (socket 0600 in a 0700 directory)
-  toold --remote=auto            serve stdio by forwarding it to the shared daemon at the
-                                 default socket, starting that daemon when none answers; it
-                                 exits after --idle-timeout (default 1m) with no clients
-  toold mcp                      a Model Context Protocol server on stdio: the methods as
-                                 tools, their results rendered for a model
-  toold call METHOD [JSON]       send one request to a daemon of its own, print the
-                                 result as JSON on stdout; an error goes to stderr, exit 1
+func init() {
+	commands = []*command{cmdServe, cmdMCP, cmdCall, cmdStatus, cmdStop, cmdVersion, cmdSchema, {
+		name: "help", args: "[COMMAND]", summary: "what a command does and the flags it takes",
+		help:  "Prints the list of commands, or COMMAND's usage and flags.",
+		flags: func(*flag.FlagSet, *options) {},
+		run:   runHelp,
+	}}
+}
 
-On stdio the framing is detected from the first bytes: Content-Length headers (LSP,
-VS Code) or one JSON message per line (scripts). Replies use the same framing. Logs go
-to stderr only. Methods: initialize, read, readBytes, page, exec, stats, session/close,
-shutdown, exit, $/cancelRequest (see docs/protocol.md).
-
-Example:
-  echo '{"jsonrpc":"2.0","id":1,"method":"read","params":{"path":"README.md","limit":5}}' | toold
-
-Flags:
-`
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
 
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// run parses args as [FLAGS] [COMMAND [ARGS and FLAGS]] and runs the command
+// ("serve" when there is none). Flags before the command are the command's
+// flags too; a flag the command does not take is refused in one line.
 func run(args []string) int {
-	fs := flag.NewFlagSet("toold", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
+	pre, name, post, err := splitCommand(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "toold: %v (see: toold help)\n", err)
+		return 2
 	}
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	logFormat := fs.String("log-format", "text", "log format on stderr: text or json")
-	stdio := fs.Bool("stdio", true, "serve one client on stdin/stdout")
-	listen := fs.String("listen", "", "serve: listen on this unix socket instead of stdio (\"auto\": the default socket, "+lifecycle.DefaultSocket()+")")
-	remote := fs.String("remote", "", "forward stdio to the shared daemon: \"auto\" (the default socket, started if needed) or a socket path")
-	idle := fs.Duration("idle-timeout", 0, "serve --listen: exit after this long with no clients (0: never; --remote=auto starts its daemon with 1m)")
-	writeTimeout := fs.Duration("write-timeout", 0, "end a connection whose client has not read a reply for this long (default 1m)")
-	maxConns := fs.Int("max-conns", 0, "serve --listen: connections of one uid served at once; more are refused with -32006 (default 1024, at most half the open-files limit)")
-	spoolRoot := fs.String("spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
-	sessionQuota := fs.Int64("spool-session-quota", protocol.DefaultSessionQuota, "bytes of spooled output a session keeps; past it its oldest spools are evicted")
-	daemonQuota := fs.Int64("spool-daemon-quota", protocol.DefaultDaemonQuota, "bytes of spooled output the daemon keeps over all sessions; past it the writing session's oldest spools are evicted")
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(os.Stderr, "toold: unknown command %q (commands: %s; see: toold help)\n", name, commandNames())
+		return 2
+	}
+	o := &options{sessionQuota: protocol.DefaultSessionQuota, daemonQuota: protocol.DefaultDaemonQuota}
+	fs := newFlagSet(c, o)
+	positional, err := parseInterspersed(fs, pre, post)
+	if errors.Is(err, flag.ErrHelp) {
+		return usage(os.Stdout, c)
+	}
+	if err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+			err = fmt.Errorf("does not take --%s", strings.TrimLeft(name, "-"))
+		}
+		fmt.Fprintf(os.Stderr, "toold %s: %v (see: toold help %s)\n", c.name, err, c.name)
+		return 2
+	}
+	return c.run(o, positional)
+}
 
-	// Flags may come before and after the subcommand.
-	cmd := "serve"
+// splitCommand finds the command in args: the first argument that is not a
+// flag or a flag's value. Any flag of any command is allowed before it; the
+// command's own flag set then decides.
+func splitCommand(args []string) (pre []string, name string, post []string, err error) {
+	fs := flag.NewFlagSet("toold", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, c := range commands {
+		newFlagSet(c, &options{}).VisitAll(func(f *flag.Flag) {
+			if fs.Lookup(f.Name) == nil {
+				fs.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+	}
 	if err := fs.Parse(args); err != nil {
-		return flagExit(err)
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, "help", nil, nil
+		}
+		return nil, "", nil, err
+	}
+	if fs.NArg() == 0 {
+		return args, "serve", nil, nil
+	}
+	i := len(args) - fs.NArg()
+	return args[:i], args[i], args[i+1:], nil
+}
+
+// parseInterspersed parses pre, then post with flags and positional
+// arguments in any order, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, pre, post []string) ([]string, error) {
+	if err := fs.Parse(pre); err != nil {
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		cmd = fs.Arg(0)
-		if err := fs.Parse(fs.Args()[1:]); err != nil {
-			return flagExit(err)
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var positional []string
+	rest := post
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return nil, err
 		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		if i := len(rest) - fs.NArg(); i > 0 && rest[i-1] == "--" {
+			return append(positional, fs.Args()...), nil // everything after -- is an argument
+		}
+		positional = append(positional, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
-	if *showVersion {
-		fmt.Println("toold", version)
-		return 0
-	}
-	logger, err := newLogger(*logLevel, *logFormat)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "toold:", err)
-		return 2
-	}
-	slog.SetDefault(logger)
-	if *sessionQuota <= 0 || *daemonQuota <= 0 {
-		fmt.Fprintln(os.Stderr, "toold: spool quotas must be positive")
-		return 2
-	}
-	opts := lifecycle.Options{Version: version, SpoolRoot: *spoolRoot, Logger: logger,
-		SpoolSessionQuota: *sessionQuota, SpoolDaemonQuota: *daemonQuota,
-		WriteTimeout: *writeTimeout, MaxConnsPerUID: *maxConns, AdoptOrphans: true}
+}
 
-	switch {
-	case cmd == "serve" && *remote != "":
-		return forward(opts, *remote, *idle, *logLevel)
-	case cmd == "serve" && *listen != "":
-		return serveSocket(opts, *listen, *idle)
-	case cmd == "serve" && !*stdio:
-		fmt.Fprintln(os.Stderr, "toold: serve needs --stdio or --listen SOCKET")
-		return 2
+func newFlagSet(c *command, o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("toold "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported in one line, help on request
+	c.flags(fs, o)
+	return fs
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
 	}
-	switch cmd {
-	case "serve":
-		return serve(opts)
-	case "call":
-		return call(opts, fs.Args())
-	case "mcp":
-		return serveMCP(opts)
-	case "help":
-		fs.SetOutput(os.Stdout)
-		fs.Usage()
+	return strings.Join(names, ", ")
+}
+
+const overview = `toold: file and command windows for AI coding agents, over JSON-RPC 2.0.
+
+Usage:
+  toold [flags]             serve one client on stdin/stdout (same as: toold serve)
+  toold COMMAND [ARGS] [flags]
+
+Commands:
+`
+
+const overviewEnd = `
+On stdio the framing is detected from the first bytes: Content-Length headers (LSP,
+VS Code) or one JSON message per line (scripts). Replies use the same framing. Logs go
+to stderr unless --logfile says otherwise. The methods are in docs/protocol.md.
+
+Example:
+  echo '{"jsonrpc":"2.0","id":1,"method":"read","params":{"path":"README.md","limit":5}}' | toold
+
+Run "toold help COMMAND" for a command's flags.
+`
+
+// usage prints the overview (c nil) or c's usage and flags.
+func usage(w io.Writer, c *command) int {
+	if c == nil {
+		fmt.Fprint(w, overview)
+		for _, c := range commands {
+			fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		}
+		fmt.Fprint(w, overviewEnd)
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "toold: unknown command %q (try toold --help)\n", cmd)
+	fmt.Fprintf(w, "Usage: toold %s", c.name)
+	if c.args != "" {
+		fmt.Fprintf(w, " %s", c.args)
+	}
+	fmt.Fprintf(w, " [flags]\n\n%s\n", strings.TrimSpace(c.help))
+	fs := newFlagSet(c, &options{})
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprint(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+	return 0
+}
+
+func runHelp(_ *options, args []string) int {
+	switch len(args) {
+	case 0:
+		return usage(os.Stdout, nil)
+	case 1:
+		if c := lookup(args[0]); c != nil {
+			return usage(os.Stdout, c)
+		}
+		fmt.Fprintf(os.Stderr, "toold help: unknown command %q (commands: %s)\n", args[0], commandNames())
+		return 2
+	}
+	fmt.Fprintln(os.Stderr, "toold help: one command at most")
 	return 2
-}
-
-// withDaemon starts a daemon, runs f with a context that SIGINT and SIGTERM
-// cancel, and stops the daemon, so that every way out cleans up.
-func withDaemon(opts lifecycle.Options, f func(ctx context.Context, d *lifecycle.Daemon) int) int {
-	ctx, stop := lifecycle.NotifyContext(context.Background())
-	defer stop()
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(opts.MemoryLimit())
-	}
-	opts.Logger.Debug("soft memory limit", "bytes", debug.SetMemoryLimit(-1))
-	d, err := lifecycle.New(opts)
-	if err != nil {
-		opts.Logger.Error("starting", "err", err)
-		return 1
-	}
-	code := f(ctx, d)
-	if err := d.Close(); err != nil {
-		opts.Logger.Warn("stopping", "err", err)
-	}
-	return code
-}
-
-func serve(opts lifecycle.Options) int {
-	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int { return d.ServeStdio(ctx) })
-}
-
-func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int {
-	if socket == "auto" {
-		socket = lifecycle.DefaultSocket()
-	}
-	// Sessions that name no cwd get the daemon's: it must be no client's.
-	// The socket was named relative to the cwd we leave.
-	if abs, err := filepath.Abs(socket); err == nil {
-		socket = abs
-	}
-	if err := os.Chdir("/"); err != nil {
-		opts.Logger.Warn("cannot change to /", "err", err)
-	}
-	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
-		if err := d.Listen(ctx, socket, idle); err != nil {
-			opts.Logger.Error("listening", "socket", socket, "err", err)
-			return 1
-		}
-		return 0
-	})
-}
-
-func forward(opts lifecycle.Options, to string, idle time.Duration, logLevel string) int {
-	socket := to
-	if to == "auto" {
-		socket = lifecycle.DefaultSocket()
-	}
-	if idle == 0 {
-		idle = time.Minute
-	}
-	start := func() error {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		args := []string{"serve", "--listen", socket, "--idle-timeout", idle.String(), "--log-level", logLevel}
-		if opts.SpoolRoot != "" {
-			args = append(args, "--spool-root", opts.SpoolRoot)
-		}
-		args = append(args, "--spool-session-quota", strconv.FormatInt(opts.SpoolSessionQuota, 10),
-			"--spool-daemon-quota", strconv.FormatInt(opts.SpoolDaemonQuota, 10))
-		return remote.StartDaemon(exe, args, filepath.Join(filepath.Dir(socket), "toold.log"))
-	}
-	if to != "auto" {
-		start = nil // a named socket is someone else's to start
-	}
-	ctx, stop := lifecycle.NotifyContext(context.Background())
-	defer stop()
-	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, remote.Options{Socket: socket, Start: start})
-	if err != nil {
-		opts.Logger.Error("forwarding", "socket", socket, "err", err)
-		return 1
-	}
-	return code
-}
-
-// serveMCP serves the Model Context Protocol on stdio; each MCP session is a
-// connection, and so a session, of an in-process daemon.
-func serveMCP(opts lifecycle.Options) int {
-	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
-		var conns sync.WaitGroup
-		defer conns.Wait()
-		connect := func(ctx context.Context) (*rpc.Client, error) {
-			server, client := net.Pipe()
-			conns.Go(func() { d.ServeConn(ctx, server) })
-			return rpc.NewClient(ctx, client, rpc.FramingLines), nil
-		}
-		if err := mcp.NewServer(version, connect, opts.Logger).Run(ctx, os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
-			opts.Logger.Error("mcp", "err", err)
-			return 1
-		}
-		return 0
-	})
-}
-
-// call runs one request against an in-process daemon over a pipe, as a
-// client would, and prints the result.
-func call(opts lifecycle.Options, args []string) int {
-	if len(args) < 1 || len(args) > 2 {
-		fmt.Fprintln(os.Stderr, "usage: toold call METHOD [JSON]")
-		return 2
-	}
-	method := args[0]
-	var params json.RawMessage
-	if len(args) == 2 {
-		params = json.RawMessage(args[1])
-		if !json.Valid(params) {
-			fmt.Fprintf(os.Stderr, "toold call: params are not valid JSON: %s\n", args[1])
-			return 1
-		}
-	}
-	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
-		server, conn := net.Pipe()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			d.ServeConn(ctx, server)
-		}()
-		client := rpc.NewClient(ctx, conn, rpc.FramingLines)
-		var result json.RawMessage
-		err := client.Call(ctx, method, params, &result)
-		client.Close()
-		<-done
-		if err != nil {
-			var rerr *rpc.Error
-			if errors.As(err, &rerr) {
-				b, _ := json.Marshal(map[string]any{"code": rerr.Code, "message": rerr.Message, "data": rerr.Data})
-				fmt.Fprintln(os.Stderr, string(b))
-			} else {
-				fmt.Fprintln(os.Stderr, "toold call:", err)
-			}
-			return 1
-		}
-		out, _ := json.MarshalIndent(result, "", "  ")
-		fmt.Println(string(out))
-		return 0
-	})
-}
-
-func flagExit(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	return 2
-}
-
-func newLogger(level, format string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
-	}
-	o := &slog.HandlerOptions{Level: l}
-	var w io.Writer = os.Stderr
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(w, o)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, o)), nil
-	}
-	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
 }

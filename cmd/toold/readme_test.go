@@ -1,97 +1,165 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
-// TestReadmeDevServer runs the README's background-process example as it
-// is written, beside the built binary.
-func TestReadmeDevServer(t *testing.T) {
-	for _, tool := range []string{"bash", "python3", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
-	}
-	readme, err := os.ReadFile("../../README.md")
+// readmeBlocks returns the README's fenced code blocks of language lang
+// in section (from its "## " heading to the next), or in all of it when
+// section is "".
+func readmeBlocks(t *testing.T, section, lang string) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(readme), "A dev server, started")
-	_, rest, ok2 := strings.Cut(rest, "```bash\n")
-	script, _, ok3 := strings.Cut(rest, "```")
-	if !ok || !ok2 || !ok3 {
-		t.Fatal("the README has no dev server example")
+	text := string(b)
+	if section != "" {
+		i := strings.Index(text, "\n## "+section+"\n")
+		if i < 0 {
+			t.Fatalf("README has no section %q", section)
+		}
+		text = text[i+1:]
+		if j := strings.Index(text[3:], "\n## "); j >= 0 {
+			text = text[:j+3]
+		}
 	}
-	dir := t.TempDir()
-	if err := os.Symlink(binPath, filepath.Join(dir, "toold")); err != nil {
-		t.Fatal(err)
+	var blocks []string
+	for _, m := range regexp.MustCompile("(?s)\n```"+regexp.QuoteMeta(lang)+"\n(.*?)\n```").FindAllStringSubmatch(text, -1) {
+		blocks = append(blocks, m[1])
 	}
-	cmd := exec.Command("bash", "-c", script)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if err != nil || len(lines) != 4 || !strings.Contains(lines[0], `"reason":"pattern"`) ||
-		!strings.Contains(lines[1], `GET / HTTP/1.1`) || !strings.Contains(lines[2], `"running":true`) ||
-		!strings.Contains(lines[3], `"running":false`) {
-		t.Fatalf("the example printed (%v):\n%s", err, out)
+	return blocks
+}
+
+// checkToold checks that args, as an agent's config gives them to toold,
+// name a command that exists and only flags it takes.
+func checkToold(t *testing.T, where string, command string, args []string) {
+	t.Helper()
+	if command != "toold" {
+		t.Errorf("%s: command %q, want toold", where, command)
+		return
+	}
+	if len(args) == 0 {
+		t.Errorf("%s: no arguments: plain toold serves JSON-RPC, not MCP", where)
+		return
+	}
+	c := lookup(args[0])
+	if c == nil {
+		t.Errorf("%s: toold has no command %q", where, args[0])
+		return
+	}
+	if c.name != "mcp" {
+		t.Errorf("%s: toold %s is not the MCP server", where, c.name)
+	}
+	if pos, err := parseInterspersed(newFlagSet(c, &options{}), nil, args[1:]); err != nil || len(pos) > 0 {
+		t.Errorf("%s: toold %v: %v %v", where, args, err, pos)
 	}
 }
 
-// TestReadmeSearchExamples runs the README's `./toold call` examples of
-// grep, find and ls from the repository's root, as a reader would, and
-// checks the counts and notice the README shows after each.
-func TestReadmeSearchExamples(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
+// Every agent's config snippet parses as what it claims to be and starts
+// a toold command that exists, with flags it takes.
+func TestReadmeAgentConfigs(t *testing.T) {
+	const section = "Use it from an agent"
+	type server struct {
+		Type    string          `json:"type" toml:"type"`
+		Command json.RawMessage `json:"command"`
+		Args    []string        `json:"args" toml:"args"`
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := regexp.MustCompile(`^\./toold call (grep|find|ls) '([^']*)'$`)
-	facts := regexp.MustCompile(`"(total|totalMatches|limitReached|notice)":("[^"]*"|null|true|false|\d+)`)
-	lines := strings.Split(string(readme), "\n")
-	n := 0
-	for i, line := range lines {
-		m := call.FindStringSubmatch(line)
-		if m == nil {
+	servers := 0
+	for i, block := range readmeBlocks(t, section, "json") {
+		var cfg map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(block), &cfg); err != nil {
+			t.Errorf("json block %d does not parse: %v\n%s", i, err, block)
 			continue
 		}
-		n++
-		var shown strings.Builder // the README's reply: the lines after the call
-		for _, l := range lines[i+1:] {
-			if !strings.HasPrefix(l, "→") && !strings.HasPrefix(l, "  ") {
-				break
+		// Claude Code and Cursor: mcpServers; VS Code: servers; opencode: mcp; Zed: context_servers.
+		for _, key := range []string{"mcpServers", "servers", "mcp", "context_servers"} {
+			var named map[string]server
+			if raw, ok := cfg[key]; !ok || json.Unmarshal(raw, &named) != nil {
+				continue
 			}
-			shown.WriteString(l)
+			s, ok := named["toold"]
+			if !ok {
+				t.Errorf("json block %d: no toold under %s", i, key)
+				continue
+			}
+			servers++
+			var command string
+			if json.Unmarshal(s.Command, &command) != nil {
+				var argv []string // opencode: the command is one array
+				if err := json.Unmarshal(s.Command, &argv); err != nil || len(argv) == 0 || s.Args != nil || s.Type != "local" {
+					t.Errorf("json block %d: command %s", i, s.Command)
+					continue
+				}
+				command, s.Args = argv[0], argv[1:]
+			}
+			if key == "servers" && s.Type != "stdio" {
+				t.Errorf("json block %d: VS Code needs type stdio, got %q", i, s.Type)
+			}
+			checkToold(t, "json block "+string(rune('0'+i)), command, s.Args)
 		}
-		cmd := exec.Command(binPath, "call", m[1], m[2])
-		cmd.Dir = root
+	}
+	for i, block := range readmeBlocks(t, section, "toml") {
+		var cfg struct {
+			MCPServers map[string]struct {
+				Command string
+				Args    []string
+			} `toml:"mcp_servers"`
+		}
+		if _, err := toml.Decode(block, &cfg); err != nil {
+			t.Errorf("toml block %d does not parse: %v\n%s", i, err, block)
+			continue
+		}
+		s, ok := cfg.MCPServers["toold"]
+		if !ok {
+			t.Errorf("toml block %d: no [mcp_servers.toold]", i)
+			continue
+		}
+		servers++
+		checkToold(t, "toml block", s.Command, s.Args)
+	}
+	// claude mcp add … -- toold ARGS, codex mcp add … -- toold ARGS
+	adds := 0
+	for _, block := range readmeBlocks(t, section, "sh") {
+		for _, line := range strings.Split(block, "\n") {
+			if _, cmd, ok := strings.Cut(line, " -- "); ok {
+				adds++
+				f := strings.Fields(cmd)
+				checkToold(t, line, f[0], f[1:])
+			}
+		}
+	}
+	if servers != 6 || adds != 2 {
+		t.Errorf("%d config files and %d add commands, want 6 (Claude Code, Cursor, VS Code, opencode, Zed, Codex) and 2", servers, adds)
+	}
+}
+
+// Every example of the Methods section runs as written from the root of a
+// clone, with ./toold the built binary.
+func TestReadmeExamples(t *testing.T) {
+	blocks := readmeBlocks(t, "Methods, with an example each", "sh")
+	if len(blocks) < 6 {
+		t.Fatalf("%d examples", len(blocks))
+	}
+	root := t.TempDir()
+	for _, block := range blocks {
+		script := "set -e -o pipefail\n" + strings.ReplaceAll(block, "./toold", binPath)
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Dir = "../.."
+		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+root, "TMPDIR="+root)
 		out, err := cmd.Output()
-		if err != nil {
-			t.Errorf("README line %d: %s: %v", i+1, line, err)
-			continue
+		if err != nil || len(out) == 0 || strings.Contains(string(out), `"error":`) {
+			t.Errorf("%s\n→ %v\n%s", block, err, out)
 		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, out); err != nil {
-			t.Errorf("README line %d: not JSON: %s", i+1, out)
-			continue
+		if strings.Contains(block, `"method":"page"`) && !strings.Contains(string(out), `"content":"3\n4\n"`) {
+			t.Errorf("the page example: %s", out)
 		}
-		for _, f := range facts.FindAllString(shown.String(), -1) {
-			if !strings.Contains(compact.String(), f) {
-				t.Errorf("README line %d: %s says %s; it gives %s", i+1, line, f, compact.String())
-			}
-		}
-	}
-	if n < 4 {
-		t.Errorf("found %d grep/find/ls examples in the README, want 4", n)
 	}
 }

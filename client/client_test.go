@@ -1,0 +1,139 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
+)
+
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toold-client-")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "toold")
+	if out, err := exec.Command("go", "build", "-o", binPath, "../cmd/toold").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building toold: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ways are the three ways to reach toold, each with a fresh daemon.
+var ways = []struct {
+	name    string
+	connect func(t *testing.T, ctx context.Context) (*Client, error)
+}{
+	{"stdio", func(t *testing.T, ctx context.Context) (*Client, error) {
+		return Start(ctx, binPath, "--spool-root", filepath.Join(t.TempDir(), "spool"))
+	}},
+	{"remote=auto", func(t *testing.T, ctx context.Context) (*Client, error) {
+		t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+		t.Cleanup(func() { exec.Command(binPath, "stop").Run() })
+		return Remote(ctx, binPath)
+	}},
+	{"socket", func(t *testing.T, ctx context.Context) (*Client, error) {
+		sock := filepath.Join(t.TempDir(), "private", "toold.sock")
+		d := exec.Command(binPath, "serve", "--listen", sock, "--spool-root", filepath.Join(t.TempDir(), "spool"))
+		if err := d.Start(); err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { d.Process.Kill(); d.Wait() })
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if c, err := Dial(ctx, sock); err == nil || time.Now().After(deadline) {
+				return c, err
+			}
+		}
+	}},
+}
+
+func TestClient(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.txt")
+	os.WriteFile(file, []byte("one\ntwo\nthree\n"), 0o644)
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			ctx := context.Background()
+			c, err := w.connect(t, ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			init, err := c.Initialize(ctx, &protocol.InitializeParams{Cwd: dir, Roots: []string{dir}})
+			if err != nil || init.ServerInfo.Name != protocol.ServerName || init.Limits.Read.Limit != protocol.DefaultLimits.Read.Limit {
+				t.Fatalf("Initialize: %+v %v", init, err)
+			}
+			win, err := c.Read(ctx, &protocol.ReadParams{Path: "f.txt", Offset: N(2), Limit: N(1)})
+			if err != nil || win.Content != "two\n" || win.Path != file || win.Next == nil || *win.Next.Offset != 3 {
+				t.Errorf("Read: %+v %v", win, err)
+			}
+			win, err = c.ReadBytes(ctx, &protocol.ReadBytesParams{Path: file, StartByte: N(4), MaxBytes: N(6)})
+			if err != nil || win.Content != "two\n" || win.StartByte != 4 {
+				t.Errorf("ReadBytes: %+v %v", win, err)
+			}
+			ex, err := c.Exec(ctx, &protocol.ExecParams{Command: S("seq 1 1000"), OutputParams: protocol.OutputParams{MaxLines: N(4)}})
+			if err != nil || ex.ExitCode == nil || *ex.ExitCode != 0 || ex.Stdout.Spool == nil || ex.Stdout.Omitted == nil {
+				t.Fatalf("Exec: %+v %v", ex, err)
+			}
+			page, err := c.Page(ctx, &protocol.PageParams{Spool: ex.Stdout.Spool.ID, ReadParams: protocol.ReadParams{Offset: N(ex.Stdout.Omitted.FromLine), Limit: N(2)}})
+			if err != nil || page.Content != "3\n4\n" {
+				t.Errorf("Page: %+v %v", page, err)
+			}
+			st, err := c.Stats(ctx)
+			if err != nil || st.Sessions != 1 {
+				t.Errorf("Stats: %+v %v", st, err)
+			}
+			// The daemon's errors come as *rpc.Error with the protocol's codes.
+			_, err = c.Read(ctx, &protocol.ReadParams{Path: "missing.txt"})
+			var re *rpc.Error
+			if !errors.As(err, &re) || re.Code != protocol.CodeNoSuchFile {
+				t.Errorf("Read of a missing file: %v", err)
+			}
+			_, err = c.Read(ctx, &protocol.ReadParams{Path: "/etc/hostname"})
+			if !errors.As(err, &re) || re.Code != protocol.CodeAccessDenied {
+				t.Errorf("Read outside the roots: %v", err)
+			}
+			// Cancelling a call cancels the command.
+			cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			if _, err := c.Exec(cctx, &protocol.ExecParams{Command: S("sleep 30")}); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 10*time.Second {
+				t.Errorf("a cancelled Exec: %v after %v", err, time.Since(start))
+			}
+			spool := ex.Stdout.Spool.Path
+			if err := c.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			// Its session ends with it: the spool is gone.
+			deadline := time.Now().Add(10 * time.Second)
+			for _, err := os.Stat(spool); err == nil; _, err = os.Stat(spool) {
+				if time.Now().After(deadline) {
+					t.Fatalf("spool %s still there after Close", spool)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func TestConnectErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Dial(ctx, filepath.Join(t.TempDir(), "none.sock")); err == nil {
+		t.Error("Dial of no socket: no error")
+	}
+	if _, err := Start(ctx, filepath.Join(t.TempDir(), "no-toold")); err == nil || !strings.Contains(err.Error(), "starting") {
+		t.Errorf("Start of no binary: %v", err)
+	}
+}

@@ -1,0 +1,448 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/notice"
+)
+
+// runBin runs the built toold with args in dir (the test's cwd when "")
+// and env, and returns its stdout, stderr and exit status.
+func runBin(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	return runExe(t, binPath, dir, env, args...)
+}
+
+func runExe(t *testing.T, exe, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("toold %v: %v", args, err)
+		}
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := runBin(t, "", nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "toold ") || !strings.Contains(out, "module    github.com/toold/toold\n") ||
+		!strings.Contains(out, "go        go1.") {
+		t.Errorf("toold version: %d %q", code, out)
+	}
+	for _, args := range [][]string{{"--version"}, {"-version"}, {"serve", "--version"}} {
+		if o, _, c := runBin(t, "", nil, args...); c != 0 || o != out {
+			t.Errorf("toold %v: %d %q, want what toold version prints", args, c, o)
+		}
+	}
+	// A release build: the version set at link time is the one reported,
+	// here and in initialize's serverInfo.
+	exe := filepath.Join(t.TempDir(), "toold")
+	if b, err := exec.Command("go", "build", "-o", exe, "-ldflags",
+		"-X github.com/toold/toold/internal/buildinfo.Override=v9.8.7", ".").CombinedOutput(); err != nil {
+		t.Fatalf("building: %v\n%s", err, b)
+	}
+	if out, _, _ := runExe(t, exe, "", nil, "version"); !strings.HasPrefix(out, "toold v9.8.7\n") {
+		t.Errorf("release build: %q", out)
+	}
+	out, _, _ = runExe(t, exe, "", nil, "--spool-root", filepath.Join(t.TempDir(), "spool"), "call", "initialize")
+	var init struct {
+		ServerInfo struct{ Name, Version string }
+	}
+	if json.Unmarshal([]byte(out), &init) != nil || init.ServerInfo.Version != "v9.8.7" {
+		t.Errorf("serverInfo: %s", out)
+	}
+}
+
+// The flags each command takes: its help lists them, and no other.
+var commandFlags = map[string][]string{
+	"serve":   {"version", "stdio", "listen", "remote", "idle-timeout", "spool-root", "log-level", "log-format", "logfile", "rpc.trace"},
+	"mcp":     {"root", "read.limit", "read.max-bytes", "read.max-line-chars", "readbytes.max-bytes", "exec.max-lines", "exec.max-bytes", "exec.timeout", "remote", "idle-timeout", "spool-root", "log-level", "log-format", "logfile", "rpc.trace"},
+	"call":    {"remote", "idle-timeout", "spool-root", "log-level", "log-format", "logfile", "rpc.trace"},
+	"status":  {"remote", "json"},
+	"stop":    {"remote"},
+	"version": nil,
+	"schema":  nil,
+	"help":    nil,
+}
+
+func TestHelpPerCommand(t *testing.T) {
+	overview, _, code := runBin(t, "", nil, "help")
+	if code != 0 {
+		t.Fatalf("toold help: %d", code)
+	}
+	for _, args := range [][]string{{"--help"}, {"-h"}} {
+		if o, _, c := runBin(t, "", nil, args...); c != 0 || o != overview {
+			t.Errorf("toold %v: %d, not the overview", args, c)
+		}
+	}
+	all := map[string]bool{}
+	for _, flags := range commandFlags {
+		for _, f := range flags {
+			all[f] = true
+		}
+	}
+	for name, flags := range commandFlags {
+		if !strings.Contains(overview, "\n  "+name+" ") {
+			t.Errorf("the overview does not list %s", name)
+		}
+		help, _, code := runBin(t, "", nil, "help", name)
+		if code != 0 || !strings.HasPrefix(help, "Usage: toold "+name) {
+			t.Errorf("toold help %s: %d %q", name, code, help)
+			continue
+		}
+		if name != "help" {
+			if o, _, c := runBin(t, "", nil, name, "--help"); c != 0 || o != help {
+				t.Errorf("toold %s --help: %d, differs from toold help %s:\n%s", name, c, name, o)
+			}
+		}
+		takes := map[string]bool{}
+		for _, f := range flags {
+			takes[f] = true
+			if !strings.Contains(help, "\n  -"+f+" ") && !strings.Contains(help, "\n  -"+f+"\n") {
+				t.Errorf("toold help %s does not list -%s", name, f)
+			}
+		}
+		for f := range all {
+			if !takes[f] && (strings.Contains(help, "\n  -"+f+" ") || strings.Contains(help, "\n  -"+f+"\n")) {
+				t.Errorf("toold help %s lists -%s, which it does not take", name, f)
+			}
+		}
+	}
+	if _, e, code := runBin(t, "", nil, "help", "frob"); code != 2 || !strings.Contains(e, `unknown command "frob"`) {
+		t.Errorf("toold help frob: %d %q", code, e)
+	}
+}
+
+// Every flag a command does not take is refused, before or after the
+// command, with one line that names it.
+func TestRefusedFlags(t *testing.T) {
+	for name, flags := range commandFlags {
+		takes := map[string]bool{}
+		for _, f := range flags {
+			takes[f] = true
+		}
+		for other, oflags := range commandFlags {
+			for _, f := range oflags {
+				if takes[f] || other == name {
+					continue
+				}
+				v := "1"
+				if f == "exec.timeout" || f == "idle-timeout" {
+					v = "1s"
+				}
+				args := []string{name, "--" + f + "=" + v}
+				if name == "serve" {
+					args = args[1:] // toold --listen=1 alone is serve
+				}
+				_, e, code := runBin(t, "", nil, args...)
+				if code != 2 || strings.Count(e, "\n") != 1 || !strings.Contains(e, "toold "+name+": does not take --"+f) {
+					t.Errorf("toold %v: status %d, stderr %q", args, code, e)
+				}
+			}
+		}
+	}
+	// Before the command too.
+	if _, e, code := runBin(t, "", nil, "--listen=x", "mcp"); code != 2 || e != "toold mcp: does not take --listen (see: toold help mcp)\n" {
+		t.Errorf("toold --listen=x mcp: %d %q", code, e)
+	}
+	if _, e, code := runBin(t, "", nil, "--frob"); code != 2 || strings.Count(e, "\n") != 1 {
+		t.Errorf("toold --frob: %d %q", code, e)
+	}
+	if _, e, code := runBin(t, "", nil, "frob"); code != 2 || !strings.Contains(e, `unknown command "frob"`) {
+		t.Errorf("toold frob: %d %q", code, e)
+	}
+}
+
+// startSocketDaemon runs toold serve --listen on a socket of its own, with
+// args, and returns the socket and the process.
+func startSocketDaemon(t *testing.T, args ...string) (string, *exec.Cmd) {
+	sock := filepath.Join(t.TempDir(), "private", "d.sock") // Listen makes the directory, 0700
+	cmd := exec.Command(binPath, append([]string{"serve", "--listen", sock, "--spool-root", filepath.Join(t.TempDir(), "spool")}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitFor(t, "the daemon to listen", func() bool { _, err := os.Stat(sock); return err == nil })
+	return sock, cmd
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestStatusStop(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "d.log")
+	sock, cmd := startSocketDaemon(t, "--logfile", log)
+	status := func() (daemonState, int) {
+		out, e, code := runBin(t, "", nil, "status", "--remote", sock, "--json")
+		var st daemonState
+		if code == 0 {
+			if err := json.Unmarshal([]byte(out), &st); err != nil {
+				t.Fatalf("status --json: %v: %q", err, out)
+			}
+		} else if !strings.Contains(e, "no daemon answers on "+sock) {
+			t.Errorf("status with no daemon: %q", e)
+		}
+		return st, code
+	}
+	st, code := status()
+	if code != 0 || st.Pid != cmd.Process.Pid || st.Socket != sock || st.LogFile != log || st.Sessions != 0 || st.Version != "devel" {
+		t.Errorf("status: %d %+v (pid %d)", code, st, cmd.Process.Pid)
+	}
+	// A client's session counts; status's own does not.
+	client := exec.Command(binPath, "--remote", sock)
+	in, _ := client.StdinPipe()
+	out, _ := client.StdoutPipe()
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := newPeer(t, in, out, false)
+	p.mustCall("read", map[string]any{"path": testdata("read/utf8.txt")}, nil)
+	if st, _ = status(); st.Sessions != 1 || st.Cache.Entries != 1 || st.Cache.Misses != 1 || st.UptimeMs <= 0 {
+		t.Errorf("status with a client: %+v", st)
+	}
+	text, _, _ := runBin(t, "", nil, "status", "--remote", sock)
+	for _, want := range []string{"socket    " + sock, "pid       " + strconv.Itoa(cmd.Process.Pid), "sessions  1", "log       " + log} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status lacks %q:\n%s", want, text)
+		}
+	}
+	// stop ends the daemon as SIGTERM does: the client's connection ends,
+	// the daemon exits 0 and its socket goes.
+	o, e, code := runBin(t, "", nil, "stop", "--remote", sock)
+	if code != 0 || !strings.Contains(o, "stopped the toold daemon, pid "+strconv.Itoa(cmd.Process.Pid)) {
+		t.Errorf("stop: %d %q %q", code, o, e)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("the daemon exited with %v", err)
+	}
+	in.Close()
+	client.Wait()
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("socket left: %v", err)
+	}
+	if _, code := status(); code != 1 {
+		t.Errorf("status after stop: %d", code)
+	}
+	if _, e, code := runBin(t, "", nil, "stop", "--remote", sock); code != 1 || !strings.Contains(e, "no daemon answers") {
+		t.Errorf("stop with no daemon: %d %q", code, e)
+	}
+	logged, _ := os.ReadFile(log)
+	if !strings.Contains(string(logged), "listening") {
+		t.Errorf("the log file lacks the daemon's log:\n%s", logged)
+	}
+}
+
+// Two builds of toold never share a daemon: each --remote=auto reaches the
+// daemon of its own build, on a socket named for it.
+func TestVersionNamedSockets(t *testing.T) {
+	runtime := t.TempDir()
+	env := []string{"XDG_RUNTIME_DIR=" + runtime}
+	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
+	other := filepath.Join(t.TempDir(), "toold")
+	b, err := os.ReadFile(binPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pids := map[int]string{}
+	for _, exe := range []string{binPath, other, binPath} {
+		if _, e, code := runExe(t, exe, "", env, "call", "--remote=auto", "stats"); code != 0 {
+			t.Fatalf("%s call --remote=auto: %d %s", exe, code, e)
+		}
+		out, e, code := runExe(t, exe, "", env, "status", "--json")
+		var st daemonState
+		if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+			t.Fatalf("%s status: %d %s %s", exe, code, out, e)
+		}
+		if !strings.HasPrefix(filepath.Base(st.Socket), "toold-devel-") || filepath.Dir(st.Socket) != root {
+			t.Errorf("socket %s", st.Socket)
+		}
+		if st.LogFile != strings.TrimSuffix(st.Socket, ".sock")+".log" {
+			t.Errorf("log %q beside socket %s", st.LogFile, st.Socket)
+		}
+		if s, ok := pids[st.Pid]; ok && (s != st.Socket || exe == other) {
+			t.Errorf("%s reached the daemon of another build (pid %d on %s)", exe, st.Pid, s)
+		}
+		pids[st.Pid] = st.Socket
+	}
+	if len(pids) != 2 {
+		t.Errorf("daemons %v, want one per build", pids)
+	}
+	socks, _ := filepath.Glob(filepath.Join(root, "toold-*.sock"))
+	if len(socks) != 2 {
+		t.Errorf("sockets %v", socks)
+	}
+	// status with no daemon of its own build names the others'.
+	third := filepath.Join(t.TempDir(), "toold")
+	os.WriteFile(third, b, 0o755)
+	if _, e, code := runExe(t, third, "", env, "status"); code != 1 || !strings.Contains(e, "sockets of other builds") ||
+		!strings.Contains(e, socks[0]) || !strings.Contains(e, socks[1]) {
+		t.Errorf("status of a third build: %d %q", code, e)
+	}
+	for pid := range pids {
+		for _, exe := range []string{binPath, other} {
+			runExe(t, exe, "", env, "stop")
+		}
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("daemon %d not stopped", pid)
+		}
+	}
+}
+
+// toold call never names a spool that is gone once it exits.
+func TestCallDropsSpools(t *testing.T) {
+	runtime := t.TempDir()
+	env := []string{"XDG_RUNTIME_DIR=" + runtime}
+	t.Cleanup(func() { runBin(t, "", env, "stop") })
+	for _, remote := range []string{"", "--remote=auto"} {
+		args := []string{"call", "exec", `{"command":"seq 1 100000; seq 1 3 | od -c >&2; printf '\\0\\1' >&2; head -c 300000 /dev/zero >&2","maxLines":4}`}
+		if remote != "" {
+			args = append(args, remote)
+		}
+		out, e, code := runBin(t, "", env, args...)
+		var r struct {
+			Stdout, Stderr struct {
+				Spool   any
+				Omitted *struct{ FromLine int }
+				Binary  bool
+			}
+			Notice string
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+			t.Fatalf("call %s: %d %s %s", remote, code, out, e)
+		}
+		if r.Stdout.Spool != nil || r.Stderr.Spool != nil || r.Stdout.Omitted == nil || !r.Stderr.Binary {
+			t.Errorf("call %s: %s", remote, out)
+		}
+		if strings.Contains(r.Notice, "spool=") || strings.Contains(r.Notice, runtime) || strings.Count(r.Notice, notice.SpoolNotKept) != 2 {
+			t.Errorf("call %s: notice %q", remote, r.Notice)
+		}
+	}
+}
+
+// --rpc.trace logs every request with its method, id, duration and error code.
+func TestRPCTrace(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "d.log")
+	sock, _ := startSocketDaemon(t, "--logfile", log, "--rpc.trace")
+	runBin(t, "", nil, "call", "--remote", sock, "read", `{"path":"/nonexistent"}`)
+	runBin(t, "", nil, "call", "--remote", sock, "stats")
+	var logged []byte
+	waitFor(t, "the trace", func() bool {
+		logged, _ = os.ReadFile(log)
+		return bytes.Contains(logged, []byte("method=stats"))
+	})
+	for _, want := range []string{
+		`msg=rpc method=initialize durationMs=`,
+		`msg=rpc method=read durationMs=`,
+		`id=2 code=-32001 err="no such file`,
+		`msg=rpc method=stats durationMs=`,
+	} {
+		if !bytes.Contains(logged, []byte(want)) {
+			t.Errorf("the trace lacks %q:\n%s", want, logged)
+		}
+	}
+}
+
+// A cwd that cannot be used is refused with what is wrong with it.
+func TestInitializeCwdErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, tt := range []struct{ cwd, want string }{
+		{"rel/dir", `"rel/dir" is not an absolute path`},
+		{filepath.Join(dir, "missing"), `: no such directory`},
+		{file, `is not a directory`},
+	} {
+		params, _ := json.Marshal(map[string]string{"cwd": tt.cwd})
+		_, e, code := runBin(t, "", nil, "--spool-root", filepath.Join(t.TempDir(), "spool"), "call", "initialize", string(params))
+		var werr wireError
+		if code != 1 || json.Unmarshal([]byte(e), &werr) != nil || werr.Code != -32602 || !strings.Contains(werr.Message, tt.want) {
+			t.Errorf("cwd %q: %d %s, want -32602 %q", tt.cwd, code, e, tt.want)
+		}
+	}
+}
+
+// startMCP runs toold mcp with args and returns an initialized MCP peer.
+func startMCP(t *testing.T, env []string, args ...string) *peer {
+	cmd := exec.Command(binPath, append([]string{"mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("toold mcp stderr:\n%s", stderr.String())
+		}
+	})
+	p := newPeer(t, in, out, false)
+	p.mustCall("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]string{"name": "test", "version": "1"}}, nil)
+	p.notify("notifications/initialized", nil)
+	return p
+}
+
+type toolResult struct {
+	Content []struct{ Type, Text string } `json:"content"`
+	IsError bool                          `json:"isError"`
+	Data    json.RawMessage               `json:"structuredContent"`
+}
+
+// toold mcp --remote=SOCKET: its session lives on the shared daemon, with
+// the roots and limits its flags give.
+func TestMCPRemoteRootsLimits(t *testing.T) {
+	sock, _ := startSocketDaemon(t)
+	inside, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(inside, "in.txt"), []byte("1\n2\n3\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "out.txt"), []byte("x\n"), 0o644)
+	p := startMCP(t, nil, "--remote", sock, "--root", inside, "--read.limit", "2")
+	var res toolResult
+	p.mustCall("tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": filepath.Join(inside, "in.txt")}}, &res)
+	if res.IsError || len(res.Content) != 1 || res.Content[0].Text != "     1\t1\n     2\t2\n[Showing lines 1-2 of 3. Use offset=3 to continue]" {
+		t.Errorf("read inside the root with --read.limit 2: %+v", res)
+	}
+	p.mustCall("tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": filepath.Join(outside, "out.txt")}}, &res)
+	if !res.IsError || !strings.HasPrefix(res.Content[0].Text, "error -32002: ") {
+		t.Errorf("read outside the root: %+v", res)
+	}
+	// Its session is on the daemon: status counts it.
+	out, _, _ := runBin(t, "", nil, "status", "--remote", sock, "--json")
+	var st daemonState
+	if json.Unmarshal([]byte(out), &st) != nil || st.Sessions != 1 || st.Cache.Entries != 1 {
+		t.Errorf("status: %s", out)
+	}
+	// Bad limit flags are refused before anything starts.
+	if _, e, code := runBin(t, "", nil, "mcp", "--read.limit", "-5"); code != 2 || !strings.Contains(e, "--read.limit: -5 is negative") {
+		t.Errorf("negative limit: %d %q", code, e)
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadmeDevServer runs the README's background-process example as it
+// is written, beside the built binary.
+func TestReadmeDevServer(t *testing.T) {
+	for _, tool := range []string{"bash", "python3", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "A dev server, started")
+	_, rest, ok2 := strings.Cut(rest, "```bash\n")
+	script, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("the README has no dev server example")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(binPath, filepath.Join(dir, "toold")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 4 || !strings.Contains(lines[0], `"reason":"pattern"`) ||
+		!strings.Contains(lines[1], `GET / HTTP/1.1`) || !strings.Contains(lines[2], `"running":true`) ||
+		!strings.Contains(lines[3], `"running":false`) {
+		t.Fatalf("the example printed (%v):\n%s", err, out)
+	}
+}
+
+// TestReadmeSearchExamples runs the README's `./toold call` examples of
+// grep, find and ls from the repository's root, as a reader would, and
+// checks the counts and notice the README shows after each.
+func TestReadmeSearchExamples(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`^\./toold call (grep|find|ls) '([^']*)'$`)
+	facts := regexp.MustCompile(`"(total|totalMatches|limitReached|notice)":("[^"]*"|null|true|false|\d+)`)
+	lines := strings.Split(string(readme), "\n")
+	n := 0
+	for i, line := range lines {
+		m := call.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n++
+		var shown strings.Builder // the README's reply: the lines after the call
+		for _, l := range lines[i+1:] {
+			if strings.HasPrefix(l, "```") {
+				continue // the call's sh block ends, its reply's text block begins
+			}
+			if !strings.HasPrefix(l, "→") && !strings.HasPrefix(l, "  ") {
+				break
+			}
+			shown.WriteString(l)
+		}
+		cmd := exec.Command(binPath, "call", m[1], m[2])
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Errorf("README line %d: %s: %v", i+1, line, err)
+			continue
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, out); err != nil {
+			t.Errorf("README line %d: not JSON: %s", i+1, out)
+			continue
+		}
+		for _, f := range facts.FindAllString(shown.String(), -1) {
+			if !strings.Contains(compact.String(), f) {
+				t.Errorf("README line %d: %s says %s; it gives %s", i+1, line, f, compact.String())
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("found %d grep/find/ls examples in the README, want 4", n)
+	}
+}

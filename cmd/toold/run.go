@@ -1,0 +1,361 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/buildinfo"
+	"github.com/toold/toold/lifecycle"
+	"github.com/toold/toold/mcp"
+	"github.com/toold/toold/remote"
+	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
+)
+
+var build = buildinfo.Read()
+
+// defaultSocket is the shared daemon's socket for this build, in the
+// user's private toold directory: a toold of another build has another.
+func defaultSocket() string {
+	return build.SocketPath(spool.DefaultRoot())
+}
+
+func defaultSocketHint() string {
+	return filepath.Join(spool.DefaultRoot(), "toold-VERSION-HASH.sock")
+}
+
+// logPath is where a daemon that --remote=auto starts on socket logs.
+func logPath(socket string) string {
+	return strings.TrimSuffix(socket, ".sock") + ".log"
+}
+
+// socketOf resolves --remote or --listen: "auto" is the default socket.
+func socketOf(flagValue string) string {
+	if flagValue == "auto" {
+		return defaultSocket()
+	}
+	return flagValue
+}
+
+var cmdServe = &command{
+	name: "serve", summary: "serve one client on stdio, or every client on a unix socket",
+	help: `Serves the methods of docs/protocol.md.
+
+  toold serve [--stdio]          one client on stdin/stdout (the default)
+  toold serve --listen SOCKET    the shared daemon: every connection to the unix socket
+                                 is a client with its own session ("auto": the socket of
+                                 this build); the socket is 0600 in a 0700 directory
+  toold --remote=auto            stdio forwarded to the shared daemon of this build,
+                                 which it starts when none answers; that daemon exits
+                                 after --idle-timeout (default 1m) with no clients`,
+	flags: func(fs *flag.FlagSet, o *options) {
+		fs.BoolVar(&o.version, "version", false, "print the version and exit (as toold version)")
+		fs.BoolVar(&o.stdio, "stdio", true, "serve one client on stdin/stdout")
+		fs.StringVar(&o.listen, "listen", "", `listen on this unix socket instead of stdio ("auto": `+defaultSocketHint()+`)`)
+		remoteFlags(fs, o)
+		spoolFlag(fs, o)
+		connFlags(fs, o)
+		logFlags(fs, o)
+	},
+	run: func(o *options, args []string) int {
+		if o.version {
+			fmt.Print(build.Long())
+			return 0
+		}
+		if len(args) > 0 {
+			fmt.Fprintf(os.Stderr, "toold serve: unexpected argument %q (see: toold help serve)\n", args[0])
+			return 2
+		}
+		return withLogger(o, func(opts lifecycle.Options) int {
+			switch {
+			case o.remote != "":
+				return forward(o, opts)
+			case o.listen != "":
+				return serveSocket(opts, socketOf(o.listen), o.idle)
+			case !o.stdio:
+				fmt.Fprintln(os.Stderr, "toold serve: needs --stdio or --listen SOCKET")
+				return 2
+			}
+			return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int { return d.ServeStdio(ctx) })
+		})
+	},
+}
+
+var cmdVersion = &command{
+	name: "version", summary: "print the version and build info",
+	help:  "Prints the module version, the VCS revision it was built from and the Go version (from the binary's build info).",
+	flags: func(*flag.FlagSet, *options) {},
+	run: func(_ *options, args []string) int {
+		if len(args) > 0 {
+			fmt.Fprintln(os.Stderr, "toold version: takes no arguments")
+			return 2
+		}
+		fmt.Print(build.Long())
+		return 0
+	},
+}
+
+// withLogger sets up the log that o asks for and runs f with the daemon
+// options o gives.
+func withLogger(o *options, f func(lifecycle.Options) int) int {
+	logger, err := newLogger(o.logLevel, o.logFormat, o.logFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toold:", err)
+		return 2
+	}
+	slog.SetDefault(logger)
+	if o.sessionQuota <= 0 || o.daemonQuota <= 0 {
+		fmt.Fprintln(os.Stderr, "toold: spool quotas must be positive")
+		return 2
+	}
+	return f(lifecycle.Options{Version: build.Version, SpoolRoot: o.spoolRoot, Trace: o.trace, Logger: logger,
+		SpoolSessionQuota: o.sessionQuota, SpoolDaemonQuota: o.daemonQuota,
+		WriteTimeout: o.writeTimeout, MaxConnsPerUID: o.maxConns, AdoptOrphans: true})
+}
+
+// withDaemon starts a daemon, runs f with a context that SIGINT and SIGTERM
+// cancel, and stops the daemon, so that every way out cleans up.
+func withDaemon(opts lifecycle.Options, f func(ctx context.Context, d *lifecycle.Daemon) int) int {
+	ctx, stop := lifecycle.NotifyContext(context.Background())
+	defer stop()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(opts.MemoryLimit())
+	}
+	opts.Logger.Debug("soft memory limit", "bytes", debug.SetMemoryLimit(-1))
+	d, err := lifecycle.New(opts)
+	if err != nil {
+		opts.Logger.Error("starting", "err", err)
+		return 1
+	}
+	code := f(ctx, d)
+	if err := d.Close(); err != nil {
+		opts.Logger.Warn("stopping", "err", err)
+	}
+	return code
+}
+
+func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int {
+	// Sessions that name no cwd get the daemon's: it must be no client's.
+	// The socket was named relative to the cwd we leave.
+	if abs, err := filepath.Abs(socket); err == nil {
+		socket = abs
+	}
+	if err := os.Chdir("/"); err != nil {
+		opts.Logger.Warn("cannot change to /", "err", err)
+	}
+	return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
+		if err := d.Listen(ctx, socket, idle); err != nil {
+			opts.Logger.Error("listening", "socket", socket, "err", err)
+			return 1
+		}
+		return 0
+	})
+}
+
+// forwardOptions say how to reach the shared daemon o names, and for
+// --remote=auto how to start it: this binary, serving the socket with the
+// caller's log level, trace and spool root, its log beside the socket.
+func forwardOptions(o *options) remote.Options {
+	socket := socketOf(o.remote)
+	fo := remote.Options{Socket: socket}
+	if o.remote != "auto" {
+		return fo // a named socket is someone else's to start
+	}
+	idle := o.idle
+	if idle == 0 {
+		idle = time.Minute
+	}
+	fo.Start = func() error {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		args := []string{"serve", "--listen", socket, "--idle-timeout", idle.String(), "--log-level", o.logLevel}
+		if o.spoolRoot != "" {
+			args = append(args, "--spool-root", o.spoolRoot)
+		}
+		if o.trace {
+			args = append(args, "--rpc.trace")
+		}
+		args = append(args, "--spool-session-quota", strconv.FormatInt(o.sessionQuota, 10),
+			"--spool-daemon-quota", strconv.FormatInt(o.daemonQuota, 10))
+		return remote.StartDaemon(exe, args, logPath(socket))
+	}
+	return fo
+}
+
+func forward(o *options, opts lifecycle.Options) int {
+	ctx, stop := lifecycle.NotifyContext(context.Background())
+	defer stop()
+	fo := forwardOptions(o)
+	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, fo)
+	if err != nil {
+		opts.Logger.Error("forwarding", "socket", fo.Socket, "err", err)
+		return 1
+	}
+	return code
+}
+
+// connectFunc opens a daemon connection, a session of its own, initialized
+// with init (initialize's params).
+type connectFunc func(ctx context.Context, init map[string]any) (*rpc.Client, error)
+
+// withConnect runs f with a way to open daemon sessions: on a daemon in
+// this process, or with --remote on the shared one, through the forwarder
+// (which sends this process's cwd and environment and starts the daemon
+// when asked to). Every connection f opens has ended when it returns.
+func withConnect(o *options, f func(ctx context.Context, connect connectFunc) int) int {
+	return withLogger(o, func(opts lifecycle.Options) int {
+		var conns sync.WaitGroup
+		defer conns.Wait()
+		if o.remote == "" {
+			return withDaemon(opts, func(ctx context.Context, d *lifecycle.Daemon) int {
+				defer conns.Wait() // before the daemon closes
+				return f(ctx, func(ctx context.Context, init map[string]any) (*rpc.Client, error) {
+					server, client := net.Pipe()
+					conns.Go(func() { d.ServeConn(ctx, server) })
+					return initialized(ctx, rpc.NewClient(ctx, client, rpc.FramingLines), init, nil)
+				})
+			})
+		}
+		ctx, stop := lifecycle.NotifyContext(context.Background())
+		defer stop()
+		fo := forwardOptions(o)
+		return f(ctx, func(ctx context.Context, init map[string]any) (*rpc.Client, error) {
+			server, client := net.Pipe()
+			ferr := make(chan error, 1)
+			conns.Go(func() {
+				_, err := remote.Forward(ctx, server, server, fo)
+				server.Close()
+				ferr <- err
+			})
+			return initialized(ctx, rpc.NewClient(ctx, client, rpc.FramingLines), init, ferr)
+		})
+	})
+}
+
+// initialized sends initialize on a new connection, so that a daemon that
+// cannot be reached, or params it refuses, are an error now. ferr gives the
+// forwarder's error, which says more than a connection that just ended.
+func initialized(ctx context.Context, c *rpc.Client, init map[string]any, ferr <-chan error) (*rpc.Client, error) {
+	err := c.Call(ctx, "initialize", init, nil)
+	if err == nil {
+		return c, nil
+	}
+	c.Close()
+	var re *rpc.Error
+	if !errors.As(err, &re) && ferr != nil {
+		if fe := <-ferr; fe != nil {
+			return nil, fe
+		}
+	}
+	return nil, err
+}
+
+var cmdMCP = &command{
+	name: "mcp", summary: "a Model Context Protocol server on stdio: the methods as tools",
+	help: `Serves the Model Context Protocol on stdin/stdout: read, readBytes, page, exec and stats
+as tools, their results rendered for a model (numbered lines, what was left out and the
+call that reads it) with the JSON result as structuredContent. Each MCP session is a
+toold session; its spools go when it ends.
+
+Without --remote the daemon runs in this process. With --remote=auto the session lives
+on the shared daemon of this build (started if none answers), so every agent on the
+machine shares one daemon and one line-index cache; --remote=SOCKET names the socket.
+
+--root DIR (repeatable) confines read, readBytes and page to those directories; the
+limit flags set the session's per-call defaults.`,
+	flags: func(fs *flag.FlagSet, o *options) {
+		fs.Var(&o.roots, "root", "confine reading to this directory (repeatable; relative to the working directory)")
+		o.limits.define(fs)
+		remoteFlags(fs, o)
+		spoolFlag(fs, o)
+		logFlags(fs, o)
+	},
+	run: func(o *options, args []string) int {
+		if len(args) > 0 {
+			fmt.Fprintf(os.Stderr, "toold mcp: unexpected argument %q (see: toold help mcp)\n", args[0])
+			return 2
+		}
+		init, err := initParams(o, "toold mcp")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "toold mcp:", err)
+			return 2
+		}
+		return withConnect(o, func(ctx context.Context, connect connectFunc) int {
+			dial := func(ctx context.Context) (*rpc.Client, error) { return connect(ctx, init) }
+			srv := mcp.NewServer(build.Version, dial, slog.Default())
+			srv.Init = init
+			err := srv.Run(ctx, os.Stdin, os.Stdout)
+			if err != nil && !errors.Is(err, context.Canceled) {
+				slog.Error("mcp", "err", err)
+				return 1
+			}
+			return 0
+		})
+	},
+}
+
+// initParams are the initialize params o's flags give.
+func initParams(o *options, client string) (map[string]any, error) {
+	init := map[string]any{"clientInfo": map[string]string{"name": client, "version": build.Version}}
+	if len(o.roots) > 0 {
+		init["roots"] = []string(o.roots)
+	}
+	limits, err := o.limits.params()
+	if err != nil {
+		return nil, err
+	}
+	if limits != nil {
+		init["limits"] = limits
+	}
+	return init, nil
+}
+
+// newLogger logs to stderr, or to file: then stderr itself is redirected
+// there too, so that a panic's trace lands in the log.
+func newLogger(level, format, file string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	if format != "text" && format != "json" {
+		return nil, fmt.Errorf("--log-format: %q is not text or json", format)
+	}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("--logfile: %w", err)
+		}
+		err = unix.Dup3(int(f.Fd()), 2, 0)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--logfile: redirecting stderr: %w", err)
+		}
+	}
+	o := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, o)), nil
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, o)), nil
+}
+
+// printJSON prints v indented on stdout.
+func printJSON(v any) {
+	out, _ := json.MarshalIndent(v, "", "  ")
+	fmt.Println(string(out))
+}

@@ -1,0 +1,148 @@
+package rpc
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Unknown is a params field that the params type does not know: a client's
+// misspelling (a model's "ofset") that decoding ignores.
+type Unknown struct {
+	// Field is the field's dotted path, e.g. "limits.read.ofset".
+	Field string
+	// Nearest is the known field at the same level closest to it in
+	// spelling (its dotted path); "" when that level has none.
+	Nearest string
+}
+
+// UnknownFields lists, sorted, the fields of params (a JSON object) that v
+// (a struct, or a pointer to one, as DecodeParams decodes into) does not
+// know, at every level of nested structs; fields of maps are anyone's.
+// Params that are not an object have none.
+func UnknownFields(params json.RawMessage, v any) []Unknown {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return nil
+	}
+	var out []Unknown
+	walkUnknown(params, t, "", &out)
+	// workDoneToken is rpc's own param, read from every request (progress).
+	return slices.DeleteFunc(out, func(u Unknown) bool { return u.Field == progressTokenField })
+}
+
+func walkUnknown(raw json.RawMessage, t reflect.Type, prefix string, out *[]Unknown) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return
+	}
+	fields := jsonFields(t)
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ft, ok := lookupField(fields, k)
+		if ok {
+			walkUnknown(obj[k], ft, prefix+k+".", out)
+			continue
+		}
+		u := Unknown{Field: prefix + k}
+		if n := nearest(k, fields); n != "" {
+			u.Nearest = prefix + n
+		}
+		*out = append(*out, u)
+	}
+}
+
+// field is a JSON field of a struct type.
+type field struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFields are t's fields as encoding/json names them, embedded structs
+// flattened, in declaration order.
+func jsonFields(t reflect.Type) []field {
+	var fs []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" || (!sf.IsExported() && !sf.Anonymous) {
+			continue
+		}
+		if sf.Anonymous && name == "" {
+			et := sf.Type
+			for et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				fs = append(fs, jsonFields(et)...)
+				continue
+			}
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		fs = append(fs, field{name, sf.Type})
+	}
+	return fs
+}
+
+// lookupField finds key as encoding/json does: exactly, else folding case.
+func lookupField(fs []field, key string) (reflect.Type, bool) {
+	for _, f := range fs {
+		if f.name == key {
+			return f.typ, true
+		}
+	}
+	for _, f := range fs {
+		if strings.EqualFold(f.name, key) {
+			return f.typ, true
+		}
+	}
+	return nil, false
+}
+
+// nearest is the field name closest to key by edit distance (ignoring
+// case), the first declared among equals.
+func nearest(key string, fs []field) string {
+	best, bestD := "", -1
+	for _, f := range fs {
+		if d := editDistance(strings.ToLower(key), strings.ToLower(f.name)); bestD < 0 || d < bestD {
+			best, bestD = f.name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

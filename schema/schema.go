@@ -1,0 +1,125 @@
+package schema
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toold/toold/protocol"
+)
+
+// required are the params each method cannot do without.
+var required = map[string][]string{
+	protocol.MethodRead:      {"path"},
+	protocol.MethodReadBytes: {"path"},
+	protocol.MethodPage:      {"spool"},
+}
+
+// notParams are fields a params type has but the method does not read:
+// PageParams embeds ReadParams for its window params, path and all.
+var notParams = map[string][]string{
+	protocol.MethodPage: {"path"},
+}
+
+// Params is the schema of method's params; nil for a method without params.
+func Params(method string) (*jsonschema.Schema, error) {
+	v, ok := protocol.Params[method]
+	if !ok {
+		return nil, nil
+	}
+	s, err := jsonschema.ForType(reflect.TypeOf(v), nil)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s's params: %w", method, err)
+	}
+	loosen(s)
+	s.Required = required[method]
+	for _, f := range notParams[method] {
+		delete(s.Properties, f)
+		s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(p string) bool { return p == f })
+	}
+	if method == protocol.MethodExec {
+		s.Properties["preview"].Enum = enum(protocol.PreviewModes)
+	}
+	return s, nil
+}
+
+// loosen makes s, a schema inferred from a params type, what decoding
+// accepts: any field may be left out, and unknown fields are ignored.
+func loosen(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.Required = nil
+	if s.Type == "object" || slices.Contains(s.Types, "object") {
+		if s.AdditionalProperties != nil && reflect.DeepEqual(s.AdditionalProperties, &jsonschema.Schema{Not: &jsonschema.Schema{}}) {
+			s.AdditionalProperties = nil
+		}
+	}
+	for _, p := range s.Properties {
+		loosen(p)
+	}
+	loosen(s.Items)
+}
+
+// Result is the schema of method's result; nil for a method without one.
+func Result(method string) (*jsonschema.Schema, error) {
+	v, ok := protocol.Results[method]
+	if !ok {
+		return nil, nil
+	}
+	s, err := jsonschema.ForType(reflect.TypeOf(v), nil)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s's result: %w", method, err)
+	}
+	return s, nil
+}
+
+// Method is one method's schemas, as `toold schema` prints them.
+type Method struct {
+	Params *jsonschema.Schema `json:"params,omitempty"`
+	Result *jsonschema.Schema `json:"result,omitempty"`
+}
+
+// All is every method with params or a result, by name.
+func All() (map[string]Method, error) {
+	names := map[string]bool{}
+	for m := range protocol.Params {
+		names[m] = true
+	}
+	for m := range protocol.Results {
+		names[m] = true
+	}
+	out := make(map[string]Method, len(names))
+	for _, m := range sorted(names) {
+		p, err := Params(m)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Result(m)
+		if err != nil {
+			return nil, err
+		}
+		out[m] = Method{Params: p, Result: r}
+	}
+	return out, nil
+}
+
+func sorted(set map[string]bool) []string {
+	var s []string
+	for k := range set {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+func enum(vals []string) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = v
+	}
+	return out
+}
