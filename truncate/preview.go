@@ -46,7 +46,7 @@ type PreviewResult struct {
 	Omitted      *Omitted
 	Truncated    bool // true when anything is omitted
 	// Highlights are groups of lines from the omitted middle that
-	// PreviewHighlights shows, in output order; counted in ShownLines,
+	// Output.Preview shows, in output order; counted in ShownLines,
 	// ShownBytes and ClippedLines. Omitted still names the lines between
 	// Head and Tail.
 	Highlights []ShownHighlight
@@ -67,17 +67,26 @@ type PreviewResult struct {
 // uses the suffix's first line, which may have begun before the suffix. Lines
 // are numbered in the raw output: cleaning only acts inside lines.
 func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOptions) PreviewResult {
-	if totalBytes <= 0 {
-		return PreviewResult{}
+	r := Output{Prefix: prefix, Suffix: suffix, TotalBytes: totalBytes, TotalLines: totalLines}.Preview(nil, opt)
+	if len(r.Highlights) == 0 {
+		r.Highlights = nil
 	}
-	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars}
-	hd, tl := w.headTail(prefix, suffix, totalBytes, max(opt.MaxLines, 0), max(opt.MaxBytes, 0), opt.Mode)
-	return w.result(hd, tl, totalBytes, totalLines)
+	return r
+}
+
+// Output is what a capture kept of an output stream: its first bytes
+// (Prefix) and its last (Suffix), its totals, and the long lines that it
+// could not keep whole but saw pass (LineStream's First and Last).
+type Output struct {
+	Prefix, Suffix         []byte
+	TotalBytes, TotalLines int64
+	Known                  []KnownLine
 }
 
 // headTail chooses the head and tail lines of a preview within maxLines and
 // maxBytes (see Preview).
-func (w walker) headTail(prefix, suffix []byte, totalBytes int64, maxLines, maxBytes int, mode string) (hd, tl part) {
+func (w walker) headTail(o Output, maxLines, maxBytes int, mode string) (hd, tl part) {
+	prefix, suffix, totalBytes := o.Prefix, o.Suffix, o.TotalBytes
 	var whole []byte
 	switch {
 	case int64(len(prefix)) >= totalBytes:
@@ -107,17 +116,80 @@ func (w walker) headTail(prefix, suffix []byte, totalBytes int64, maxLines, maxB
 
 	switch mode {
 	case ModeHead:
-		return w.head(headSrc, maxLines, maxBytes), part{}
+		return w.headKnown(o, headSrc, maxLines, maxBytes), part{}
 	case ModeTail:
 	default:
 		hd = w.head(headSrc, (maxLines+1)/2, maxBytes/2)
+		if whole == nil {
+			hd = w.headKnown(o, headSrc, (maxLines+1)/2, maxBytes/2)
+		}
 	}
-	// In a whole output the tail must stop where the head ended.
-	lo := 0
 	if whole != nil {
-		lo = hd.raw
+		// In a whole output the tail must stop where the head ended.
+		return hd, w.tail(tailSrc, hd.raw, maxLines-len(hd.lines), maxBytes-hd.shown)
 	}
-	return hd, w.tail(tailSrc, lo, maxLines-len(hd.lines), maxBytes-hd.shown)
+	tl = w.tail(tailSrc, 0, maxLines-len(hd.lines), maxBytes-hd.shown)
+	return hd, w.tailKnown(o, hd, tl, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
+}
+
+// headKnown is the head of the complete lines of headSrc, and then, when
+// they all fit, the long line that follows them if the stream was seen to
+// pass it (a first line longer than the prefix, say).
+func (w walker) headKnown(o Output, headSrc []byte, maxLines, maxBytes int) part {
+	hd := w.head(headSrc, maxLines, maxBytes)
+	if hd.raw < len(headSrc) || len(hd.lines) >= maxLines {
+		return hd
+	}
+	for _, k := range o.Known {
+		if k.Line == int64(len(hd.lines))+1 && k.Start == int64(hd.raw) {
+			if s, clipped, ok := w.known(k, maxBytes-hd.shown); ok {
+				hd.add(s, int(k.End-k.Start), clipped)
+			}
+			break
+		}
+	}
+	return hd
+}
+
+// tailKnown puts before the tail the long line that ends where the
+// suffix's first complete line begins, when the stream was seen to pass it
+// and the tail took all the suffix's complete lines: a line redrawn with
+// \r is known by its final state.
+func (w walker) tailKnown(o Output, hd, tl part, tailSrc []byte, maxLines, maxBytes int) part {
+	if tl.raw < len(tailSrc) || len(tl.lines) >= maxLines {
+		return tl
+	}
+	end := o.TotalBytes - int64(len(tailSrc))
+	for _, k := range o.Known {
+		if k.End == end && k.Line > int64(len(hd.lines)) && k.Start >= int64(hd.raw) {
+			if s, clipped, ok := w.known(k, maxBytes-tl.shown); ok {
+				tl.add(s, int(k.End-k.Start), clipped)
+				// tail keeps its lines in output order: k comes first.
+				copy(tl.lines[1:], tl.lines[:len(tl.lines)-1])
+				tl.lines[0] = s
+			}
+			break
+		}
+	}
+	return tl
+}
+
+// known renders a known line within maxBytes, cut shorter when it must be.
+func (w walker) known(k KnownLine, maxBytes int) (string, bool, bool) {
+	s, clipped := ShowLine(k.Text, w.clean, w.maxChars)
+	clipped = clipped || k.Cut
+	if len(s) > maxBytes {
+		body, ending := SplitEnding([]byte(s))
+		n := maxBytes - len(ending)
+		if n < 1 {
+			return "", false, false
+		}
+		if c := CutBack(body, n); c <= n {
+			n = c
+		}
+		s, clipped = string(body[:n])+string(ending), true
+	}
+	return s, clipped, s != ""
 }
 
 // part is the head or the tail of a preview.

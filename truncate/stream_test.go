@@ -139,3 +139,61 @@ func FuzzLineStream(f *testing.F) {
 		}
 	})
 }
+
+// kept is what a capture keeps of out: keep bytes at each end, and the long
+// lines a LineStream saw pass.
+func kept(out []byte, keep int) Output {
+	s := &LineStream{Clean: true, MaxLine: 8192, LongLine: int64(keep / 4), PrefixLen: int64(keep)}
+	for b := out; len(b) > 0; {
+		k := min(len(b), 32<<10)
+		s.Write(b[:k], func(int64, []byte) {})
+		b = b[k:]
+	}
+	s.Close(func(int64, []byte) {})
+	o := Output{Prefix: out, Suffix: out, TotalBytes: int64(len(out)), TotalLines: countLines(out)}
+	if len(out) > keep {
+		o.Prefix, o.Suffix = out[:keep], out[len(out)-keep:]
+	}
+	for _, k := range []*KnownLine{s.First, s.Last} {
+		if k != nil {
+			o.Known = append(o.Known, *k)
+		}
+	}
+	return o
+}
+
+func countLines(b []byte) int64 {
+	n := int64(bytes.Count(b, []byte("\n")))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// TestPreviewLongLines: the two shapes the kept ends cut: a one-line output
+// longer than both ends (cat of minified JSON) is shown clipped, never as
+// nothing; a line redrawn with \r longer than both ends keeps its final
+// state.
+func TestPreviewLongLines(t *testing.T) {
+	json := []byte(`{"items":[` + strings.Repeat(`{"id":1,"name":"item"},`, 150000) + `{}]}`)
+	bar := []byte("start\n")
+	for i := 1; i <= 5000; i++ {
+		bar = fmt.Appendf(bar, "\r[%-40s] %4d/5000 chunks %s", strings.Repeat("#", i/125), i, strings.Repeat(".", 40))
+	}
+	bar = append(bar, "\ndone\n"...)
+	final := fmt.Sprintf("[%-40s] 5000/5000 chunks %s\n", strings.Repeat("#", 40), strings.Repeat(".", 40))
+	opt := PreviewOptions{MaxLines: 2000, MaxBytes: 5120, MaxLineChars: 2000, Clean: true}
+	for _, mode := range []string{ModeHeadTail, ModeHead, ModeTail} {
+		opt.Mode = mode
+		r := kept(json, 64<<10).Preview(nil, opt)
+		if got := r.Head + r.Tail; got != string(json[:2000])+"" || r.ClippedLines != 1 || r.ShownLines != 1 || r.Omitted != nil {
+			t.Errorf("%s: json: %d bytes shown (%q...), clipped %d, omitted %+v", mode, len(got), got[:min(len(got), 40)], r.ClippedLines, r.Omitted)
+		}
+		r = kept(bar, 64<<10).Preview(nil, opt)
+		want := map[string]string{ModeHeadTail: "start\n" + final + "done\n", ModeHead: "start\n" + final, ModeTail: final + "done\n"}[mode]
+		omitted := map[string]string{ModeHeadTail: "<nil>", ModeHead: "&{3 3 5}", ModeTail: "&{1 1 6}"}[mode]
+		if got := r.Head + r.Tail; got != want || fmt.Sprint(r.Omitted) != omitted {
+			t.Errorf("%s: bar: %q, omitted %+v; want %q, %s", mode, got, r.Omitted, want, omitted)
+		}
+	}
+}
