@@ -21,7 +21,7 @@ const minKeep = 64 << 10
 // newline count and the spool write; the preview is rendered once, at the end.
 // A capture is used by one goroutine at a time.
 type capture struct {
-	opt    Options
+	opt    truncate.PreviewOptions
 	stream string
 	open   func(stream string) (SpoolFile, error)
 	keep   int
@@ -43,7 +43,7 @@ type capture struct {
 	spFailed bool  // the spool file gave a write error: write no more
 }
 
-func newCapture(opt Options, stream string, open func(string) (SpoolFile, error)) *capture {
+func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (SpoolFile, error)) *capture {
 	return &capture{opt: opt, stream: stream, open: open, keep: max(4*opt.MaxBytes, minKeep)}
 }
 
@@ -158,23 +158,15 @@ func (c *capture) finish() Stream {
 	s := Stream{TotalBytes: c.total, TotalLines: c.lines(), Binary: c.binary}
 	if c.binary {
 		if c.total > 0 {
-			s.Omitted = &Omitted{FromLine: 1, ToLine: s.TotalLines, Bytes: c.total}
+			s.Omitted = &truncate.Omitted{FromLine: 1, ToLine: s.TotalLines, Bytes: c.total}
 			s.Truncated = true
 		}
 	} else {
-		pr := truncate.Preview(c.prefix, c.tail(), c.total, s.TotalLines, truncate.PreviewOptions{
-			MaxLines:     c.opt.MaxLines,
-			MaxBytes:     c.opt.MaxBytes,
-			MaxLineChars: c.opt.MaxLineChars,
-			Mode:         c.opt.Preview,
-			Clean:        c.opt.Clean,
-		})
+		pr := truncate.Preview(c.prefix, c.tail(), c.total, s.TotalLines, c.opt)
 		s.Head, s.Tail = pr.Head, pr.Tail
 		s.ShownLines, s.ShownBytes, s.ClippedLines = pr.ShownLines, pr.ShownBytes, pr.ClippedLines
 		s.Truncated = pr.Truncated
-		if o := pr.Omitted; o != nil {
-			s.Omitted = &Omitted{FromLine: o.FromLine, ToLine: o.ToLine, Bytes: o.Bytes}
-		}
+		s.Omitted = pr.Omitted
 	}
 	// Nothing shown partially may be lost. Not yet spooled means the
 	// prefix still holds the whole output.

@@ -38,7 +38,7 @@ func (m *memSpool) Close() error   { m.closed = true; return nil }
 func (m *memSpool) String() string { return m.buf.String() }
 
 // runCapture feeds out to a capture in chunks of the given sizes (cycled).
-func runCapture(out []byte, opt Options, keep int, chunks []int) (Stream, *memSpool) {
+func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
 	var sp *memSpool
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) {
 		if sp != nil {
@@ -65,7 +65,7 @@ func runCapture(out []byte, opt Options, keep int, chunks []int) (Stream, *memSp
 // checkCapture checks what a capture of out must give without clean-up or
 // clipping: exact totals, nothing lost between head, spool and tail, and no
 // spool for output shown whole.
-func checkCapture(t *testing.T, out []byte, opt Options, keep int, chunks []int) {
+func checkCapture(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) {
 	t.Helper()
 	s, sp := runCapture(out, opt, keep, chunks)
 	if s.TotalBytes != int64(len(out)) || s.TotalLines != testtext.CountLines(out) {
@@ -144,7 +144,7 @@ func TestCaptureGenerated(t *testing.T) {
 			size = r.IntN(200)
 		}
 		out := genOutput(r, size)
-		opt := Options{MaxLines: 1 + r.IntN(200), MaxBytes: 1 + r.IntN(8000), Preview: []string{"headTail", "head", "tail"}[i%3]}
+		opt := truncate.PreviewOptions{MaxLines: 1 + r.IntN(200), MaxBytes: 1 + r.IntN(8000), Mode: []string{"headTail", "head", "tail"}[i%3]}
 		keep := []int{0, 64, 1000, 4 * opt.MaxBytes}[i%4]
 		chunks := []int{1 + r.IntN(5000), 1 + r.IntN(100), 1 + r.IntN(70000)}
 		t.Run(fmt.Sprint(i), func(t *testing.T) { checkCapture(t, out, opt, keep, chunks) })
@@ -156,20 +156,20 @@ func TestCaptureCases(t *testing.T) {
 	tests := []struct {
 		name string
 		out  []byte
-		opt  Options
+		opt  truncate.PreviewOptions
 		keep int
 	}{
-		{"empty", nil, Options{MaxLines: 10, MaxBytes: 100}, 0},
-		{"fits", []byte("a\nb\n"), Options{MaxLines: 10, MaxBytes: 100}, 0},
-		{"no newline", []byte("abc"), Options{MaxLines: 10, MaxBytes: 100}, 0},
-		{"by lines", big, Options{MaxLines: 10, MaxBytes: 100000}, 0},
-		{"by bytes", big, Options{MaxLines: 100000, MaxBytes: 100}, 0},
-		{"past the ring", big, Options{MaxLines: 10, MaxBytes: 100}, 50},
-		{"one huge line", bytes.Repeat([]byte("y"), 100000), Options{MaxLines: 10, MaxBytes: 100}, 1000},
-		{"huge line then lines", append(bytes.Repeat([]byte("y"), 5000), "\na\nb\n"...), Options{MaxLines: 10, MaxBytes: 100}, 1000},
-		{"zero budget", []byte("a\n"), Options{}, 0},
-		{"binary", append([]byte("\x00\x01\x02binary"), big...), Options{MaxLines: 10, MaxBytes: 100}, 0},
-		{"short binary", []byte("\x00\x01\x02"), Options{MaxLines: 10, MaxBytes: 100}, 0},
+		{"empty", nil, truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 0},
+		{"fits", []byte("a\nb\n"), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 0},
+		{"no newline", []byte("abc"), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 0},
+		{"by lines", big, truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100000}, 0},
+		{"by bytes", big, truncate.PreviewOptions{MaxLines: 100000, MaxBytes: 100}, 0},
+		{"past the ring", big, truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 50},
+		{"one huge line", bytes.Repeat([]byte("y"), 100000), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 1000},
+		{"huge line then lines", append(bytes.Repeat([]byte("y"), 5000), "\na\nb\n"...), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 1000},
+		{"zero budget", []byte("a\n"), truncate.PreviewOptions{}, 0},
+		{"binary", append([]byte("\x00\x01\x02binary"), big...), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 0},
+		{"short binary", []byte("\x00\x01\x02"), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,7 +181,7 @@ func TestCaptureCases(t *testing.T) {
 
 func TestCaptureSpoolKeptWhenClipped(t *testing.T) {
 	out := []byte(strings.Repeat("w", 50) + "\n")
-	s, sp := runCapture(out, Options{MaxLines: 10, MaxBytes: 1000, MaxLineChars: 10}, 0, nil)
+	s, sp := runCapture(out, truncate.PreviewOptions{MaxLines: 10, MaxBytes: 1000, MaxLineChars: 10}, 0, nil)
 	if s.Truncated || s.ClippedLines != 1 || s.Head != strings.Repeat("w", 10)+"\n" {
 		t.Fatalf("clipped preview %+v", s)
 	}
@@ -193,7 +193,7 @@ func TestCaptureSpoolKeptWhenClipped(t *testing.T) {
 func TestCaptureCleanFitsWithoutSpool(t *testing.T) {
 	// Raw bytes past MaxBytes, shown bytes within it: shown whole, no file.
 	out := []byte(strings.Repeat("\x1b[32m#\x1b[0m", 100) + "\r100%\n")
-	s, sp := runCapture(out, Options{MaxLines: 10, MaxBytes: 100, Clean: true}, 0, []int{10})
+	s, sp := runCapture(out, truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100, Clean: true}, 0, []int{10})
 	if s.Truncated || s.Head != "100%\n" || sp != nil {
 		t.Fatalf("%+v spool %v", s, sp != nil)
 	}
@@ -205,7 +205,7 @@ func (f *failSpool) Write(p []byte) (int, error) { return 0, errors.New("boom") 
 
 func TestCaptureSpoolFailures(t *testing.T) {
 	out := bytes.Repeat([]byte("line\n"), 100)
-	opt := Options{MaxLines: 4, MaxBytes: 1000}
+	opt := truncate.PreviewOptions{MaxLines: 4, MaxBytes: 1000}
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return nil, errors.New("no room") })
 	c.write(out)
 	s := c.finish()
@@ -232,7 +232,7 @@ func FuzzCapture(f *testing.F) {
 	f.Add(append(bytes.Repeat([]byte("x"), 500), "\nend"...), 3, 50, 64, 33)
 	f.Add([]byte("日本語\n\n\nno newline"), 1, 10, 5, 2)
 	f.Fuzz(func(t *testing.T, out []byte, maxLines, maxBytes, keep, chunk int) {
-		opt := Options{MaxLines: abs(maxLines) % 500, MaxBytes: abs(maxBytes) % 5000}
+		opt := truncate.PreviewOptions{MaxLines: abs(maxLines) % 500, MaxBytes: abs(maxBytes) % 5000}
 		checkCapture(t, out, opt, 1+abs(keep)%2000, []int{1 + abs(chunk)%300, 1 + abs(chunk)%17})
 	})
 }
@@ -254,7 +254,7 @@ func (d *discardSpool) Write(p []byte) (int, error) { return len(p), nil }
 // pipe or the spool's file: what the reader adds to each chunk.
 func BenchmarkCaptureWrite(b *testing.B) {
 	chunk := bytes.Repeat([]byte("some output line of a build tool, héllo\n"), 128<<10/40)
-	opt := Options{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Clean: true}
+	opt := truncate.PreviewOptions{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Clean: true}
 	b.SetBytes(int64(len(chunk)))
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &discardSpool{}, nil })
 	for b.Loop() {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/truncate"
 )
 
 // ErrStart is wrapped by Run's error when the command cannot be started: no
@@ -32,20 +34,13 @@ const (
 	drainMax = killDelay
 	// pollGroup is how often a pending SIGKILL checks whether the group is gone.
 	pollGroup = 20 * time.Millisecond
-	// pipeSize is asked of the kernel for output pipes (F_SETPIPE_SZ).
-	pipeSize = 1 << 20
+	// pipeSize is asked of the kernel (F_SETPIPE_SZ) for an output pipe
+	// that a read finds full at its default size, smallPipe.
+	pipeSize  = 1 << 20
+	smallPipe = 64 << 10
 	// readSize is the read buffer of each output stream.
 	readSize = 256 << 10
 )
-
-// Options shape the preview of each output stream.
-type Options struct {
-	MaxLines     int    // lines shown per stream (head + tail)
-	MaxBytes     int    // bytes shown per stream (head + tail)
-	MaxLineChars int    // longer lines are clipped in the preview; 0: no clipping
-	Preview      string // "headTail" (also ""), "head" or "tail"
-	Clean        bool   // strip ANSI escapes and keep the final state of \r redraws
-}
 
 // SpoolFile is where a stream's complete raw output goes. *spool.File
 // satisfies it; Write should not fail (keep the error for Err instead).
@@ -79,7 +74,7 @@ type Spec struct {
 	// empty.
 	MergeStderr bool
 	// Output shapes the previews.
-	Output Options
+	Output truncate.PreviewOptions
 	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
 	// output must be kept; nil means no spooling.
 	Spool func(stream string) (SpoolFile, error)
@@ -87,48 +82,40 @@ type Spec struct {
 
 // Result is what a command did and printed.
 type Result struct {
-	ExitCode   *int    `json:"exitCode"`  // nil when killed by a signal
-	Signal     *string `json:"signal"`    // the signal that killed it, e.g. "SIGTERM"
-	TimedOut   bool    `json:"timedOut"`  // the timeout ended it
-	Cancelled  bool    `json:"cancelled"` // the context or Runner.Close ended it
-	DurationMs int64   `json:"durationMs"`
-	Stdout     Stream  `json:"stdout"`
-	Stderr     Stream  `json:"stderr"`
+	ExitCode   *int    // nil when killed by a signal
+	Signal     *string // the signal that killed it, e.g. "SIGTERM"
+	TimedOut   bool    // the timeout ended it
+	Cancelled  bool    // the context or Runner.Close ended it
+	DurationMs int64
+	Stdout     Stream
+	Stderr     Stream
 }
 
 // Stream is the capture of one output stream: a preview of whole lines
 // (Head, the omitted middle, then Tail) and where the raw output was kept.
 type Stream struct {
-	Head         string    `json:"head"`
-	Tail         string    `json:"tail"`
-	TotalBytes   int64     `json:"totalBytes"`
-	TotalLines   int64     `json:"totalLines"`
-	ShownLines   int       `json:"shownLines"`
-	ShownBytes   int       `json:"shownBytes"`
-	ClippedLines int       `json:"clippedLines"`
-	Omitted      *Omitted  `json:"omitted"`
-	Truncated    bool      `json:"truncated"`
-	Spool        *SpoolRef `json:"spool"`
-	Binary       bool      `json:"binary"`
+	Head         string
+	Tail         string
+	TotalBytes   int64
+	TotalLines   int64
+	ShownLines   int
+	ShownBytes   int
+	ClippedLines int
+	Omitted      *truncate.Omitted // nil when nothing is left out
+	Truncated    bool
+	Spool        *SpoolRef
+	Binary       bool
 	// SpoolError says why the spool could not be opened or written in
 	// full; Spool, when set, then holds what was written.
-	SpoolError string `json:"-"`
-}
-
-// Omitted names the raw lines (1-based, inclusive) that Head and Tail leave
-// out, and their raw bytes.
-type Omitted struct {
-	FromLine int64 `json:"fromLine"`
-	ToLine   int64 `json:"toLine"`
-	Bytes    int64 `json:"bytes"`
+	SpoolError string
 }
 
 // SpoolRef names the spool file that holds a stream's raw output.
 type SpoolRef struct {
-	ID     string `json:"id"`
-	Path   string `json:"path"`
-	Bytes  int64  `json:"bytes"`
-	Capped bool   `json:"capped"` // output past the spool's cap was dropped
+	ID     string
+	Path   string
+	Bytes  int64
+	Capped bool // output past the spool's cap was dropped
 }
 
 // Runner runs commands and owns their processes and goroutines.
@@ -199,90 +186,131 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if ctx.Err() != nil {
 		return &Result{Cancelled: true}, nil
 	}
-	cmd, err := command(spec)
+	p, err := r.start(spec)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	p, err := newPipes(spec)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	cmd.Stdout = p.outW
-	cmd.Stderr = p.outW
-	if p.errW != nil {
-		cmd.Stderr = p.errW
-	}
-	if p.inR != nil {
-		cmd.Stdin = p.inR
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		p.closeAll()
-		return nil, fmt.Errorf("%w: %w", ErrStart, err)
-	}
-	p.closeChildEnds()
-	pgid := cmd.Process.Pid
-	r.log.Debug("exec started", "pid", pgid, "argv", cmd.Args)
-
-	// Output readers.
-	var busy atomic.Int32 // readers inside a chunk
-	var chunks atomic.Int64
-	readerDone := make(chan struct{}, 2)
-	read := func(f *os.File, c *capture) {
-		buf := readBufs.Get().(*[]byte)
-		defer readBufs.Put(buf)
-		for {
-			n, err := f.Read(*buf)
-			if n > 0 {
-				busy.Add(1)
-				c.write((*buf)[:n])
-				chunks.Add(1)
-				busy.Add(-1)
-			}
-			if err != nil {
-				break
-			}
-		}
-		readerDone <- struct{}{}
-	}
-	outCap := newCapture(spec.Output, "stdout", spec.Spool)
-	r.goTracked(func() { read(p.outR, outCap) })
-	readers := 1
-	var errCap *capture
-	if p.errR != nil {
-		errCap = newCapture(spec.Output, "stderr", spec.Spool)
-		r.goTracked(func() { read(p.errR, errCap) })
-		readers++
-	}
-
-	// Stdin: written in full, then closed. EPIPE from a command that does
-	// not read it is fine; closing inW below unblocks a write that is stuck.
-	stdinDone := make(chan struct{})
-	if p.inW != nil {
-		r.goTracked(func() {
-			defer close(stdinDone)
-			io.WriteString(p.inW, *spec.Stdin)
-			p.inW.Close()
-		})
-	} else {
-		close(stdinDone)
-	}
-
-	exited := make(chan error, 1)
-	r.goTracked(func() { exited <- cmd.Wait() })
-
-	var timeout <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		timeout = t.C
 	}
 	res := &Result{}
-	var waitErr error
-	terminated := false
+	r.wait(ctx, p, spec.Timeout, res)
+	r.drain(p)
+	res.DurationMs = p.end.Sub(p.begin).Milliseconds()
+	res.Stdout = p.out.finish()
+	if p.err != nil {
+		res.Stderr = p.err.finish()
+	}
+	r.status(p, res)
+	return res, nil
+}
+
+// process is one command that Run started: its pipes, the goroutines that
+// read and feed them, and how it ended.
+type process struct {
+	cmd        *osexec.Cmd
+	pgid       int
+	pipes      *pipes
+	out, err   *capture // err is nil with MergeStderr
+	readers    int
+	readerDone chan struct{} // one send per reader
+	busy       atomic.Int32  // readers inside a chunk
+	chunks     atomic.Int64  // chunks read, to tell output that keeps coming
+	stdinDone  chan struct{}
+	exited     chan error // cmd.Wait's
+
+	begin, end time.Time
+	waitErr    error
+	terminated bool // the group got SIGTERM
+}
+
+// start starts the command and the goroutines that read its output and
+// feed its stdin.
+func (r *Runner) start(spec Spec) (*process, error) {
+	cmd, err := command(spec)
+	if err != nil {
+		return nil, err
+	}
+	pp, err := newPipes(spec)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = pp.outW, pp.outW
+	if pp.errW != nil {
+		cmd.Stderr = pp.errW
+	}
+	if pp.inR != nil {
+		cmd.Stdin = pp.inR
+	}
+	p := &process{cmd: cmd, pipes: pp, readerDone: make(chan struct{}, 2),
+		stdinDone: make(chan struct{}), exited: make(chan error, 1), begin: time.Now()}
+	if err := cmd.Start(); err != nil {
+		pp.closeAll()
+		return nil, err
+	}
+	pp.closeChildEnds()
+	p.pgid = cmd.Process.Pid
+	r.log.Debug("exec started", "pid", p.pgid, "argv", cmd.Args)
+
+	p.out = newCapture(spec.Output, "stdout", spec.Spool)
+	r.goTracked(func() { p.read(pp.outR, p.out) })
+	p.readers = 1
+	if pp.errR != nil {
+		p.err = newCapture(spec.Output, "stderr", spec.Spool)
+		r.goTracked(func() { p.read(pp.errR, p.err) })
+		p.readers++
+	}
+	// Stdin: written in full, then closed. EPIPE from a command that does
+	// not read it is fine; closing inW after the exit unblocks a stuck write.
+	if pp.inW != nil {
+		r.goTracked(func() {
+			defer close(p.stdinDone)
+			io.WriteString(pp.inW, *spec.Stdin)
+			pp.inW.Close()
+		})
+	} else {
+		close(p.stdinDone)
+	}
+	r.goTracked(func() { p.exited <- cmd.Wait() })
+	return p, nil
+}
+
+// read captures f until it ends or is closed.
+func (p *process) read(f *os.File, c *capture) {
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	grown := false
+	for {
+		n, err := f.Read(*buf)
+		if n >= smallPipe && !grown {
+			// The command fills the pipe: fewer wake-ups with a larger one.
+			// Asked only now, since most commands print little and the
+			// kernel's allocation of 1 MiB was most of a short Run's cost.
+			growPipe(f)
+			grown = true
+		}
+		if n > 0 {
+			p.busy.Add(1)
+			c.write((*buf)[:n])
+			p.chunks.Add(1)
+			p.busy.Add(-1)
+		}
+		if err != nil {
+			break
+		}
+	}
+	p.readerDone <- struct{}{}
+}
+
+// wait waits for the leader to exit, or ends the group on timeout, ctx's
+// end or Close and then waits; it records which in res.
+func (r *Runner) wait(ctx context.Context, p *process, timeout time.Duration, res *Result) {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
-	case waitErr = <-exited:
-	case <-timeout:
+	case p.waitErr = <-p.exited:
+	case <-expired:
 		res.TimedOut = true
 	case <-ctx.Done():
 		res.Cancelled = true
@@ -291,37 +319,40 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	if res.TimedOut || res.Cancelled {
 		select {
-		case waitErr = <-exited: // it exited on its own meanwhile
+		case p.waitErr = <-p.exited: // it exited on its own meanwhile
 			res.TimedOut, res.Cancelled = false, false
 		default:
-			r.terminate(pgid)
-			terminated = true
-			waitErr = <-exited
+			r.terminate(p.pgid)
+			p.terminated = true
+			p.waitErr = <-p.exited
 		}
 	}
-	end := time.Now()
+	p.end = time.Now()
+}
 
+// drain ends what is left of the group, then reads the output on while it
+// keeps coming (a command that printed a lot just before exiting), but cuts
+// off a silent holder of the pipes.
+func (r *Runner) drain(p *process) {
 	// The leader is gone. Whatever is left of its group is a background
 	// child that may hold the pipes: end it too.
-	if !terminated && groupAlive(pgid) {
-		r.terminate(pgid)
+	if !p.terminated && groupAlive(p.pgid) {
+		r.terminate(p.pgid)
 	}
-	p.inW.Close() // unblocks a stdin write to a command that is gone
-	<-stdinDone
+	p.pipes.inW.Close() // unblocks a stdin write to a command that is gone
+	<-p.stdinDone
 
-	// Read on while output keeps coming (a command that printed a lot just
-	// before exiting), but cut off a silent holder of the pipes.
-	pending := readers
+	pending := p.readers
 	idle := time.NewTicker(drainIdle)
 	hard := time.NewTimer(drainMax)
-	lastChunks := chunks.Load()
+	lastChunks := p.chunks.Load()
 drain:
 	for pending > 0 {
 		select {
-		case <-readerDone:
+		case <-p.readerDone:
 			pending--
 		case <-idle.C:
-			if n := chunks.Load(); n == lastChunks && busy.Load() == 0 {
+			if n := p.chunks.Load(); n == lastChunks && p.busy.Load() == 0 {
 				break drain
 			} else {
 				lastChunks = n
@@ -332,17 +363,15 @@ drain:
 	}
 	idle.Stop()
 	hard.Stop()
-	p.closeReadEnds() // interrupts readers still blocked
+	p.pipes.closeReadEnds() // interrupts readers still blocked
 	for ; pending > 0; pending-- {
-		<-readerDone
+		<-p.readerDone
 	}
+}
 
-	res.DurationMs = end.Sub(start).Milliseconds()
-	res.Stdout = outCap.finish()
-	if errCap != nil {
-		res.Stderr = errCap.finish()
-	}
-	if st := cmd.ProcessState; st != nil {
+// status records how the leader ended.
+func (r *Runner) status(p *process, res *Result) {
+	if st := p.cmd.ProcessState; st != nil {
 		ws := st.Sys().(syscall.WaitStatus)
 		if ws.Signaled() {
 			name := unix.SignalName(ws.Signal())
@@ -355,15 +384,14 @@ drain:
 			res.ExitCode = &code
 		}
 	} else {
-		r.log.Warn("exec wait", "pid", pgid, "err", waitErr)
+		r.log.Warn("exec wait", "pid", p.pgid, "err", p.waitErr)
 	}
 	for _, s := range []*Stream{&res.Stdout, &res.Stderr} {
 		if s.SpoolError != "" {
-			r.log.Warn("exec spool", "pid", pgid, "err", s.SpoolError)
+			r.log.Warn("exec spool", "pid", p.pgid, "err", s.SpoolError)
 		}
 	}
-	r.log.Debug("exec done", "pid", pgid, "ms", res.DurationMs, "timedOut", res.TimedOut, "cancelled", res.Cancelled)
-	return res, nil
+	r.log.Debug("exec done", "pid", p.pgid, "ms", res.DurationMs, "timedOut", res.TimedOut, "cancelled", res.Cancelled)
 }
 
 // terminate sends SIGTERM to the group and leaves a tracked goroutine that
@@ -490,13 +518,11 @@ func newPipes(spec Spec) (*pipes, error) {
 	if p.outR, p.outW, err = os.Pipe(); err != nil {
 		return nil, err
 	}
-	growPipe(p.outR)
 	if !spec.MergeStderr {
 		if p.errR, p.errW, err = os.Pipe(); err != nil {
 			p.closeAll()
 			return nil, err
 		}
-		growPipe(p.errR)
 	}
 	if spec.Stdin != nil {
 		if p.inR, p.inW, err = os.Pipe(); err != nil {

@@ -21,7 +21,7 @@ import (
 	"github.com/toold/toold/truncate"
 )
 
-var defaults = exec.Options{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Preview: "headTail", Clean: true}
+var defaults = truncate.PreviewOptions{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Mode: "headTail", Clean: true}
 
 func newRunner(t testing.TB) *exec.Runner {
 	r := exec.NewRunner(nil)
@@ -133,7 +133,7 @@ func TestRun(t *testing.T) {
 			stdout: "Downloading\n 100% [##########]\nerror: something failed\nDone\n", exit: intp(0),
 		},
 		{
-			name: "not cleaned", spec: exec.Spec{Argv: []string{"cat", testdata("progress.txt")}, Output: exec.Options{MaxLines: 100, MaxBytes: 10000}},
+			name: "not cleaned", spec: exec.Spec{Argv: []string{"cat", testdata("progress.txt")}, Output: truncate.PreviewOptions{MaxLines: 100, MaxBytes: 10000}},
 			stdout: string(rawProgress), exit: intp(0),
 		},
 		{name: "crlf kept", spec: exec.Spec{Argv: []string{"cat", testdata("crlf.txt")}}, stdout: "first\r\nsecond\r\nthird\r\n", exit: intp(0)},
@@ -169,7 +169,7 @@ func TestRun(t *testing.T) {
 			t.Parallel()
 			_, d := newSpool(t)
 			spec := tt.spec
-			if spec.Output == (exec.Options{}) {
+			if spec.Output == (truncate.PreviewOptions{}) {
 				spec.Output = defaults
 			}
 			spec.Spool = spoolTo(d)
@@ -351,7 +351,7 @@ func TestLargeOutputSpooled(t *testing.T) {
 	}
 	res, err := r.Run(context.Background(), exec.Spec{
 		Command: "seq 1 200000; echo err >&2",
-		Output:  exec.Options{MaxLines: 100, MaxBytes: 51200, Clean: true, MaxLineChars: 2000},
+		Output:  truncate.PreviewOptions{MaxLines: 100, MaxBytes: 51200, Clean: true, MaxLineChars: 2000},
 		Spool:   spoolTo(d),
 	})
 	if err != nil {
@@ -364,7 +364,7 @@ func TestLargeOutputSpooled(t *testing.T) {
 	if !strings.HasPrefix(s.Head, "1\n2\n") || !strings.HasSuffix(s.Head, "\n50\n") || !strings.HasPrefix(s.Tail, "199951\n") || !strings.HasSuffix(s.Tail, "\n200000\n") {
 		t.Fatalf("head %q... tail ...%q", s.Head[:10], s.Tail[len(s.Tail)-10:])
 	}
-	if *s.Omitted != (exec.Omitted{FromLine: 51, ToLine: 199950, Bytes: int64(want.Len() - 141 - 350)}) {
+	if *s.Omitted != (truncate.Omitted{FromLine: 51, ToLine: 199950, Bytes: int64(want.Len() - 141 - 350)}) {
 		t.Fatalf("omitted %+v", *s.Omitted)
 	}
 	got, err := os.ReadFile(s.Spool.Path)
@@ -386,7 +386,7 @@ func TestSpoolCapAndFailure(t *testing.T) {
 	r := newRunner(t)
 	m, d := newSpool(t)
 	m.MaxFileBytes = 1000
-	spec := exec.Spec{Command: "seq 1 100000", Output: exec.Options{MaxLines: 10, MaxBytes: 1000, Clean: true}, Spool: spoolTo(d)}
+	spec := exec.Spec{Command: "seq 1 100000", Output: truncate.PreviewOptions{MaxLines: 10, MaxBytes: 1000, Clean: true}, Spool: spoolTo(d)}
 	res, err := r.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -422,7 +422,7 @@ func TestOutputRebuilt(t *testing.T) {
 		for _, mode := range []string{"headTail", "head", "tail"} {
 			res, err := r.Run(context.Background(), exec.Spec{
 				Argv:   []string{"cat", name},
-				Output: exec.Options{MaxLines: 2000, MaxBytes: 51200, Preview: mode},
+				Output: truncate.PreviewOptions{MaxLines: 2000, MaxBytes: 51200, Mode: mode},
 				Spool:  spoolTo(d),
 			})
 			if err != nil {

@@ -191,13 +191,13 @@ func (c *Cache) Close() error {
 // The JSON names are those of the protocol's stats.cache; Extends and
 // Evictions are for tests and logs.
 type Stats struct {
-	Entries       int   `json:"entries"`
-	Hits          int64 `json:"hits"`
-	Misses        int64 `json:"misses"`
-	Invalidations int64 `json:"invalidations"`
-	IndexBytes    int64 `json:"indexBytes"`
-	Extends       int64 `json:"-"`
-	Evictions     int64 `json:"-"`
+	Entries       int
+	Hits          int64
+	Misses        int64
+	Invalidations int64
+	IndexBytes    int64
+	Extends       int64
+	Evictions     int64
 }
 
 // Stats returns the current counters.
@@ -259,71 +259,94 @@ func (c *Cache) index(ctx context.Context, f *File) (*index, error) {
 	e.build.Lock()
 	defer e.build.Unlock()
 	suspect := e.suspect.Swap(false)
-	old, id := e.idx, f.id
-	var (
-		x       *index
-		err     error
-		hit     bool
-		publish = true
-	)
-	if old != nil && old.id == id && !suspect {
+	old := e.idx
+	if old != nil && old.id == f.id && !suspect {
 		c.mu.Lock()
 		c.hits++
 		c.mu.Unlock()
 		return old, nil
 	}
-	bufp := c.bufs.Get().(*[]byte)
-	defer c.bufs.Put(bufp)
-	buf := *bufp
-	switch {
-	case old != nil && old.id.sameInode(id) && id.size > old.size:
-		// Grown: extend when the old tail is unchanged.
-		x, err = extend(ctx, f.f, old, id, buf)
-		hit = err == nil
-		if errors.Is(err, errTailChanged) {
-			x, err = build(ctx, f.f, id, c.spacing, buf)
-		}
-	case old != nil && !suspect && old.id.sameInode(id) && id.size < old.size && id.ctime < old.id.ctime:
-		// f was opened before the file grew to what the entry indexed: the
-		// entry's prefix serves it, and the entry stays as it is.
-		x, err = prefix(ctx, f.f, old, id, buf)
-		hit, publish = err == nil, false
-	default:
-		x, err = build(ctx, f.f, id, c.spacing, buf)
-	}
+	x, how, err := c.compute(ctx, f, old, suspect)
 	if err != nil {
-		if suspect {
-			e.suspect.Store(true)
-		}
-		if old == nil {
-			c.mu.Lock()
-			if cur, ok := c.lru.Peek(e.path); ok && cur == e {
-				c.lru.Remove(e.path)
-			}
-			c.mu.Unlock()
-			c.syncWatches()
-		}
+		c.failed(e, old != nil, suspect)
 		if errors.Is(err, ErrChanged) {
 			return nil, &fs.PathError{Op: "read", Path: f.path, Err: err}
 		}
 		return nil, err
 	}
+	c.publish(e, x, how, old != nil)
+	return x, nil
+}
 
+// computed says how compute made an index.
+type computed int
+
+const (
+	built    computed = iota // from scratch
+	extended                 // the old index, extended over what the file grew
+	prefixed                 // the old index's prefix; the entry keeps the old
+)
+
+// compute chooses how to index f given the entry's old index (nil for
+// none), and does it.
+func (c *Cache) compute(ctx context.Context, f *File, old *index, suspect bool) (*index, computed, error) {
+	bufp := c.bufs.Get().(*[]byte)
+	defer c.bufs.Put(bufp)
+	buf, id := *bufp, f.id
+	switch {
+	case old != nil && old.id.sameInode(id) && id.size > old.size:
+		// Grown: extend when the old tail is unchanged.
+		x, err := extend(ctx, f.f, old, id, buf)
+		if errors.Is(err, errTailChanged) {
+			x, err = build(ctx, f.f, id, c.spacing, buf)
+			return x, built, err
+		}
+		return x, extended, err
+	case old != nil && !suspect && old.id.sameInode(id) && id.size < old.size && id.ctime < old.id.ctime:
+		// f was opened before the file grew to what the entry indexed: the
+		// entry's prefix serves it, and the entry stays as it is.
+		x, err := prefix(ctx, f.f, old, id, buf)
+		return x, prefixed, err
+	}
+	x, err := build(ctx, f.f, id, c.spacing, buf)
+	return x, built, err
+}
+
+// failed undoes what index did for a failed build: the entry stays suspect
+// if it was, and an entry that never held an index goes.
+func (c *Cache) failed(e *entry, hadOld, suspect bool) {
+	if suspect {
+		e.suspect.Store(true)
+	}
+	if hadOld {
+		return
+	}
+	c.mu.Lock()
+	if cur, ok := c.lru.Peek(e.path); ok && cur == e {
+		c.lru.Remove(e.path)
+	}
+	c.mu.Unlock()
+	c.syncWatches()
+}
+
+// publish counts the lookup and, unless x is a prefix, makes x the entry's
+// index, evicting the oldest entries past the memory bound.
+func (c *Cache) publish(e *entry, x *index, how computed, hadOld bool) {
 	c.mu.Lock()
 	switch {
-	case hit:
+	case how == extended:
 		c.hits++
-		if publish {
-			c.extends++
-		}
-	case old != nil:
+		c.extends++
+	case how == prefixed:
+		c.hits++
+	case hadOld:
 		c.misses++
 		c.invalidations++
 	default:
 		c.misses++
 	}
 	evicted := false
-	if publish {
+	if how != prefixed {
 		e.idx = x
 		if !e.removed {
 			c.indexBytes += x.memBytes() - e.bytes
@@ -339,7 +362,6 @@ func (c *Cache) index(ctx context.Context, f *File) (*index, error) {
 	if evicted {
 		c.syncWatches()
 	}
-	return x, nil
 }
 
 // acquire returns path's entry, adding an empty one when there is none.

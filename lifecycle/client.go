@@ -11,11 +11,16 @@ import (
 	"sync/atomic"
 
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 )
 
 // client is one connection: its session (made by initialize, or with
 // defaults by the first other request) and its place in the LSP lifecycle.
+//
+// Lock order: a client's mu, then its daemon's mu; never the other way
+// round (Daemon.Stats and Close copy the clients out before they lock any).
 type client struct {
 	d    *Daemon
 	stop context.CancelFunc // ends the connection
@@ -23,27 +28,20 @@ type client struct {
 	shutdown atomic.Bool
 
 	mu       sync.Mutex
-	side     *clientParams  // from a forwarder: the client side's cwd and env
-	config   *sessionConfig // from initialize; nil means defaults
-	live     *liveSession   // nil until the first request, and after session/close
+	side     *protocol.ClientParams // from a forwarder: the client side's cwd and env
+	settings *methods.Settings      // immutable: replaced whole by initialize; nil means defaults
+	live     *liveSession           // nil until the first request, and after session/close
 	exitCode int
 }
 
-// liveSession is a session and what ends it.
+// liveSession is a session and what ends it. Its settings are the client's:
+// a session closed and remade on the same connection keeps them.
 type liveSession struct {
-	*methods.Session
+	id      string
+	spool   *spool.Dir
 	ctx     context.Context // cancelled when the session closes
 	cancel  context.CancelFunc
 	running sync.WaitGroup // its requests in flight
-}
-
-// sessionConfig is what initialize set; a session closed and remade on the
-// same connection keeps it.
-type sessionConfig struct {
-	cwd    string
-	env    map[string]string
-	roots  []string
-	limits methods.Limits
 }
 
 func (c *client) code() int {
@@ -60,16 +58,16 @@ func (c *client) hasSession() bool {
 
 // handle dispatches one request of this client.
 func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
-	if req.Method == "exit" {
-		c.exit()
+	if req.Method == protocol.MethodExit {
+		c.exit(ctx)
 		return nil, nil
 	}
 	if c.shutdown.Load() {
-		return nil, rpc.Errorf(rpc.CodeShutDown, nil, "shut down: %s refused after shutdown; send exit", req.Method)
+		return nil, rpc.Errorf(protocol.CodeShutDown, nil, "shut down: %s refused after shutdown; send exit", req.Method)
 	}
 	switch req.Method {
-	case ClientMethod:
-		var p clientParams
+	case protocol.MethodClient:
+		var p protocol.ClientParams
 		if err := rpc.DecodeParams(req.Params, &p); err != nil {
 			return nil, err
 		}
@@ -77,16 +75,16 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 		c.side = &p
 		c.mu.Unlock()
 		return nil, nil
-	case "initialize":
+	case protocol.MethodInitialize:
 		return c.initialize(req.Params)
-	case "session/close":
+	case protocol.MethodSessionClose:
 		c.closeSession()
 		return nil, nil
-	case "shutdown":
+	case protocol.MethodShutdown:
 		c.shutdown.Store(true)
 		c.closeSession()
 		return nil, nil
-	case "stats":
+	case protocol.MethodStats:
 		// Like any first request, stats opens the caller's session.
 		_, _, done, err := c.session()
 		if err != nil {
@@ -111,60 +109,36 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 }
 
 // exit ends the connection with LSP's exit code: 0 after shutdown, else 1.
-func (c *client) exit() {
+// A forwarder is told the code last, for it to end with.
+func (c *client) exit(ctx context.Context) {
 	c.mu.Lock()
 	if !c.shutdown.Load() {
 		c.exitCode = 1
 	}
+	code, forwarded := c.exitCode, c.side != nil
 	c.mu.Unlock()
+	if forwarded {
+		if err := rpc.Notify(ctx, protocol.MethodExitCode, protocol.ExitCodeParams{Code: code}); err != nil {
+			c.d.log.Debug("telling the forwarder its exit code", "err", err)
+		}
+	}
 	c.stop()
 }
 
-// initializeParams are initialize's params.
-type initializeParams struct {
-	ClientInfo *struct {
-		Name    string `json:"name"`
-		Version string `json:"version"`
-	} `json:"clientInfo"`
-	Cwd    string                `json:"cwd"`
-	Env    map[string]string     `json:"env"`
-	Roots  []string              `json:"roots"`
-	Limits *methods.LimitsParams `json:"limits"`
-}
-
-// InitializeResult is initialize's result.
-type InitializeResult struct {
-	ServerInfo ServerInfo     `json:"serverInfo"`
-	Session    string         `json:"session"`
-	SpoolDir   string         `json:"spoolDir"`
-	Limits     methods.Limits `json:"limits"`
-	Methods    []string       `json:"methods"`
-}
-
-// ServerInfo names the server.
-type ServerInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
 func (c *client) initialize(params []byte) (any, error) {
-	var p initializeParams
+	var p protocol.InitializeParams
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	side := c.side
 	c.mu.Unlock()
-	cfg, err := newConfig(&p, side)
+	st, err := newSettings(&p, side)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.config = cfg
-	if c.live != nil {
-		s := c.live.Session
-		s.Cwd, s.Env, s.Roots, s.Limits = cfg.cwd, cfg.env, cfg.roots, cfg.limits
-	}
+	c.settings = st // requests running keep the settings they started with
 	c.mu.Unlock()
 	sess, _, done, err := c.session()
 	if err != nil {
@@ -174,8 +148,8 @@ func (c *client) initialize(params []byte) (any, error) {
 	if p.ClientInfo != nil {
 		c.d.log.Info("client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
 	}
-	return &InitializeResult{
-		ServerInfo: ServerInfo{Name: "toold", Version: c.d.opts.Version},
+	return &protocol.InitializeResult{
+		ServerInfo: protocol.ServerInfo{Name: protocol.ServerName, Version: c.d.opts.Version},
 		Session:    sess.ID,
 		SpoolDir:   sess.Spool.Path(),
 		Limits:     sess.Limits,
@@ -183,76 +157,87 @@ func (c *client) initialize(params []byte) (any, error) {
 	}, nil
 }
 
-// newConfig makes a session's settings from initialize's params; what they
+// newSettings makes a session's settings from initialize's params; what they
 // leave out comes from side (a forwarder's client side) or else the daemon.
-func newConfig(p *initializeParams, side *clientParams) (*sessionConfig, error) {
-	cfg := &sessionConfig{cwd: p.Cwd, env: daemonEnv()}
+func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams) (*methods.Settings, error) {
+	cfg := &methods.Settings{Cwd: p.Cwd, Env: daemonEnv()}
 	if side != nil {
 		if side.Env != nil {
-			cfg.env = maps.Clone(side.Env)
+			cfg.Env = maps.Clone(side.Env)
 		}
-		if cfg.cwd == "" && side.Cwd != "" {
+		if cfg.Cwd == "" && side.Cwd != "" {
 			if fi, err := os.Stat(side.Cwd); err == nil && fi.IsDir() {
-				cfg.cwd = side.Cwd
+				cfg.Cwd = side.Cwd
 			}
 		}
 	}
-	if cfg.cwd == "" {
+	if cfg.Cwd == "" {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, rpc.Errorf(rpc.CodeInternalError, nil, "no cwd given and the daemon's is gone: %v", err)
 		}
-		cfg.cwd = wd
-	} else if fi, err := os.Stat(cfg.cwd); err != nil || !fi.IsDir() || !filepath.IsAbs(cfg.cwd) {
+		cfg.Cwd = wd
+	} else if fi, err := os.Stat(cfg.Cwd); err != nil || !fi.IsDir() || !filepath.IsAbs(cfg.Cwd) {
 		return nil, rpc.InvalidParams("cwd", "%q is not an absolute path to a directory", p.Cwd)
 	}
 	for k, v := range p.Env {
-		cfg.env[k] = v
+		cfg.Env[k] = v
 	}
 	var err error
-	if cfg.roots, err = methods.ResolveRoots(cfg.cwd, p.Roots); err != nil {
+	if cfg.Roots, err = methods.ResolveRoots(cfg.Cwd, p.Roots); err != nil {
 		return nil, err
 	}
-	if cfg.limits, err = p.Limits.Apply(); err != nil {
+	if cfg.Limits, err = methods.ApplyLimits(p.Limits); err != nil {
 		return nil, err
 	}
 	return cfg, nil
 }
 
-// session returns the client's session, making it on first use, and
-// registers a request in flight on it: call done when the request ends.
+// session returns what a request of the client sees, making the session on
+// first use, and registers the request as in flight on it: call done when
+// the request ends. The request keeps the settings current now.
 func (c *client) session() (*methods.Session, context.Context, func(), error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.live == nil {
-		cfg := c.config
-		if cfg == nil {
-			var err error
-			if cfg, err = newConfig(&initializeParams{}, c.side); err != nil {
-				return nil, nil, nil, err
-			}
-		}
-		id := newID()
-		c.d.mu.Lock()
-		closed := c.d.closed
-		if !closed {
-			c.d.sessions[c] = struct{}{}
-		}
-		c.d.mu.Unlock()
-		if closed {
-			return nil, nil, nil, rpc.Errorf(rpc.CodeShutDown, nil, "shut down: the daemon is stopping")
-		}
-		dir, err := c.d.svc.Spools.Open(id)
+	if c.settings == nil {
+		st, err := newSettings(&protocol.InitializeParams{}, c.side)
 		if err != nil {
-			return nil, nil, nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's spool directory: %v", err)
+			return nil, nil, nil, err
 		}
-		l := &liveSession{Session: &methods.Session{ID: id, Cwd: cfg.cwd, Env: cfg.env, Roots: cfg.roots, Limits: cfg.limits, Spool: dir}}
-		l.ctx, l.cancel = context.WithCancel(context.Background())
+		c.settings = st
+	}
+	if c.live == nil {
+		l, err := c.open()
+		if err != nil {
+			return nil, nil, nil, err
+		}
 		c.live = l
-		c.d.log.Debug("session opened", "session", id, "spoolDir", dir.Path())
 	}
 	c.live.running.Add(1)
-	return c.live.Session, c.live.ctx, c.live.running.Done, nil
+	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool}, c.live.ctx, c.live.running.Done, nil
+}
+
+// open makes a session: its id, its spool directory and its place among
+// the daemon's sessions. c.mu is held (then d.mu, in the lock order).
+func (c *client) open() (*liveSession, error) {
+	id := newID()
+	c.d.mu.Lock()
+	closed := c.d.closed
+	if !closed {
+		c.d.sessions[c] = struct{}{}
+	}
+	c.d.mu.Unlock()
+	if closed {
+		return nil, rpc.Errorf(protocol.CodeShutDown, nil, "shut down: the daemon is stopping")
+	}
+	dir, err := c.d.svc.Spools.Open(id)
+	if err != nil {
+		return nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's spool directory: %v", err)
+	}
+	l := &liveSession{id: id, spool: dir}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	c.d.log.Debug("session opened", "session", id, "spoolDir", dir.Path())
+	return l, nil
 }
 
 // closeSession cancels the session's running requests, waits for them to
@@ -268,13 +253,13 @@ func (c *client) closeSession() {
 	}
 	sess.cancel()
 	sess.running.Wait()
-	if err := sess.Spool.Remove(); err != nil {
-		c.d.log.Warn("removing spool directory", "dir", sess.Spool.Path(), "err", err)
+	if err := sess.spool.Remove(); err != nil {
+		c.d.log.Warn("removing spool directory", "dir", sess.spool.Path(), "err", err)
 	}
 	c.d.mu.Lock()
 	delete(c.d.sessions, c)
 	c.d.mu.Unlock()
-	c.d.log.Debug("session closed", "session", sess.ID)
+	c.d.log.Debug("session closed", "session", sess.id)
 }
 
 func newID() string {

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +16,7 @@ import (
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/spool"
 )
@@ -44,7 +45,7 @@ type Daemon struct {
 	methods map[string]methods.Method
 	start   time.Time
 
-	mu       sync.Mutex
+	mu       sync.Mutex // after a client's mu, never before (see client)
 	sessions map[*client]struct{}
 	closed   bool
 }
@@ -129,48 +130,41 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 // that pipes initialize and then read without waiting gets them in order.
 func inline(method string) bool {
 	switch method {
-	case "initialize", "shutdown", "exit", "session/close", ClientMethod:
+	case protocol.MethodInitialize, protocol.MethodShutdown, protocol.MethodExit, protocol.MethodSessionClose, protocol.MethodClient:
 		return true
 	}
 	return false
 }
 
-// Stats is stats' result.
-type Stats struct {
-	Sessions     int             `json:"sessions"`
-	ExecsRunning int             `json:"execsRunning"`
-	Cache        fileindex.Stats `json:"cache"`
-	SpoolBytes   int64           `json:"spoolBytes"`
-	UptimeMs     int64           `json:"uptimeMs"`
-}
-
 // Stats reports what the daemon holds now.
-func (d *Daemon) Stats() Stats {
-	n := 0
+func (d *Daemon) Stats() protocol.Stats {
+	// Copied out first: a client's lock comes before the daemon's.
 	d.mu.Lock()
+	clients := make([]*client, 0, len(d.sessions))
 	for c := range d.sessions {
+		clients = append(clients, c)
+	}
+	d.mu.Unlock()
+	n := 0
+	for _, c := range clients {
 		if c.hasSession() {
 			n++
 		}
 	}
-	d.mu.Unlock()
-	return Stats{
+	cs := d.svc.Files.Stats()
+	return protocol.Stats{
 		Sessions:     n,
 		ExecsRunning: d.svc.Runner.Running(),
-		Cache:        d.svc.Files.Stats(),
-		SpoolBytes:   d.svc.Spools.Bytes(),
-		UptimeMs:     time.Since(d.start).Milliseconds(),
+		Cache: protocol.CacheStats{Entries: cs.Entries, Hits: cs.Hits, Misses: cs.Misses,
+			Invalidations: cs.Invalidations, IndexBytes: cs.IndexBytes},
+		SpoolBytes: d.svc.Spools.Bytes(),
+		UptimeMs:   time.Since(d.start).Milliseconds(),
 	}
 }
 
 // MethodNames lists every method the daemon answers, for initialize.
 func (d *Daemon) MethodNames() []string {
-	names := []string{"initialize", "session/close", "shutdown", "exit", "$/cancelRequest", "stats"}
-	for m := range d.methods {
-		names = append(names, m)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Clone(protocol.Methods)
 }
 
 // NotifyContext returns a context cancelled by SIGINT or SIGTERM, so that a

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
@@ -49,7 +50,7 @@ func TestSessionsAreSeparate(t *testing.T) {
 	ctx := context.Background()
 	a, _ := connect(t, d)
 	b, waitB := connect(t, d)
-	var ia, ib InitializeResult
+	var ia, ib protocol.InitializeResult
 	if err := a.Call(ctx, "initialize", map[string]any{"cwd": t.TempDir()}, &ia); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestSessionsAreSeparate(t *testing.T) {
 	if ia.Session == ib.Session || ia.SpoolDir == ib.SpoolDir {
 		t.Fatalf("two clients share a session: %s %s", ia.Session, ib.Session)
 	}
-	var st Stats
+	var st protocol.Stats
 	if err := a.Call(ctx, "stats", nil, &st); err != nil || st.Sessions != 2 {
 		t.Fatalf("stats: %+v %v", st, err)
 	}
@@ -73,7 +74,7 @@ func TestSessionsAreSeparate(t *testing.T) {
 		t.Fatalf("exec: %v %+v", err, r)
 	}
 	var rerr *rpc.Error
-	if err := b.Call(ctx, "page", map[string]any{"spool": r.Stdout.Spool.ID}, nil); !errors.As(err, &rerr) || rerr.Code != rpc.CodeNoSuchFile {
+	if err := b.Call(ctx, "page", map[string]any{"spool": r.Stdout.Spool.ID}, nil); !errors.As(err, &rerr) || rerr.Code != protocol.CodeNoSuchFile {
 		t.Fatalf("b paged a's spool: %v", err)
 	}
 	if err := a.Call(ctx, "page", map[string]any{"spool": r.Stdout.Spool.ID, "limit": 1}, nil); err != nil {
@@ -98,7 +99,7 @@ func TestSessionClose(t *testing.T) {
 	ctx := context.Background()
 	c, _ := connect(t, d)
 	root := t.TempDir()
-	var first, second InitializeResult
+	var first, second protocol.InitializeResult
 	if err := c.Call(ctx, "initialize", map[string]any{"roots": []string{root}}, &first); err != nil {
 		t.Fatal(err)
 	}
@@ -127,10 +128,10 @@ func TestSessionClose(t *testing.T) {
 	}
 	// The next request opens a new session that keeps the roots.
 	var rerr *rpc.Error
-	if err := c.Call(ctx, "read", map[string]any{"path": "/etc/hostname"}, nil); !errors.As(err, &rerr) || rerr.Code != rpc.CodeAccessDenied {
+	if err := c.Call(ctx, "read", map[string]any{"path": "/etc/hostname"}, nil); !errors.As(err, &rerr) || rerr.Code != protocol.CodeAccessDenied {
 		t.Fatalf("read outside the roots after session/close: %v", err)
 	}
-	var st Stats
+	var st protocol.Stats
 	if err := c.Call(ctx, "stats", nil, &st); err != nil || st.Sessions != 1 {
 		t.Fatalf("stats: %+v %v", st, err)
 	}
@@ -148,7 +149,7 @@ func TestExitCodes(t *testing.T) {
 	c, wait := connect(t, d)
 	c.Call(ctx, "shutdown", nil, nil)
 	var rerr *rpc.Error
-	if err := c.Call(ctx, "stats", nil, nil); !errors.As(err, &rerr) || rerr.Code != rpc.CodeShutDown {
+	if err := c.Call(ctx, "stats", nil, nil); !errors.As(err, &rerr) || rerr.Code != protocol.CodeShutDown {
 		t.Errorf("after shutdown: %v", err)
 	}
 	c.Notify(ctx, "exit", nil)
@@ -168,7 +169,7 @@ func TestCloseEndsEverySession(t *testing.T) {
 	var dirs []string
 	for range 3 {
 		c, _ := connect(t, d)
-		var ir InitializeResult
+		var ir protocol.InitializeResult
 		if err := c.Call(ctx, "initialize", nil, &ir); err != nil {
 			t.Fatal(err)
 		}

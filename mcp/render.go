@@ -9,28 +9,24 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toold/toold/exec"
-	"github.com/toold/toold/methods"
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
-	"github.com/toold/toold/truncate"
 )
 
 // render turns method's JSON result into the content a model reads.
 func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 	switch method {
-	case "read", "readBytes", "page":
-		var w methods.Window
+	case protocol.MethodRead, protocol.MethodReadBytes, protocol.MethodPage:
+		var w protocol.Window
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return nil, fmt.Errorf("decoding the window: %w", err)
 		}
 		return renderWindow(&w)
-	case "exec":
-		var r methods.ExecResult
+	case protocol.MethodExec:
+		var r protocol.ExecResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the exec result: %w", err)
-		}
-		if r.Result == nil {
-			return nil, fmt.Errorf("decoding the exec result: no fields of one in %.100s", raw)
 		}
 		return []sdk.Content{&sdk.TextContent{Text: execText(&r)}}, nil
 	}
@@ -42,7 +38,7 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 	return []sdk.Content{&sdk.TextContent{Text: b.String()}}, nil
 }
 
-func renderWindow(w *methods.Window) ([]sdk.Content, error) {
+func renderWindow(w *protocol.Window) ([]sdk.Content, error) {
 	if w.Image != nil {
 		data, err := base64.StdEncoding.DecodeString(w.Image.Data)
 		if err != nil {
@@ -59,7 +55,7 @@ func renderWindow(w *methods.Window) ([]sdk.Content, error) {
 
 // windowText is a window's content numbered as `cat -n` numbers it, then its
 // notice on a line of its own. A binary window is its notice alone.
-func windowText(w *methods.Window) string {
+func windowText(w *protocol.Window) string {
 	var b strings.Builder
 	if !w.Binary {
 		n := w.StartLine
@@ -87,24 +83,13 @@ func cutLine(s string) (line, rest string) {
 
 // execText is how the command ended, then each stream that has output —
 // head, the omitted lines and where to page them, tail — then the notice.
-func execText(r *methods.ExecResult) string {
+func execText(r *protocol.ExecResult) string {
 	var b strings.Builder
-	switch {
-	case r.TimedOut:
-		b.WriteString("timed out")
-	case r.Cancelled:
-		b.WriteString("cancelled")
-	case r.Signal != nil:
-		b.WriteString("killed by " + *r.Signal)
-	case r.ExitCode != nil:
-		fmt.Fprintf(&b, "exit status %d", *r.ExitCode)
-	default:
-		b.WriteString("ended")
-	}
+	b.WriteString(notice.Ended(r))
 	b.WriteByte('\n')
 	for _, st := range []struct {
 		name string
-		s    *exec.Stream
+		s    *protocol.Stream
 	}{{"stdout", &r.Stdout}, {"stderr", &r.Stderr}} {
 		if st.s.TotalBytes > 0 {
 			writeStream(&b, st.name, st.s)
@@ -117,27 +102,19 @@ func execText(r *methods.ExecResult) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func writeStream(b *strings.Builder, name string, s *exec.Stream) {
-	fmt.Fprintf(b, "--- %s ---\n", name)
+func writeStream(b *strings.Builder, name string, s *protocol.Stream) {
+	b.WriteString(notice.StreamHeader(name) + "\n")
 	spool := ""
 	if s.Spool != nil {
 		spool = s.Spool.ID
 	}
 	if s.Binary {
-		fmt.Fprintf(b, "[binary output, %s: not shown", truncate.Size(s.TotalBytes))
-		if spool != "" {
-			fmt.Fprintf(b, "; the bytes are in spool=%s", spool)
-		}
-		b.WriteString("]\n")
+		b.WriteString(notice.BinaryOutput(s.TotalBytes, spool) + "\n")
 		return
 	}
 	writeLines(b, s.Head)
 	if o := s.Omitted; o != nil {
-		fmt.Fprintf(b, "[... lines %d-%d omitted (%s)", o.FromLine, o.ToLine, truncate.Size(o.Bytes))
-		if spool != "" {
-			fmt.Fprintf(b, "; page spool=%s offset=%d to read them", spool, o.FromLine)
-		}
-		b.WriteString(" ...]\n")
+		b.WriteString(notice.OmittedLines(o, spool) + "\n")
 	}
 	writeLines(b, s.Tail)
 }
@@ -158,7 +135,7 @@ func writeLines(b *strings.Builder, text string) {
 // model sees and can act on (a protocol error it would not see).
 func errorResult(e *rpc.Error) *sdk.CallToolResult {
 	return &sdk.CallToolResult{
-		Content:           []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("error %d: %s", e.Code, e.Message)}},
+		Content:           []sdk.Content{&sdk.TextContent{Text: notice.DaemonError(e.Code, e.Message)}},
 		StructuredContent: map[string]any{"code": e.Code, "message": e.Message, "data": e.Data},
 		IsError:           true,
 	}

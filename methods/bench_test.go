@@ -7,6 +7,7 @@ import (
 
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/internal/testtext"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/truncate"
 )
 
@@ -17,7 +18,7 @@ func BenchmarkReadDeep(b *testing.B) {
 	files, _ := fileindex.New(fileindex.Options{})
 	defer files.Close()
 	svc := &Service{Files: files}
-	lr := &lineRequest{LineOptions: truncate.LineOptions{Limit: 2000, MaxBytes: MaxWindowBytes, MaxLineChars: 2000}}
+	lr := &lineRequest{LineOptions: truncate.LineOptions{Limit: 2000, MaxBytes: protocol.MaxWindowBytes, MaxLineChars: 2000}}
 	lr.offset = 1
 	w, err := svc.window(context.Background(), path, lr, nil)
 	if err != nil {

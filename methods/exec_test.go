@@ -12,6 +12,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
 )
 
@@ -38,7 +39,7 @@ func newExecService(t testing.TB, openFile func(string, int, os.FileMode) (*os.F
 	})
 	env := map[string]string{"PATH": os.Getenv("PATH")}
 	return &Service{Files: files, Runner: runner, Spools: spools},
-		&Session{ID: "s1", Cwd: t.TempDir(), Env: env, Limits: DefaultLimits, Spool: dir}
+		&Session{ID: "s1", Settings: &Settings{Cwd: t.TempDir(), Env: env, Limits: protocol.DefaultLimits}, Spool: dir}
 }
 
 func call[T any](t testing.TB, m Method, s *Session, params any) T {
@@ -66,7 +67,7 @@ func checkRoundTrip(t testing.TB, svc *Service, s *Session, out []byte, maxLines
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := call[ExecResult](t, svc.Exec, s, map[string]any{"argv": []string{"cat", path}, "maxLines": maxLines,
+	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"argv": []string{"cat", path}, "maxLines": maxLines,
 		"maxBytes": maxBytes, "maxLineChars": 0, "clean": false})
 	st := r.Stdout
 	lines := int64(bytes.Count(out, []byte("\n")))
@@ -85,12 +86,12 @@ func checkRoundTrip(t testing.TB, svc *Service, s *Session, out []byte, maxLines
 			t.Fatal("omitted lines but no spool")
 		}
 		for off := st.Omitted.FromLine; off <= st.Omitted.ToLine; {
-			w := call[Window](t, svc.Page, s, map[string]any{"spool": st.Spool.ID, "offset": off,
-				"limit": st.Omitted.ToLine - off + 1, "maxBytes": MaxWindowBytes, "maxLineChars": 0, "clean": false})
+			w := call[protocol.Window](t, svc.Page, s, map[string]any{"spool": st.Spool.ID, "offset": off,
+				"limit": st.Omitted.ToLine - off + 1, "maxBytes": protocol.MaxWindowBytes, "maxLineChars": 0, "clean": false})
 			got += w.Content
 			if w.PartialLine {
 				for pos := w.EndByte; ; {
-					b := call[Window](t, svc.Page, s, map[string]any{"spool": st.Spool.ID, "startByte": pos, "clean": false})
+					b := call[protocol.Window](t, svc.Page, s, map[string]any{"spool": st.Spool.ID, "startByte": pos, "clean": false})
 					if b.StartLine != w.StartLine {
 						break
 					}
@@ -170,7 +171,7 @@ func abs(n int) int {
 func TestExecSpoolENOSPC(t *testing.T) {
 	full := func(string, int, os.FileMode) (*os.File, error) { return os.OpenFile("/dev/full", os.O_WRONLY, 0) }
 	svc, s := newExecService(t, full)
-	r := call[ExecResult](t, svc.Exec, s, map[string]any{"command": "seq 1 100000"})
+	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "seq 1 100000"})
 	if r.ExitCode == nil || *r.ExitCode != 0 || !strings.HasPrefix(r.Stdout.Head, "1\n2\n") || !strings.HasSuffix(r.Stdout.Tail, "99999\n100000\n") {
 		t.Fatalf("preview lost: %+v", r.Stdout)
 	}
@@ -192,7 +193,7 @@ func TestExecNotices(t *testing.T) {
 		{map[string]any{"command": "printf '%3000s\\n' x"}, []string{"clipped", "page spool="}},
 	}
 	for _, tt := range tests {
-		r := call[ExecResult](t, svc.Exec, s, tt.params)
+		r := call[protocol.ExecResult](t, svc.Exec, s, tt.params)
 		if tt.want == nil {
 			if r.Notice != nil {
 				t.Errorf("%v: notice %q, want none", tt.params, *r.Notice)
@@ -207,6 +208,20 @@ func TestExecNotices(t *testing.T) {
 			if !strings.Contains(*r.Notice, w) {
 				t.Errorf("%v: notice %q lacks %q", tt.params, *r.Notice, w)
 			}
+		}
+	}
+}
+
+// TestStreamWire checks the mapping of exec's plain stream to the wire:
+// highlights are [] and highlightsOmitted 0, never null or absent.
+func TestStreamWire(t *testing.T) {
+	b, err := json.Marshal(toStream(&exec.Stream{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"highlights":[]`, `"highlightsOmitted":0`, `"omitted":null`, `"spool":null`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s", b, want)
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toold/toold/protocol"
+
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/rpc"
 )
@@ -33,10 +35,10 @@ func (s *Session) resolve(field, path string) (string, error) {
 			return "", fileError(path, err)
 		}
 		// A symlink loop, a name too long, a file where a directory should be.
-		return "", rpc.Errorf(rpc.CodeNoSuchFile, map[string]string{"path": path}, "cannot resolve %s: %v", path, err)
+		return "", rpc.Errorf(protocol.CodeNoSuchFile, map[string]string{"path": path}, "cannot resolve %s: %v", path, err)
 	}
 	if !s.allowed(real) {
-		return "", rpc.Errorf(rpc.CodeAccessDenied, map[string]string{"path": path},
+		return "", rpc.Errorf(protocol.CodeAccessDenied, map[string]string{"path": path},
 			"access denied: %s is outside the session's roots", path)
 	}
 	return real, nil
@@ -92,17 +94,17 @@ func fileError(path string, err error) error {
 	data := map[string]string{"path": path}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return rpc.Errorf(rpc.CodeNoSuchFile, data, "no such file: %s", path)
+		return rpc.Errorf(protocol.CodeNoSuchFile, data, "no such file: %s", path)
 	case errors.Is(err, fs.ErrPermission):
-		return rpc.Errorf(rpc.CodeAccessDenied, data, "permission denied: %s", path)
+		return rpc.Errorf(protocol.CodeAccessDenied, data, "permission denied: %s", path)
 	case errors.Is(err, fileindex.ErrIsDir):
-		return rpc.Errorf(rpc.CodeIsDirectory, data, "is a directory: %s (list it with exec, e.g. ls)", path)
+		return rpc.Errorf(protocol.CodeIsDirectory, data, "is a directory: %s (list it with exec, e.g. ls)", path)
 	case errors.Is(err, fileindex.ErrNotRegular):
-		return rpc.Errorf(rpc.CodeNoSuchFile, data, "not a regular file: %s (a FIFO, socket or device cannot be read in windows)", path)
+		return rpc.Errorf(protocol.CodeNoSuchFile, data, "not a regular file: %s (a FIFO, socket or device cannot be read in windows)", path)
 	}
 	var perr *os.PathError
 	if errors.As(err, &perr) {
-		return rpc.Errorf(rpc.CodeNoSuchFile, data, "cannot read %s: %v", path, perr.Err)
+		return rpc.Errorf(protocol.CodeNoSuchFile, data, "cannot read %s: %v", path, perr.Err)
 	}
 	return rpc.Errorf(rpc.CodeInternalError, data, "reading %s: %v", path, err)
 }

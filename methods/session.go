@@ -7,6 +7,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
 )
 
@@ -19,20 +20,28 @@ type Service struct {
 	Logger *slog.Logger
 }
 
-// Session is one client's state: where it works, what it may read, its
-// per-call defaults and its spool directory.
-type Session struct {
-	ID    string
+// Settings are what a session's requests work with: where, what they may
+// read and their per-call defaults. A Settings is never changed once made:
+// initialize makes a new one and swaps it in, and a request keeps the one it
+// started with (as gopls swaps immutable snapshots).
+type Settings struct {
 	Cwd   string
 	Env   map[string]string
 	Roots []string // resolved, symlinks followed; empty means everywhere
-	Limits
+	protocol.Limits
+}
+
+// Session is what one request of a client sees: the session's id and spool
+// directory, and the settings current when the request started.
+type Session struct {
+	ID string
+	*Settings
 	Spool *spool.Dir
 }
 
 // EnvList returns the session's environment merged with extra (extra wins),
 // as os/exec wants it, sorted for a stable order.
-func (s *Session) EnvList(extra map[string]string) []string {
+func (s *Settings) EnvList(extra map[string]string) []string {
 	m := make(map[string]string, len(s.Env)+len(extra))
 	for k, v := range s.Env {
 		m[k] = v
@@ -54,9 +63,9 @@ type Method func(ctx context.Context, s *Session, params []byte) (any, error)
 // Methods returns the working methods by name.
 func (svc *Service) Methods() map[string]Method {
 	return map[string]Method{
-		"read":      svc.Read,
-		"readBytes": svc.ReadBytes,
-		"page":      svc.Page,
-		"exec":      svc.Exec,
+		protocol.MethodRead:      svc.Read,
+		protocol.MethodReadBytes: svc.ReadBytes,
+		protocol.MethodPage:      svc.Page,
+		protocol.MethodExec:      svc.Exec,
 	}
 }

@@ -4,47 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"net/http"
 	"unicode/utf8"
 
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/truncate"
 )
-
-// Window is the one shape read, readBytes and page answer with.
-type Window struct {
-	Path         string  `json:"path"`
-	Content      string  `json:"content"`
-	StartLine    int64   `json:"startLine"`
-	EndLine      int64   `json:"endLine"`
-	TotalLines   int64   `json:"totalLines"`
-	StartByte    int64   `json:"startByte"`
-	EndByte      int64   `json:"endByte"`
-	TotalBytes   int64   `json:"totalBytes"`
-	Truncated    bool    `json:"truncated"`
-	TruncatedBy  *string `json:"truncatedBy"`
-	Next         *Next   `json:"next"`
-	ClippedLines int     `json:"clippedLines"`
-	PartialLine  bool    `json:"partialLine"`
-	Binary       bool    `json:"binary"`
-	Notice       *string `json:"notice"`
-	Image        *Image  `json:"image,omitempty"`
-}
-
-// Next says where the following window starts: Offset in line mode,
-// StartByte in byte mode.
-type Next struct {
-	Offset    *int64 `json:"offset,omitempty"`
-	StartByte *int64 `json:"startByte,omitempty"`
-}
-
-// Image is an image file's content, for a client that shows images.
-type Image struct {
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
-}
 
 // lineRequest is a window by lines: read, and page without startByte.
 type lineRequest struct {
@@ -62,13 +30,13 @@ type byteRequest struct {
 }
 
 // window reads one window of path, by lines when lr is set, else by bytes.
-func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br *byteRequest) (*Window, error) {
+func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br *byteRequest) (*protocol.Window, error) {
 	f, err := svc.Files.Open(ctx, path)
 	if err != nil {
 		return nil, fileError(path, err)
 	}
 	defer f.Close()
-	w := &Window{Path: path, StartLine: 1, TotalBytes: f.Size()}
+	w := &protocol.Window{Path: path, StartLine: 1, TotalBytes: f.Size()}
 
 	sniff := make([]byte, min(f.Size(), 8192))
 	if _, err := f.ReadAt(sniff, 0); err != nil {
@@ -94,7 +62,7 @@ func (svc *Service) window(ctx context.Context, path string, lr *lineRequest, br
 
 // binaryWindow fills the window of a file that is not text: an image small enough
 // to send, or a notice that says what the file is.
-func binaryWindow(f *fileindex.File, w *Window, sniff []byte, lineMode bool) error {
+func binaryWindow(f *fileindex.File, w *protocol.Window, sniff []byte, lineMode bool) error {
 	w.Binary = true
 	w.EndLine = w.StartLine - 1
 	mime := http.DetectContentType(sniff)
@@ -103,9 +71,8 @@ func binaryWindow(f *fileindex.File, w *Window, sniff []byte, lineMode bool) err
 		if !lineMode {
 			break
 		}
-		if f.Size() > MaxImageBytes {
-			w.Notice = ptr(fmt.Sprintf("[Image file (%s, %s): too large to show; images up to %s are returned]",
-				mime, truncate.Size(f.Size()), truncate.Size(MaxImageBytes)))
+		if f.Size() > protocol.MaxImageBytes {
+			w.Notice = ptr(notice.ImageTooLarge(mime, f.Size(), protocol.MaxImageBytes))
 			return nil
 		}
 		data := make([]byte, f.Size())
@@ -114,25 +81,24 @@ func binaryWindow(f *fileindex.File, w *Window, sniff []byte, lineMode bool) err
 		}
 		// The image is the window's content: binary is for files not shown.
 		w.Binary = false
-		w.Image = &Image{MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}
-		w.Notice = ptr(fmt.Sprintf("[Image file (%s, %s): returned in image]", mime, truncate.Size(f.Size())))
+		w.Image = &protocol.Image{MimeType: mime, Data: base64.StdEncoding.EncodeToString(data)}
+		w.Notice = ptr(notice.ImageReturned(mime, f.Size()))
 		return nil
 	}
-	w.Notice = ptr(fmt.Sprintf("[Binary file (%s, %s): not shown. Inspect it with exec, e.g. file, xxd or strings]",
-		mime, truncate.Size(f.Size())))
+	w.Notice = ptr(notice.Binary(mime, f.Size()))
 	return nil
 }
 
 // lineWindow cuts the window of whole lines that starts at line lr.offset.
-func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
+func lineWindow(f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
 	w.StartLine = lr.offset
-	facts := truncate.WindowFacts{StartLine: lr.offset, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes,
-		MaxBytes: lr.MaxBytes, MaxLineChars: lr.MaxLineChars, MaxReadBytes: MaxWindowBytes, ByteCall: lr.byteCall}
+	facts := notice.WindowFacts{StartLine: lr.offset, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes,
+		MaxBytes: lr.MaxBytes, MaxLineChars: lr.MaxLineChars, MaxReadBytes: protocol.MaxWindowBytes, ByteCall: lr.byteCall}
 	if lr.offset > w.TotalLines {
 		w.EndLine = lr.offset - 1
 		w.StartByte, w.EndByte = w.TotalBytes, w.TotalBytes
 		facts.PastEnd = true
-		w.Notice = notice(facts)
+		w.Notice = windowNotice(facts)
 		return nil
 	}
 	start, err := f.LineStart(lr.offset)
@@ -156,7 +122,7 @@ func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
 		w.TruncatedBy = ptr(cut.StoppedBy)
 	}
 	if w.Truncated {
-		w.Next = &Next{Offset: ptr(w.EndLine + 1)}
+		w.Next = &protocol.Next{Offset: ptr(w.EndLine + 1)}
 	}
 	facts.EndLine, facts.StartByte, facts.EndByte = w.EndLine, w.StartByte, w.EndByte
 	facts.TruncatedBy, facts.Partial = cut.StoppedBy, cut.Partial
@@ -173,23 +139,22 @@ func lineWindow(f *fileindex.File, w *Window, lr *lineRequest) error {
 		facts.ClippedStart = start + int64(cut.FirstClippedAt)
 		facts.ClippedLen = int64(cut.FirstClippedLen)
 	}
-	w.Notice = notice(facts)
+	w.Notice = windowNotice(facts)
 	return nil
 }
 
 // byteWindow cuts the window that starts at the line holding br.startByte:
 // whole lines that fit, or a slice of that line when it alone is longer than
 // br.maxBytes.
-func byteWindow(f *fileindex.File, w *Window, br *byteRequest) error {
-	facts := truncate.WindowFacts{ByteMode: true, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes, MaxBytes: br.maxBytes, ByteCall: br.byteCall}
+func byteWindow(f *fileindex.File, w *protocol.Window, br *byteRequest) error {
+	facts := notice.WindowFacts{ByteMode: true, TotalLines: w.TotalLines, TotalBytes: w.TotalBytes, MaxBytes: br.maxBytes, ByteCall: br.byteCall}
 	if br.startByte >= w.TotalBytes {
 		w.StartLine, w.EndLine = w.TotalLines+1, w.TotalLines
 		w.StartByte, w.EndByte = w.TotalBytes, w.TotalBytes
 		if w.TotalBytes > 0 {
-			w.Notice = ptr(fmt.Sprintf("[startByte %d is past the end: the file has %d bytes. Use startByte=0 to %d]",
-				br.startByte, w.TotalBytes, w.TotalBytes-1))
+			w.Notice = ptr(notice.PastEndBytes(br.startByte, w.TotalBytes))
 		} else {
-			w.Notice = notice(facts)
+			w.Notice = windowNotice(facts)
 		}
 		return nil
 	}
@@ -203,51 +168,67 @@ func byteWindow(f *fileindex.File, w *Window, br *byteRequest) error {
 	}
 	w.StartLine, w.EndLine = line, line
 	if end-start > int64(br.maxBytes) {
-		// A slice of one long line, from startByte moved forward to a
-		// character boundary.
-		from := max(start, br.startByte-utf8.UTFMax+1)
-		buf := make([]byte, min(end, br.startByte+int64(br.maxBytes)+utf8.UTFMax)-from)
-		if _, err := f.ReadAt(buf, from); err != nil {
-			return err
-		}
-		skip := truncate.SkipForward(buf, int(br.startByte-from))
-		if from+int64(skip) >= end {
-			// startByte fell in the line's last character: an empty window
-			// that goes on at the next line.
-			w.StartLine, w.EndLine = line+1, line
-			w.StartByte, w.EndByte = end, end
-		} else {
-			n := truncate.Slice(buf[skip:], br.maxBytes)
-			part := buf[skip : skip+n]
-			if br.clean {
-				part = truncate.CleanLine(part)
-			}
-			w.Content = truncate.Valid(part)
-			w.StartByte, w.EndByte = from+int64(skip), from+int64(skip+n)
-			w.PartialLine = true
-			facts.Partial, facts.PartialLineBytes, facts.PartialLineEnd = true, end-start, end
-		}
+		err = lineSlice(f, w, br, &facts, line, start, end)
 	} else {
-		buf := make([]byte, min(int64(br.maxBytes+utf8.UTFMax), w.TotalBytes-start))
-		if _, err := f.ReadAt(buf, start); err != nil {
-			return err
-		}
-		cut := truncate.Lines(buf, start+int64(len(buf)) == w.TotalBytes,
-			truncate.LineOptions{MaxBytes: br.maxBytes, Clean: br.clean})
-		w.Content = cut.Content
-		w.EndLine = line + int64(cut.Lines) - 1
-		w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
+		err = wholeLines(f, w, br, line, start)
+	}
+	if err != nil {
+		return err
 	}
 	// truncated: the file goes on past endLine; next goes on by bytes,
 	// inside a long last line too.
 	w.Truncated = w.EndLine < w.TotalLines
 	if w.EndByte < w.TotalBytes {
-		w.TruncatedBy = ptr(truncate.ByBytes)
-		w.Next = &Next{StartByte: ptr(w.EndByte)}
-		facts.TruncatedBy = truncate.ByBytes
+		w.TruncatedBy = ptr(protocol.ByBytes)
+		w.Next = &protocol.Next{StartByte: ptr(w.EndByte)}
+		facts.TruncatedBy = protocol.ByBytes
 	}
 	facts.StartLine, facts.EndLine, facts.StartByte, facts.EndByte = w.StartLine, w.EndLine, w.StartByte, w.EndByte
-	w.Notice = notice(facts)
+	w.Notice = windowNotice(facts)
+	return nil
+}
+
+// lineSlice fills w with a slice of line (bytes start..end of the file),
+// which alone is longer than br.maxBytes, from br.startByte moved forward to
+// a character boundary.
+func lineSlice(f *fileindex.File, w *protocol.Window, br *byteRequest, facts *notice.WindowFacts, line, start, end int64) error {
+	from := max(start, br.startByte-utf8.UTFMax+1)
+	buf := make([]byte, min(end, br.startByte+int64(br.maxBytes)+utf8.UTFMax)-from)
+	if _, err := f.ReadAt(buf, from); err != nil {
+		return err
+	}
+	skip := truncate.SkipForward(buf, int(br.startByte-from))
+	if from+int64(skip) >= end {
+		// startByte fell in the line's last character: an empty window
+		// that goes on at the next line.
+		w.StartLine, w.EndLine = line+1, line
+		w.StartByte, w.EndByte = end, end
+		return nil
+	}
+	n := truncate.Slice(buf[skip:], br.maxBytes)
+	part := buf[skip : skip+n]
+	if br.clean {
+		part = truncate.CleanLine(part)
+	}
+	w.Content = truncate.Valid(part)
+	w.StartByte, w.EndByte = from+int64(skip), from+int64(skip+n)
+	w.PartialLine = true
+	facts.Partial, facts.PartialLineBytes, facts.PartialLineEnd = true, end-start, end
+	return nil
+}
+
+// wholeLines fills w with the whole lines from line (at byte start) that
+// fit in br.maxBytes.
+func wholeLines(f *fileindex.File, w *protocol.Window, br *byteRequest, line, start int64) error {
+	buf := make([]byte, min(int64(br.maxBytes+utf8.UTFMax), w.TotalBytes-start))
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return err
+	}
+	cut := truncate.Lines(buf, start+int64(len(buf)) == w.TotalBytes,
+		truncate.LineOptions{MaxBytes: br.maxBytes, Clean: br.clean})
+	w.Content = cut.Content
+	w.EndLine = line + int64(cut.Lines) - 1
+	w.StartByte, w.EndByte = start, start+int64(cut.Bytes)
 	return nil
 }
 
@@ -259,8 +240,8 @@ func lineEnd(f *fileindex.File, n int64) (int64, error) {
 	return f.LineStart(n + 1)
 }
 
-func notice(f truncate.WindowFacts) *string {
-	if s := truncate.WindowNotice(f); s != "" {
+func windowNotice(f notice.WindowFacts) *string {
+	if s := notice.Window(f); s != "" {
 		return &s
 	}
 	return nil
@@ -268,47 +249,33 @@ func notice(f truncate.WindowFacts) *string {
 
 func ptr[T any](v T) *T { return &v }
 
-// readParams are read's params, and page's in line mode.
-type readParams struct {
-	Path         string `json:"path"`
-	Offset       *Num   `json:"offset"`
-	Limit        *Num   `json:"limit"`
-	MaxBytes     *Num   `json:"maxBytes"`
-	MaxLineChars *Num   `json:"maxLineChars"`
-}
-
-func (p *readParams) lineRequest(l ReadLimits) (*lineRequest, error) {
+// checkRead checks read's params against the session's defaults l.
+func checkRead(p *protocol.ReadParams, l protocol.ReadLimits) (*lineRequest, error) {
 	var lr lineRequest
 	var err error
 	if lr.offset, err = count("offset", p.Offset, 1, 1, 1<<62); err != nil {
 		return nil, err
 	}
-	if lr.Limit, err = intCount("limit", p.Limit, l.Limit, 1, MaxLimitLines); err != nil {
+	if lr.Limit, err = intCount("limit", p.Limit, l.Limit, 1, protocol.MaxLimitLines); err != nil {
 		return nil, err
 	}
-	if lr.MaxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, MaxWindowBytes); err != nil {
+	if lr.MaxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, protocol.MaxWindowBytes); err != nil {
 		return nil, err
 	}
-	if lr.MaxLineChars, err = intCount("maxLineChars", p.MaxLineChars, l.MaxLineChars, 0, 1<<30); err != nil {
+	if lr.MaxLineChars, err = intCount("maxLineChars", p.MaxLineChars, l.MaxLineChars, 0, protocol.MaxLineChars); err != nil {
 		return nil, err
 	}
 	return &lr, nil
 }
 
-// readBytesParams are readBytes' params.
-type readBytesParams struct {
-	Path      string `json:"path"`
-	StartByte *Num   `json:"startByte"`
-	MaxBytes  *Num   `json:"maxBytes"`
-}
-
-func (p *readBytesParams) byteRequest(l ReadBytesLimits) (*byteRequest, error) {
+// checkReadBytes checks readBytes' params against the session's defaults l.
+func checkReadBytes(p *protocol.ReadBytesParams, l protocol.ReadBytesLimits) (*byteRequest, error) {
 	var br byteRequest
 	var err error
 	if br.startByte, err = count("startByte", p.StartByte, 0, 0, 1<<62); err != nil {
 		return nil, err
 	}
-	if br.maxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, MaxWindowBytes); err != nil {
+	if br.maxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, protocol.MaxWindowBytes); err != nil {
 		return nil, err
 	}
 	return &br, nil
@@ -316,11 +283,11 @@ func (p *readBytesParams) byteRequest(l ReadBytesLimits) (*byteRequest, error) {
 
 // Read answers read: a window of whole lines of a file.
 func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, error) {
-	var p readParams
+	var p protocol.ReadParams
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	lr, err := p.lineRequest(s.Limits.Read)
+	lr, err := checkRead(&p, s.Limits.Read)
 	if err != nil {
 		return nil, err
 	}
@@ -333,11 +300,11 @@ func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, e
 
 // ReadBytes answers readBytes: a window of a file by byte offset.
 func (svc *Service) ReadBytes(ctx context.Context, s *Session, params []byte) (any, error) {
-	var p readBytesParams
+	var p protocol.ReadBytesParams
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	br, err := p.byteRequest(s.Limits.ReadBytes)
+	br, err := checkReadBytes(&p, s.Limits.ReadBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -348,17 +315,9 @@ func (svc *Service) ReadBytes(ctx context.Context, s *Session, params []byte) (a
 	return svc.window(ctx, path, nil, br)
 }
 
-// pageParams are page's params: a spool, then read's or readBytes'.
-type pageParams struct {
-	Spool string `json:"spool"`
-	readParams
-	StartByte *Num  `json:"startByte"`
-	Clean     *bool `json:"clean"`
-}
-
 // Page answers page: a window of one of the session's spooled outputs.
 func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, error) {
-	var p pageParams
+	var p protocol.PageParams
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -370,13 +329,13 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 	var br *byteRequest
 	var err error
 	if p.StartByte != nil {
-		bp := readBytesParams{StartByte: p.StartByte, MaxBytes: p.MaxBytes}
-		if br, err = bp.byteRequest(s.Limits.ReadBytes); err != nil {
+		bp := protocol.ReadBytesParams{StartByte: p.StartByte, MaxBytes: p.MaxBytes}
+		if br, err = checkReadBytes(&bp, s.Limits.ReadBytes); err != nil {
 			return nil, err
 		}
 		br.clean, br.byteCall = clean, "page spool="+p.Spool
 	} else {
-		if lr, err = p.lineRequest(s.Limits.Read); err != nil {
+		if lr, err = checkRead(&p.ReadParams, s.Limits.Read); err != nil {
 			return nil, err
 		}
 		lr.Clean, lr.byteCall = clean, "page spool="+p.Spool
@@ -386,13 +345,13 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		path, ok = s.Spool.Lookup(p.Spool)
 	}
 	if !ok {
-		return nil, rpc.Errorf(rpc.CodeNoSuchFile, map[string]string{"spool": p.Spool},
+		return nil, rpc.Errorf(protocol.CodeNoSuchFile, map[string]string{"spool": p.Spool},
 			"no such spool: %q (spools belong to the session that ran the command and end with it)", p.Spool)
 	}
 	w, err := svc.window(ctx, path, lr, br)
 	if err != nil {
 		var rerr *rpc.Error
-		if errors.As(err, &rerr) && rerr.Code == rpc.CodeNoSuchFile {
+		if errors.As(err, &rerr) && rerr.Code == protocol.CodeNoSuchFile {
 			rerr.Data = map[string]string{"spool": p.Spool}
 		}
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/truncate"
 )
 
@@ -19,7 +20,7 @@ func newTestService(t testing.TB) (*Service, *Session) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { files.Close() })
-	return &Service{Files: files}, &Session{ID: "t", Cwd: t.TempDir(), Limits: DefaultLimits}
+	return &Service{Files: files}, &Session{ID: "t", Settings: &Settings{Cwd: t.TempDir(), Limits: protocol.DefaultLimits}}
 }
 
 // walkBytes follows next.startByte from 0 and returns the windows' content
@@ -113,7 +114,7 @@ func TestReadBytesWalk(t *testing.T) {
 	svc, _ := newTestService(t)
 	for name, data := range walkFiles {
 		path := writeFile(t, data)
-		for _, max := range []int{1, 3, 100, 65536, MaxWindowBytes} {
+		for _, max := range []int{1, 3, 100, 65536, protocol.MaxWindowBytes} {
 			if len(data) > 1<<20 && max < 65536 {
 				continue
 			}
@@ -172,7 +173,7 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Session{Cwd: root, Roots: roots}
+	s := &Session{Settings: &Settings{Cwd: root, Roots: roots}}
 	tests := []struct {
 		path string
 		ok   bool

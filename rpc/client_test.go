@@ -59,7 +59,7 @@ func TestClient(t *testing.T) {
 
 			err := c.Call(ctx, "fail", nil, nil)
 			var re *Error
-			if !errors.As(err, &re) || re.Code != CodeNoSuchFile || re.Message != "no such file: /x" {
+			if !errors.As(err, &re) || re.Code != codeApp || re.Message != "no such file: /x" {
 				t.Fatalf("fail: %v, want a -32001 *Error", err)
 			}
 			if data, ok := re.Data.(json.RawMessage); !ok || string(data) != `{"path":"/x"}` {

@@ -10,7 +10,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// Error codes of the protocol (see PROTOCOL.md, "Errors").
+// JSON-RPC's error codes, and LSP's for a cancelled request. An application
+// defines its own codes (toold's are in package protocol).
 const (
 	// CodeParseError: the message is not JSON.
 	CodeParseError int64 = -32700
@@ -24,16 +25,6 @@ const (
 	CodeInternalError int64 = -32603
 	// CodeRequestCancelled: the request was cancelled before it finished.
 	CodeRequestCancelled int64 = -32800
-	// CodeNoSuchFile: no such file or spool.
-	CodeNoSuchFile int64 = -32001
-	// CodeAccessDenied: outside the session's roots, or no permission.
-	CodeAccessDenied int64 = -32002
-	// CodeIsDirectory: the path is a directory.
-	CodeIsDirectory int64 = -32003
-	// CodeShutDown: the server has been shut down.
-	CodeShutDown int64 = -32004
-	// CodeStartFailed: the command could not be started.
-	CodeStartFailed int64 = -32005
 )
 
 // Error is a JSON-RPC error. A Handler returns one (possibly wrapped: the

@@ -334,3 +334,43 @@ func indexContentLength(line []byte) int {
 	}
 	return -1
 }
+
+// FrameReader reads messages framed as Framing says, or as detected from
+// the first bytes: the one framer the server, the client and the forwarder
+// share (as jsonrpc2_v2's Framer is shared). Only one goroutine may use it.
+type FrameReader struct{ fr *frameReader }
+
+// NewFrameReader returns a FrameReader of r. max caps one message; 0 means
+// DefaultMaxMessageBytes.
+func NewFrameReader(r io.Reader, framing Framing, max int) *FrameReader {
+	return &FrameReader{fr: newFrameReader(r, framing, max)}
+}
+
+// Read returns the next message's bytes; an *Error, with the code and the
+// message a server answers with (id null), for bad input that it has
+// skipped, after which reading goes on; or the reader's error, io.EOF at the
+// end of the input.
+func (r *FrameReader) Read() ([]byte, error) {
+	msg, err := r.fr.next()
+	var fe *frameError
+	if errors.As(err, &fe) {
+		return nil, &Error{Code: fe.code, Message: fe.msg}
+	}
+	return msg, err
+}
+
+// Framing returns the framing read: FramingAuto until it is detected.
+func (r *FrameReader) Framing() Framing { return r.fr.framing }
+
+// AppendFrame appends msg, framed as f, to buf: Content-Length headers for
+// FramingHeaders, a trailing newline otherwise.
+func AppendFrame(buf []byte, f Framing, msg []byte) []byte {
+	if f == FramingHeaders {
+		buf = append(buf, "Content-Length: "...)
+		buf = strconv.AppendInt(buf, int64(len(msg)), 10)
+		buf = append(buf, "\r\n\r\n"...)
+		return append(buf, msg...)
+	}
+	buf = append(buf, msg...)
+	return append(buf, '\n')
+}

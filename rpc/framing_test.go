@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -61,5 +62,38 @@ func TestFrameReader(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestFrameReaderRoundTrip frames messages with AppendFrame and reads them
+// back with a detecting FrameReader, in both framings, headers in any order.
+func TestFrameReaderRoundTrip(t *testing.T) {
+	msgs := [][]byte{[]byte(`{"a":1}`), []byte(`{"b":"x\ny"}`), []byte(`{}`)}
+	for _, f := range []Framing{FramingHeaders, FramingLines} {
+		var in []byte
+		for _, m := range msgs {
+			in = AppendFrame(in, f, m)
+		}
+		if f == FramingHeaders {
+			in = append([]byte("X-Trace: 1\r\n"), in...)
+		}
+		r := NewFrameReader(bytes.NewReader(in), FramingAuto, 0)
+		for _, want := range msgs {
+			got, err := r.Read()
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%v: got %q, %v; want %q", f, got, err, want)
+			}
+		}
+		if r.Framing() != f {
+			t.Errorf("detected %v, want %v", r.Framing(), f)
+		}
+		if _, err := r.Read(); err != io.EOF {
+			t.Errorf("%v: at the end: %v", f, err)
+		}
+	}
+	r := NewFrameReader(bytes.NewReader([]byte("Content-Length: x\r\n\r\n")), FramingAuto, 0)
+	var e *Error
+	if _, err := r.Read(); !errors.As(err, &e) || e.Code != CodeParseError {
+		t.Errorf("a bad length: %v, want a -32700 *Error", err)
 	}
 }

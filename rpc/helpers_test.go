@@ -92,7 +92,7 @@ func (h *testHandler) Handle(ctx context.Context, req *Request) (any, error) {
 	case "panic":
 		panic("boom")
 	case "fail":
-		return nil, fmt.Errorf("reading: %w", Errorf(CodeNoSuchFile, map[string]string{"path": "/x"}, "no such file: /x"))
+		return nil, fmt.Errorf("reading: %w", Errorf(codeApp, map[string]string{"path": "/x"}, "no such file: /x"))
 	case "plain":
 		return nil, errors.New("plain failure")
 	case "cancelledErr":
@@ -301,3 +301,6 @@ func wantResult(t *testing.T, r reply, result string) {
 		t.Fatalf("reply %s: result %s, want %s", r, r.Result, result)
 	}
 }
+
+// codeApp is an application's error code, as a handler would choose one.
+const codeApp int64 = -32001

@@ -102,7 +102,7 @@ func TestErrorHelpers(t *testing.T) {
 	if e.Message != "invalid params: offset: must not be negative" || e.Code != CodeInvalidParams {
 		t.Errorf("InvalidParams: %+v", e)
 	}
-	if e := Errorf(CodeNoSuchFile, nil, "no such file: %s", "/x"); e.Error() != "rpc error -32001: no such file: /x" {
+	if e := Errorf(codeApp, nil, "no such file: %s", "/x"); e.Error() != "rpc error -32001: no such file: /x" {
 		t.Errorf("Error(): %q", e.Error())
 	}
 	if e := MethodNotFound("frob"); e.Code != CodeMethodNotFound || !strings.Contains(e.Message, "frob") {

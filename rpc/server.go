@@ -180,7 +180,7 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 		}
 		return
 	}
-	ctx, cancel := context.WithCancel(c.base)
+	ctx, cancel := context.WithCancel(context.WithValue(c.base, connKey{}, jc))
 	var f *flight
 	if !req.Notif {
 		f = &flight{cancel: cancel}
@@ -328,4 +328,19 @@ type libLogger struct{ log *slog.Logger }
 
 func (l libLogger) Printf(format string, args ...any) {
 	l.log.Debug(strings.TrimSpace(fmt.Sprintf(format, args...)))
+}
+
+// connKey keys the request's connection in its context, for Notify.
+type connKey struct{}
+
+// Notify sends a notification to the client of the request whose context is
+// ctx (a Handler's), in the client's framing; it returns once it is written.
+// A notification sent by an inline handler goes before anything read after
+// its request is answered.
+func Notify(ctx context.Context, method string, params any) error {
+	jc, ok := ctx.Value(connKey{}).(*jsonrpc2.Conn)
+	if !ok {
+		return errors.New("rpc: Notify: not a request's context")
+	}
+	return jc.Notify(context.WithoutCancel(ctx), method, params)
 }

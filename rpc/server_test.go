@@ -306,7 +306,7 @@ func TestHandlerErrors(t *testing.T) {
 		message string
 		data    string
 	}{
-		{"fail", CodeNoSuchFile, "no such file: /x", `{"path":"/x"}`},
+		{"fail", codeApp, "no such file: /x", `{"path":"/x"}`},
 		{"plain", CodeInternalError, "plain failure", ``},
 		{"cancelledErr", CodeRequestCancelled, "request cancelled", ``},
 		{"nope", CodeMethodNotFound, "method not found: nope", `{"method":"nope"}`},

@@ -311,18 +311,7 @@ func (s *stream) WriteObject(obj any) error {
 func (s *stream) write(data []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	var buf []byte
-	if s.framing == FramingHeaders {
-		buf = make([]byte, 0, len(data)+32)
-		buf = append(buf, "Content-Length: "...)
-		buf = strconv.AppendInt(buf, int64(len(data)), 10)
-		buf = append(buf, "\r\n\r\n"...)
-		buf = append(buf, data...)
-	} else {
-		buf = make([]byte, 0, len(data)+1)
-		buf = append(buf, data...)
-		buf = append(buf, '\n')
-	}
+	buf := AppendFrame(make([]byte, 0, len(data)+32), s.framing, data)
 	if _, err := s.rwc.Write(buf); err != nil {
 		if s.onWriteErr != nil {
 			s.onWriteErr(err)

@@ -162,40 +162,6 @@ func TestIsBinary(t *testing.T) {
 	}
 }
 
-func TestWindowNotice(t *testing.T) {
-	tests := []struct {
-		name string
-		f    WindowFacts
-		want string
-	}{
-		{"whole file", WindowFacts{StartLine: 1, EndLine: 3, TotalLines: 3, TotalBytes: 10}, ""},
-		{"by lines", WindowFacts{StartLine: 1, EndLine: 2000, TotalLines: 5000, TotalBytes: 1 << 20, TruncatedBy: ByLines},
-			"[Showing lines 1-2000 of 5000. Use offset=2001 to continue]"},
-		{"by bytes", WindowFacts{StartLine: 11, EndLine: 20, TotalLines: 50, TotalBytes: 1 << 20, TruncatedBy: ByBytes, MaxBytes: 100},
-			"[Showing lines 11-20 of 50 (100-byte limit). Use offset=21 to continue]"},
-		{"past end", WindowFacts{StartLine: 9, EndLine: 8, TotalLines: 3, TotalBytes: 10, PastEnd: true},
-			"[Offset 9 is past the end: the file has 3 lines. Use offset=1 to 3]"},
-		{"empty", WindowFacts{StartLine: 1}, "[The file is empty: 0 lines]"},
-		{"bytes", WindowFacts{ByteMode: true, StartLine: 1, EndLine: 7, TotalLines: 70, StartByte: 0, EndByte: 100, TotalBytes: 1000, TruncatedBy: ByBytes},
-			"[Showing bytes 0-100 of 1000 (lines 1-7 of 70). Use startByte=100 to continue]"},
-		{"partial", WindowFacts{StartLine: 2, EndLine: 2, TotalLines: 3, StartByte: 10, EndByte: 51210, TotalBytes: 6 << 20, TruncatedBy: ByBytes, Partial: true, PartialLineBytes: 5 << 20, PartialLineEnd: 10 + 5<<20, MaxBytes: 51200},
-			"[Line 2 is 5.0 MB, longer than the 51200-byte window: showing bytes 10-51210 of it. Use readBytes startByte=51210 maxBytes=51200 to continue the line, or offset=3 to skip it]"},
-		{"partial of a spool", WindowFacts{ByteMode: true, StartLine: 2, EndLine: 2, TotalLines: 2, StartByte: 10, EndByte: 110, TotalBytes: 1000, TruncatedBy: ByBytes, Partial: true, PartialLineBytes: 990, PartialLineEnd: 1000, MaxBytes: 100, ByteCall: "page spool=ab12"},
-			"[Line 2 is 990 B, longer than the 100-byte window: showing bytes 10-110 of it. Use page spool=ab12 startByte=110 maxBytes=100 to continue the line]"},
-		{"the end of a long line", WindowFacts{ByteMode: true, StartLine: 2, EndLine: 2, TotalLines: 3, StartByte: 900, EndByte: 1000, TotalBytes: 1200, TruncatedBy: ByBytes, Partial: true, PartialLineBytes: 990, PartialLineEnd: 1000, MaxBytes: 100},
-			"[Showing bytes 900-1000, the end of line 2 (990 B). Use startByte=1000 to continue]"},
-		{"the end of the last line", WindowFacts{ByteMode: true, StartLine: 2, EndLine: 2, TotalLines: 2, StartByte: 900, EndByte: 1000, TotalBytes: 1000, Partial: true, PartialLineBytes: 990, PartialLineEnd: 1000, MaxBytes: 100},
-			"[Showing bytes 900-1000, the end of line 2 (990 B)]"},
-		{"clipped", WindowFacts{StartLine: 1, EndLine: 3, TotalLines: 3, TotalBytes: 5000, Clipped: 1, MaxLineChars: 2000, ClippedLine: 2, ClippedStart: 4, ClippedLen: 4000, MaxReadBytes: 262144},
-			"[1 line(s) clipped at 2000 characters; to read line 2 whole use readBytes startByte=4 maxBytes=4000]"},
-	}
-	for _, tt := range tests {
-		if got := WindowNotice(tt.f); got != tt.want {
-			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 // FuzzLinesWalk pages through arbitrary input as read does, window after
 // window, and checks the rules: no window splits a UTF-8 character or a
 // line (but a partial one), limits hold, and the windows give the input back.

@@ -770,6 +770,8 @@ func TestContractPage(t *testing.T) {
 // TestContractSpoolCap checks that output past the spool cap is counted,
 // the spool stops at 100 MiB and says so, and the reply does not wait.
 func TestContractSpoolCap(t *testing.T) {
+	// One mode: 110 MB through the daemon is about the spool, not the
+	// transport, and would cost seconds in each of six modes.
 	p := startProcess(t, false)
 	start := time.Now()
 	var r execResult
@@ -945,29 +947,26 @@ func TestContractCancelRead(t *testing.T) {
 		t.Skip("no sparse files here:", err)
 	}
 	f.Close()
-	for _, m := range modes[:2] {
-		t.Run(m.name, func(t *testing.T) {
-			t.Parallel()
-			p := m.start(t, false)
-			id, reply := p.start("read", map[string]any{"path": path, "offset": 5000, "limit": 1})
-			time.Sleep(50 * time.Millisecond)
-			p.notify("$/cancelRequest", map[string]any{"id": jsonNumber(id)})
-			start := time.Now()
-			msg := p.await(reply)
-			if msg.Error == nil || msg.Error.Code != -32800 {
-				t.Errorf("cancelled read: %s %v", msg.Result, msg.Error)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("the cancelled read answered after %v", d)
-			}
-			var w window
-			p.mustCall("read", map[string]any{"path": testdata("read/utf8.txt")}, &w)
-			// A cancel of an unknown or finished id is ignored.
-			p.notify("$/cancelRequest", map[string]any{"id": 424242})
-			p.notify("$/cancelRequest", map[string]any{"id": jsonNumber(id)})
-			p.mustCall("stats", nil, nil)
-		})
-	}
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		id, reply := p.start("read", map[string]any{"path": path, "offset": 5000, "limit": 1})
+		time.Sleep(50 * time.Millisecond)
+		p.notify("$/cancelRequest", map[string]any{"id": jsonNumber(id)})
+		began := time.Now()
+		msg := p.await(reply)
+		if msg.Error == nil || msg.Error.Code != -32800 {
+			t.Errorf("cancelled read: %s %v", msg.Result, msg.Error)
+		}
+		if d := time.Since(began); d > 5*time.Second {
+			t.Errorf("the cancelled read answered after %v", d)
+		}
+		var w window
+		p.mustCall("read", map[string]any{"path": testdata("read/utf8.txt")}, &w)
+		// A cancel of an unknown or finished id is ignored.
+		p.notify("$/cancelRequest", map[string]any{"id": 424242})
+		p.notify("$/cancelRequest", map[string]any{"id": jsonNumber(id)})
+		p.mustCall("stats", nil, nil)
+	})
 }
 
 // TestContractMessageSizeBoundary sends a message of exactly 16 MiB (answered)
@@ -978,6 +977,9 @@ func TestContractMessageSizeBoundary(t *testing.T) {
 		tail := `"}}`
 		return []byte(head + strings.Repeat("a", size-len(head)-len(tail)) + tail)
 	}
+	// Process mode only: a 16 MiB message takes seconds to decode under
+	// -race, and the in-process and forwarded daemons frame with the same
+	// rpc.FrameReader (TestFrameReaderRoundTrip, TestHeadersInAnyOrder).
 	for _, headers := range []bool{false, true} {
 		t.Run("headers="+strconv.FormatBool(headers), func(t *testing.T) {
 			t.Parallel()
@@ -1062,15 +1064,17 @@ func TestContractStatsCountsTheCallersSession(t *testing.T) {
 // null at the end. A partial window of the last line does not go on past it.
 func TestContractPartialLastLineNotTruncated(t *testing.T) {
 	dir := ctFiles(t, map[string][]byte{"f": []byte("short\n" + strings.Repeat("y", 100))})
-	p := startProcess(t, false)
-	var w window
-	p.mustCall("read", map[string]any{"path": filepath.Join(dir, "f"), "offset": 2, "maxBytes": 10}, &w)
-	if !w.PartialLine || w.EndLine != 2 || w.Next != nil {
-		t.Fatalf("partial last line: %+v", w)
-	}
-	if w.Truncated {
-		t.Errorf("truncated true for a window that ends on the last line")
-	}
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var w window
+		p.mustCall("read", map[string]any{"path": filepath.Join(dir, "f"), "offset": 2, "maxBytes": 10}, &w)
+		if !w.PartialLine || w.EndLine != 2 || w.Next != nil {
+			t.Fatalf("partial last line: %+v", w)
+		}
+		if w.Truncated {
+			t.Errorf("truncated true for a window that ends on the last line")
+		}
+	})
 }
 
 // A notice names the call to go on with; at the end of the file there is
@@ -1078,74 +1082,82 @@ func TestContractPartialLastLineNotTruncated(t *testing.T) {
 func TestContractNoContinueNoticeAtTheEnd(t *testing.T) {
 	data := []byte("short\n" + strings.Repeat("é", 10) + "\n")
 	dir := ctFiles(t, map[string][]byte{"f": data})
-	p := startProcess(t, false)
-	for _, start := range []int{24, 25} { // "é\n" and, moved to a boundary, "\n"
-		var w window
-		p.mustCall("readBytes", map[string]any{"path": filepath.Join(dir, "f"), "startByte": start, "maxBytes": 3}, &w)
-		if w.Next != nil || w.EndByte != int64(len(data)) {
-			t.Fatalf("slice at %d: %+v", start, w)
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		for _, start := range []int{24, 25} { // "é\n" and, moved to a boundary, "\n"
+			var w window
+			p.mustCall("readBytes", map[string]any{"path": filepath.Join(dir, "f"), "startByte": start, "maxBytes": 3}, &w)
+			if w.Next != nil || w.EndByte != int64(len(data)) {
+				t.Fatalf("slice at %d: %+v", start, w)
+			}
+			if w.Notice != nil && (strings.Contains(*w.Notice, "startByte="+strconv.Itoa(len(data))) || strings.Contains(*w.Notice, "continue")) {
+				t.Errorf("slice at %d ends the file but the notice says to go on: %q", start, *w.Notice)
+			}
 		}
-		if w.Notice != nil && (strings.Contains(*w.Notice, "startByte="+strconv.Itoa(len(data))) || strings.Contains(*w.Notice, "continue")) {
-			t.Errorf("slice at %d ends the file but the notice says to go on: %q", start, *w.Notice)
-		}
-	}
+	})
 }
 
 // Contract: endLine = startLine - 1 when content holds no line.
 func TestContractEmptySliceHoldsNoLine(t *testing.T) {
 	dir := ctFiles(t, map[string][]byte{"f": []byte("ééééé")})
-	p := startProcess(t, false)
-	var w window
-	p.mustCall("readBytes", map[string]any{"path": filepath.Join(dir, "f"), "startByte": 9, "maxBytes": 2}, &w)
-	if w.Content != "" || w.Next != nil {
-		t.Fatalf("slice: %+v", w)
-	}
-	if w.EndLine != w.StartLine-1 || w.PartialLine {
-		t.Errorf("empty window: lines %d-%d partialLine %v", w.StartLine, w.EndLine, w.PartialLine)
-	}
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var w window
+		p.mustCall("readBytes", map[string]any{"path": filepath.Join(dir, "f"), "startByte": 9, "maxBytes": 2}, &w)
+		if w.Content != "" || w.Next != nil {
+			t.Fatalf("slice: %+v", w)
+		}
+		if w.EndLine != w.StartLine-1 || w.PartialLine {
+			t.Errorf("empty window: lines %d-%d partialLine %v", w.StartLine, w.EndLine, w.PartialLine)
+		}
+	})
 }
 
 // Notices name the next call; for page that is page with the spool, not
 // readBytes (which needs a path the notice does not give).
 func TestContractPageNoticesNamePage(t *testing.T) {
-	p := startProcess(t, false)
-	var r execResult
-	p.mustCall("exec", map[string]any{"command": "echo short; printf 'y%.0s' $(seq 1 3000); echo; seq 1 3000"}, &r)
-	id := r.Stdout.Spool.ID
-	for _, params := range []map[string]any{
-		{"spool": id, "offset": 2, "maxBytes": 100}, // partial
-		{"spool": id, "limit": 3},                   // clipped
-		{"spool": id, "startByte": 10, "maxBytes": 100},
-	} {
-		var w window
-		p.mustCall("page", params, &w)
-		if w.Notice == nil {
-			t.Errorf("page %v: no notice", params)
-			continue
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var r execResult
+		p.mustCall("exec", map[string]any{"command": "echo short; printf 'y%.0s' $(seq 1 3000); echo; seq 1 3000"}, &r)
+		id := r.Stdout.Spool.ID
+		for _, params := range []map[string]any{
+			{"spool": id, "offset": 2, "maxBytes": 100}, // partial
+			{"spool": id, "limit": 3},                   // clipped
+			{"spool": id, "startByte": 10, "maxBytes": 100},
+		} {
+			var w window
+			p.mustCall("page", params, &w)
+			if w.Notice == nil {
+				t.Errorf("page %v: no notice", params)
+				continue
+			}
+			if strings.Contains(*w.Notice, "readBytes") || !strings.Contains(*w.Notice, "page") {
+				t.Errorf("page %v: notice %q does not name page", params, *w.Notice)
+			}
 		}
-		if strings.Contains(*w.Notice, "readBytes") || !strings.Contains(*w.Notice, "page") {
-			t.Errorf("page %v: notice %q does not name page", params, *w.Notice)
-		}
-	}
+	})
 }
 
 // Contract: page's clean (default true) is the preview's clean-up, for
 // every window.
 func TestContractPageCleansPartialLines(t *testing.T) {
-	p := startProcess(t, false)
-	var r execResult
-	p.mustCall("exec", map[string]any{"command": `for i in $(seq 1 50); do printf '\033[32mgreen\033[0m '; done; echo; seq 1 3000`}, &r)
-	id := r.Stdout.Spool.ID
-	for _, params := range []map[string]any{
-		{"spool": id, "maxBytes": 40},
-		{"spool": id, "startByte": 5, "maxBytes": 40},
-	} {
-		var w window
-		p.mustCall("page", params, &w)
-		if !w.PartialLine || strings.Contains(w.Content, "\x1b") {
-			t.Errorf("page %v: %q (partial %v)", params, w.Content, w.PartialLine)
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var r execResult
+		p.mustCall("exec", map[string]any{"command": `for i in $(seq 1 50); do printf '\033[32mgreen\033[0m '; done; echo; seq 1 3000`}, &r)
+		id := r.Stdout.Spool.ID
+		for _, params := range []map[string]any{
+			{"spool": id, "maxBytes": 40},
+			{"spool": id, "startByte": 5, "maxBytes": 40},
+		} {
+			var w window
+			p.mustCall("page", params, &w)
+			if !w.PartialLine || strings.Contains(w.Content, "\x1b") {
+				t.Errorf("page %v: %q (partial %v)", params, w.Content, w.PartialLine)
+			}
 		}
-	}
+	})
 }
 
 // A JSON number with an integral value is that integer whatever its
@@ -1153,33 +1165,35 @@ func TestContractPageCleansPartialLines(t *testing.T) {
 // as a huge number.
 func TestContractIntegralNumbers(t *testing.T) {
 	dir := ctFiles(t, map[string][]byte{"f": []byte("1\n2\n3\n4\n5\n")})
-	p := startProcess(t, false)
-	for _, c := range []struct {
-		raw        string
-		start, end int64
-	}{
-		{`"limit":2.0`, 1, 2},
-		{`"limit":2e0`, 1, 2},
-		{`"offset":3e0,"limit":1`, 3, 3},
-	} {
-		p.mu.Lock()
-		ch := make(chan message, 1)
-		p.replies["900100"] = ch
-		p.mu.Unlock()
-		p.send([]byte(`{"jsonrpc":"2.0","id":900100,"method":"read","params":{"path":"` + filepath.Join(dir, "f") + `",` + c.raw + `}}`))
-		m := p.await(ch)
-		if m.Error != nil {
-			if m.Error.Code != -32602 {
-				t.Errorf("%s: %v", c.raw, m.Error)
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		for _, c := range []struct {
+			raw        string
+			start, end int64
+		}{
+			{`"limit":2.0`, 1, 2},
+			{`"limit":2e0`, 1, 2},
+			{`"offset":3e0,"limit":1`, 3, 3},
+		} {
+			p.mu.Lock()
+			ch := make(chan message, 1)
+			p.replies["900100"] = ch
+			p.mu.Unlock()
+			p.send([]byte(`{"jsonrpc":"2.0","id":900100,"method":"read","params":{"path":"` + filepath.Join(dir, "f") + `",` + c.raw + `}}`))
+			m := p.await(ch)
+			if m.Error != nil {
+				if m.Error.Code != -32602 {
+					t.Errorf("%s: %v", c.raw, m.Error)
+				}
+				continue
 			}
-			continue
+			var w window
+			json.Unmarshal(m.Result, &w)
+			if w.StartLine != c.start || w.EndLine != c.end {
+				t.Errorf("%s: lines %d-%d, want %d-%d", c.raw, w.StartLine, w.EndLine, c.start, c.end)
+			}
 		}
-		var w window
-		json.Unmarshal(m.Result, &w)
-		if w.StartLine != c.start || w.EndLine != c.end {
-			t.Errorf("%s: lines %d-%d, want %d-%d", c.raw, w.StartLine, w.EndLine, c.start, c.end)
-		}
-	}
+	})
 }
 
 // Contract errors: a path that cannot be resolved is one of the file codes,
@@ -1188,11 +1202,13 @@ func TestContractSymlinkLoopCode(t *testing.T) {
 	dir := t.TempDir()
 	os.Symlink("b", filepath.Join(dir, "a"))
 	os.Symlink("a", filepath.Join(dir, "b"))
-	p := startProcess(t, false)
-	err := p.call("read", map[string]any{"path": filepath.Join(dir, "a")}, nil)
-	if err == nil || err.Code != -32001 || !strings.Contains(string(err.Data), `"path"`) {
-		t.Errorf("symlink loop: %v", err)
-	}
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		err := p.call("read", map[string]any{"path": filepath.Join(dir, "a")}, nil)
+		if err == nil || err.Code != -32001 || !strings.Contains(string(err.Data), `"path"`) {
+			t.Errorf("symlink loop: %v", err)
+		}
+	})
 }
 
 // Contract: toold call prints the error on stderr with exit status 1.
@@ -1209,22 +1225,24 @@ func TestContractCallBadParamsStatus(t *testing.T) {
 // JSON-RPC 2.0: an id is a string, a number or null; a request with any of
 // them is answered with the same id.
 func TestContractRequestIDs(t *testing.T) {
-	p := startProcess(t, false)
-	p.mu.Lock()
-	ch := make(chan message, 1)
-	p.replies["-5"] = ch
-	p.mu.Unlock()
-	p.send([]byte(`{"jsonrpc":"2.0","id":-5,"method":"stats"}`))
-	if m := p.await(ch); m.Error != nil {
-		t.Errorf("id -5: %v", m.Error)
-	}
-	p.send([]byte(`{"jsonrpc":"2.0","id":null,"method":"stats"}`))
-	select {
-	case m := <-p.orphans:
-		if m.Error != nil || len(m.Result) == 0 {
-			t.Errorf("id null: %+v", m)
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		p.mu.Lock()
+		ch := make(chan message, 1)
+		p.replies["-5"] = ch
+		p.mu.Unlock()
+		p.send([]byte(`{"jsonrpc":"2.0","id":-5,"method":"stats"}`))
+		if m := p.await(ch); m.Error != nil {
+			t.Errorf("id -5: %v", m.Error)
 		}
-	case <-time.After(5 * time.Second):
-		t.Error("id null: no reply")
-	}
+		p.send([]byte(`{"jsonrpc":"2.0","id":null,"method":"stats"}`))
+		select {
+		case m := <-p.orphans:
+			if m.Error != nil || len(m.Result) == 0 {
+				t.Errorf("id null: %+v", m)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("id null: no reply")
+		}
+	})
 }

@@ -66,7 +66,10 @@ type peer struct {
 	t       testing.TB
 	w       io.Writer
 	headers bool
-	nextID  int
+	// before and after are header lines ("Name: value\r\n") written
+	// before and after Content-Length, in header framing.
+	before, after string
+	nextID        int
 
 	mu      sync.Mutex
 	replies map[string]chan message
@@ -137,7 +140,7 @@ func (p *peer) send(raw []byte) {
 	p.t.Helper()
 	var err error
 	if p.headers {
-		_, err = fmt.Fprintf(p.w, "Content-Length: %d\r\n\r\n%s", len(raw), raw)
+		_, err = fmt.Fprintf(p.w, "%sContent-Length: %d\r\n%s\r\n%s", p.before, len(raw), p.after, raw)
 	} else {
 		_, err = p.w.Write(append(raw, '\n'))
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/toold/toold/lifecycle"
 	"github.com/toold/toold/mcp"
+	"github.com/toold/toold/remote"
 	"github.com/toold/toold/rpc"
 )
 
@@ -161,9 +162,9 @@ func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int 
 	})
 }
 
-func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel string) int {
-	socket := remote
-	if remote == "auto" {
+func forward(opts lifecycle.Options, to string, idle time.Duration, logLevel string) int {
+	socket := to
+	if to == "auto" {
 		socket = lifecycle.DefaultSocket()
 	}
 	if idle == 0 {
@@ -178,14 +179,14 @@ func forward(opts lifecycle.Options, remote string, idle time.Duration, logLevel
 		if opts.SpoolRoot != "" {
 			args = append(args, "--spool-root", opts.SpoolRoot)
 		}
-		return lifecycle.StartDaemon(exe, args, filepath.Join(filepath.Dir(socket), "toold.log"))
+		return remote.StartDaemon(exe, args, filepath.Join(filepath.Dir(socket), "toold.log"))
 	}
-	if remote != "auto" {
+	if to != "auto" {
 		start = nil // a named socket is someone else's to start
 	}
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
-	code, err := lifecycle.Forward(ctx, os.Stdin, os.Stdout, lifecycle.ForwardOptions{Socket: socket, Start: start})
+	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, remote.Options{Socket: socket, Start: start})
 	if err != nil {
 		opts.Logger.Error("forwarding", "socket", socket, "err", err)
 		return 1

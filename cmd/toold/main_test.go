@@ -441,6 +441,34 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
+// TestHeadersInAnyOrder sends header-framed messages whose first header is
+// not Content-Length, from the very first message on (which is what framing
+// detection sees): every mode answers each in header framing, with no error.
+func TestHeadersInAnyOrder(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			p := m.start(t, true)
+			p.before = "X-Trace: 1\r\n"
+			p.after = "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+			var res initResult
+			p.mustCall("initialize", nil, &res)
+			var w window
+			p.mustCall("read", map[string]any{"path": testdata("read/utf8.txt"), "limit": 1}, &w)
+			if w.EndLine != 1 {
+				t.Errorf("read: lines %d-%d", w.StartLine, w.EndLine)
+			}
+			p.before, p.after = "content-type: x\r\n", ""
+			p.mustCall("stats", nil, nil)
+			select {
+			case o := <-p.orphans:
+				t.Errorf("a reply with a null id: %+v", o.Error)
+			default:
+			}
+		})
+	}
+}
+
 func TestExecAndPage(t *testing.T) {
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)

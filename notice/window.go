@@ -1,6 +1,10 @@
-package truncate
+package notice
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/toold/toold/protocol"
+)
 
 // WindowFacts are what a window notice is made from. Lines are 1-based,
 // bytes 0-based with ends exclusive, as in the protocol.
@@ -13,7 +17,9 @@ type WindowFacts struct {
 	StartLine, EndLine, TotalLines int64
 	StartByte, EndByte, TotalBytes int64
 	// PastEnd is set when the requested offset lies beyond the last line.
-	PastEnd     bool
+	PastEnd bool
+	// TruncatedBy is protocol.ByLines or protocol.ByBytes when a limit
+	// ended the window, "" when the file did.
 	TruncatedBy string
 	Partial     bool
 	// PartialLineBytes is the length of the line a partial window cuts,
@@ -33,9 +39,9 @@ type WindowFacts struct {
 	MaxReadBytes int
 }
 
-// WindowNotice returns the one line that tells a model what a window left
+// Window returns the one line that tells a model what a window left
 // out and how to go on, or "" when there is nothing to say.
-func WindowNotice(f WindowFacts) string {
+func Window(f WindowFacts) string {
 	var s string
 	switch {
 	case f.TotalBytes == 0:
@@ -58,10 +64,10 @@ func WindowNotice(f WindowFacts) string {
 	case f.ByteMode && f.TruncatedBy != "":
 		s = fmt.Sprintf("[Showing bytes %d-%d of %d (lines %d-%d of %d). Use startByte=%d to continue]",
 			f.StartByte, f.EndByte, f.TotalBytes, f.StartLine, f.EndLine, f.TotalLines, f.EndByte)
-	case f.TruncatedBy == ByBytes:
+	case f.TruncatedBy == protocol.ByBytes:
 		s = fmt.Sprintf("[Showing lines %d-%d of %d (%d-byte limit). Use offset=%d to continue]",
 			f.StartLine, f.EndLine, f.TotalLines, f.MaxBytes, f.EndLine+1)
-	case f.TruncatedBy == ByLines:
+	case f.TruncatedBy == protocol.ByLines:
 		s = fmt.Sprintf("[Showing lines %d-%d of %d. Use offset=%d to continue]",
 			f.StartLine, f.EndLine, f.TotalLines, f.EndLine+1)
 	}
@@ -87,18 +93,4 @@ func (f *WindowFacts) byteCall() string {
 		return "readBytes"
 	}
 	return f.ByteCall
-}
-
-// Size renders n bytes for a person: 812 B, 50.0 KB, 5.0 MB, 1.0 GB.
-func Size(n int64) string {
-	const k = 1024
-	switch {
-	case n < k:
-		return fmt.Sprintf("%d B", n)
-	case n < k*k:
-		return fmt.Sprintf("%.1f KB", float64(n)/k)
-	case n < k*k*k:
-		return fmt.Sprintf("%.1f MB", float64(n)/(k*k))
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/(k*k*k))
 }

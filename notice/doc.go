@@ -1,0 +1,15 @@
+// Package notice owns every line toold writes for a model to read: the
+// notice of a window (what it left out and the call that reads on), of an
+// exec (how the command ended, what each stream left out and where it is
+// kept), of a binary or image file, and the lines toold mcp renders around a
+// result. Each is a pure function over facts: no I/O, no state.
+//
+// # Why one place
+//
+// These messages are an interface as much as the JSON is: a model acts on
+// "Use offset=2001 to continue". Written in truncate/, methods/ and mcp/ they
+// drifted apart in wording and in the calls they name; here one table test
+// (notice_test.go) shows every message toold can say, side by side.
+//
+// It imports only protocol, for the names of fields and methods it quotes.
+package notice

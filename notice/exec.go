@@ -1,0 +1,79 @@
+package notice
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toold/toold/protocol"
+)
+
+// ExecFacts are what an exec notice is made from.
+type ExecFacts struct {
+	// Result is the wire result, streams mapped; its Notice is ignored.
+	Result *protocol.ExecResult
+	// Timeout is the timeout that applied, for saying after how long.
+	Timeout time.Duration
+	// StdoutSpoolError and StderrSpoolError say why a stream's spool could
+	// not be written in full; "" when it was.
+	StdoutSpoolError, StderrSpoolError string
+}
+
+// Exec returns the one line that says how the command ended, when that is
+// not plain, and what each stream left out and where to find it; "" when
+// there is nothing to say.
+func Exec(f ExecFacts) string {
+	r := f.Result
+	var parts []string
+	switch {
+	case r.TimedOut:
+		parts = append(parts, fmt.Sprintf("Timed out after %s: the command's process group was killed", f.Timeout))
+	case r.Cancelled:
+		parts = append(parts, "Cancelled: the command's process group was killed")
+	case r.Signal != nil:
+		parts = append(parts, "Killed by "+*r.Signal)
+	}
+	if p := stream("stdout", &r.Stdout, f.StdoutSpoolError); p != "" {
+		parts = append(parts, p)
+	}
+	if p := stream("stderr", &r.Stderr, f.StderrSpoolError); p != "" {
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(parts, ". ") + "]"
+}
+
+// stream says what stream name left out and where it is kept.
+func stream(name string, s *protocol.Stream, spoolErr string) string {
+	var p string
+	switch {
+	case s.Binary && s.Spool != nil && spoolErr == "":
+		return fmt.Sprintf("%s is binary (%s): not shown; the raw bytes are in %s", name, Size(s.TotalBytes), s.Spool.Path)
+	case s.Binary:
+		p = fmt.Sprintf("%s is binary (%s): not shown", name, Size(s.TotalBytes))
+	case s.Omitted != nil:
+		p = fmt.Sprintf("%s: %d lines, %s; lines %d-%d (%s) omitted", name, s.TotalLines, Size(s.TotalBytes),
+			s.Omitted.FromLine, s.Omitted.ToLine, Size(s.Omitted.Bytes))
+	case s.ClippedLines > 0:
+		p = fmt.Sprintf("%s: %d line(s) clipped", name, s.ClippedLines)
+	}
+	switch {
+	case spoolErr != "":
+		if p == "" {
+			p = name
+		}
+		p += "; the full output could not be kept: " + spoolErr
+	case s.Spool != nil && p != "":
+		if s.Omitted != nil {
+			p += fmt.Sprintf("; read them with page spool=%s offset=%d", s.Spool.ID, s.Omitted.FromLine)
+		} else {
+			p += fmt.Sprintf("; all of it is in page spool=%s", s.Spool.ID)
+		}
+		if s.Spool.Capped {
+			p += fmt.Sprintf(" (the spool stops at %s)", Size(s.Spool.Bytes))
+		}
+	}
+	return p
+}

@@ -1,0 +1,96 @@
+package notice
+
+import (
+	"testing"
+	"time"
+
+	"github.com/toold/toold/protocol"
+)
+
+func win(f WindowFacts) func() string { return func() string { return Window(f) } }
+
+func ex(f ExecFacts) func() string { return func() string { return Exec(f) } }
+
+func ptr[T any](v T) *T { return &v }
+
+// TestMessages shows every message toold can say to a model, one row each:
+// window notices, file notices, exec notices and the lines toold mcp renders.
+func TestMessages(t *testing.T) {
+	spool := &protocol.SpoolRef{ID: "ab12", Path: "/tmp/s/ab12.stdout", Bytes: 3 << 20}
+	capped := &protocol.SpoolRef{ID: "ab12", Path: "/tmp/s/ab12.stdout", Bytes: 100 << 20, Capped: true}
+	omitted := &protocol.Omitted{FromLine: 1001, ToLine: 4000, Bytes: 30 << 10}
+	long := protocol.Stream{TotalLines: 5000, TotalBytes: 50 << 10, Omitted: omitted, Truncated: true, Spool: spool}
+	tests := []struct {
+		name string
+		say  func() string
+		want string
+	}{
+		{"whole file", win(WindowFacts{StartLine: 1, EndLine: 3, TotalLines: 3, TotalBytes: 10}), ""},
+		{"by lines", win(WindowFacts{StartLine: 1, EndLine: 2000, TotalLines: 5000, TotalBytes: 1 << 20, TruncatedBy: protocol.ByLines}),
+			"[Showing lines 1-2000 of 5000. Use offset=2001 to continue]"},
+		{"by bytes", win(WindowFacts{StartLine: 11, EndLine: 20, TotalLines: 50, TotalBytes: 1 << 20, TruncatedBy: protocol.ByBytes, MaxBytes: 100}),
+			"[Showing lines 11-20 of 50 (100-byte limit). Use offset=21 to continue]"},
+		{"past end", win(WindowFacts{StartLine: 9, EndLine: 8, TotalLines: 3, TotalBytes: 10, PastEnd: true}),
+			"[Offset 9 is past the end: the file has 3 lines. Use offset=1 to 3]"},
+		{"empty", win(WindowFacts{StartLine: 1}), "[The file is empty: 0 lines]"},
+		{"bytes", win(WindowFacts{ByteMode: true, StartLine: 1, EndLine: 7, TotalLines: 70, StartByte: 0, EndByte: 100, TotalBytes: 1000, TruncatedBy: protocol.ByBytes}),
+			"[Showing bytes 0-100 of 1000 (lines 1-7 of 70). Use startByte=100 to continue]"},
+		{"partial", win(WindowFacts{StartLine: 2, EndLine: 2, TotalLines: 3, StartByte: 10, EndByte: 51210, TotalBytes: 6 << 20, TruncatedBy: protocol.ByBytes, Partial: true, PartialLineBytes: 5 << 20, PartialLineEnd: 10 + 5<<20, MaxBytes: 51200}),
+			"[Line 2 is 5.0 MB, longer than the 51200-byte window: showing bytes 10-51210 of it. Use readBytes startByte=51210 maxBytes=51200 to continue the line, or offset=3 to skip it]"},
+		{"partial of a spool", win(WindowFacts{ByteMode: true, StartLine: 2, EndLine: 2, TotalLines: 2, StartByte: 10, EndByte: 110, TotalBytes: 1000, TruncatedBy: protocol.ByBytes, Partial: true, PartialLineBytes: 990, PartialLineEnd: 1000, MaxBytes: 100, ByteCall: "page spool=ab12"}),
+			"[Line 2 is 990 B, longer than the 100-byte window: showing bytes 10-110 of it. Use page spool=ab12 startByte=110 maxBytes=100 to continue the line]"},
+		{"the end of a long line", win(WindowFacts{ByteMode: true, StartLine: 2, EndLine: 2, TotalLines: 3, StartByte: 900, EndByte: 1000, TotalBytes: 1200, TruncatedBy: protocol.ByBytes, Partial: true, PartialLineBytes: 990, PartialLineEnd: 1000, MaxBytes: 100}),
+			"[Showing bytes 900-1000, the end of line 2 (990 B). Use startByte=1000 to continue]"},
+		{"the end of the last line", win(WindowFacts{ByteMode: true, StartLine: 2, EndLine: 2, TotalLines: 2, StartByte: 900, EndByte: 1000, TotalBytes: 1000, Partial: true, PartialLineBytes: 990, PartialLineEnd: 1000, MaxBytes: 100}),
+			"[Showing bytes 900-1000, the end of line 2 (990 B)]"},
+		{"clipped", win(WindowFacts{StartLine: 1, EndLine: 3, TotalLines: 3, TotalBytes: 5000, Clipped: 1, MaxLineChars: 2000, ClippedLine: 2, ClippedStart: 4, ClippedLen: 4000, MaxReadBytes: 262144}),
+			"[1 line(s) clipped at 2000 characters; to read line 2 whole use readBytes startByte=4 maxBytes=4000]"},
+		{"past end by bytes", func() string { return PastEndBytes(500, 100) },
+			"[startByte 500 is past the end: the file has 100 bytes. Use startByte=0 to 99]"},
+		{"image too large", func() string { return ImageTooLarge("image/png", 6<<20, protocol.MaxImageBytes) },
+			"[Image file (image/png, 6.0 MB): too large to show; images up to 5.0 MB are returned]"},
+		{"image", func() string { return ImageReturned("image/png", 812) }, "[Image file (image/png, 812 B): returned in image]"},
+		{"binary file", func() string { return Binary("application/octet-stream", 2048) },
+			"[Binary file (application/octet-stream, 2.0 KB): not shown. Inspect it with exec, e.g. file, xxd or strings]"},
+		{"exec plain", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0)}}), ""},
+		{"exec timed out", ex(ExecFacts{Result: &protocol.ExecResult{TimedOut: true, Signal: ptr("SIGTERM")}, Timeout: 2 * time.Second}),
+			"[Timed out after 2s: the command's process group was killed]"},
+		{"exec cancelled", ex(ExecFacts{Result: &protocol.ExecResult{Cancelled: true}}),
+			"[Cancelled: the command's process group was killed]"},
+		{"exec killed", ex(ExecFacts{Result: &protocol.ExecResult{Signal: ptr("SIGKILL")}}), "[Killed by SIGKILL]"},
+		{"exec omitted", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: long}}),
+			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001]"},
+		{"exec omitted, capped spool", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0),
+			Stderr: protocol.Stream{TotalLines: 5000, TotalBytes: 200 << 20, Omitted: omitted, Spool: capped}}}),
+			"[stderr: 5000 lines, 200.0 MB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001 (the spool stops at 100.0 MB)]"},
+		{"exec clipped", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: protocol.Stream{ClippedLines: 2, Spool: spool}}}),
+			"[stdout: 2 line(s) clipped; all of it is in page spool=ab12]"},
+		{"exec binary", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: protocol.Stream{Binary: true, TotalBytes: 4096, Spool: spool}}}),
+			"[stdout is binary (4.0 KB): not shown; the raw bytes are in /tmp/s/ab12.stdout]"},
+		{"exec binary, no spool", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: protocol.Stream{Binary: true, TotalBytes: 4096, Spool: spool}},
+			StdoutSpoolError: "disk full"}),
+			"[stdout is binary (4.0 KB): not shown; the full output could not be kept: disk full]"},
+		{"exec spool error", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1), Stderr: protocol.Stream{TotalBytes: 10}}, StderrSpoolError: "disk full"}),
+			"[stderr; the full output could not be kept: disk full]"},
+		{"exec both streams", ex(ExecFacts{Result: &protocol.ExecResult{Signal: ptr("SIGSEGV"), Stdout: long, Stderr: protocol.Stream{ClippedLines: 1, Spool: spool}}}),
+			"[Killed by SIGSEGV. stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001. stderr: 1 line(s) clipped; all of it is in page spool=ab12]"},
+		{"mcp exit status", func() string { return Ended(&protocol.ExecResult{ExitCode: ptr(2)}) }, "exit status 2"},
+		{"mcp timed out", func() string { return Ended(&protocol.ExecResult{TimedOut: true}) }, "timed out"},
+		{"mcp cancelled", func() string { return Ended(&protocol.ExecResult{Cancelled: true}) }, "cancelled"},
+		{"mcp killed", func() string { return Ended(&protocol.ExecResult{Signal: ptr("SIGTERM")}) }, "killed by SIGTERM"},
+		{"mcp ended", func() string { return Ended(&protocol.ExecResult{}) }, "ended"},
+		{"mcp stream", func() string { return StreamHeader("stderr") }, "--- stderr ---"},
+		{"mcp binary", func() string { return BinaryOutput(4096, "ab12") }, "[binary output, 4.0 KB: not shown; the bytes are in spool=ab12]"},
+		{"mcp binary, no spool", func() string { return BinaryOutput(10, "") }, "[binary output, 10 B: not shown]"},
+		{"mcp omitted", func() string { return OmittedLines(omitted, "ab12") },
+			"[... lines 1001-4000 omitted (30.0 KB); page spool=ab12 offset=1001 to read them ...]"},
+		{"mcp omitted, no spool", func() string { return OmittedLines(omitted, "") }, "[... lines 1001-4000 omitted (30.0 KB) ...]"},
+		{"mcp error", func() string { return DaemonError(protocol.CodeNoSuchFile, "no such file: /x") }, "error -32001: no such file: /x"},
+		{"size GB", func() string { return Size(3 << 30) }, "3.0 GB"},
+	}
+	for _, tt := range tests {
+		if got := tt.say(); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}

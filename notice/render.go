@@ -1,0 +1,55 @@
+package notice
+
+import (
+	"fmt"
+
+	"github.com/toold/toold/protocol"
+)
+
+// The lines below are those toold mcp writes around a result's own text.
+
+// Ended says in a word or two how a command ended, the first line of an
+// exec rendered for a model.
+func Ended(r *protocol.ExecResult) string {
+	switch {
+	case r.TimedOut:
+		return "timed out"
+	case r.Cancelled:
+		return "cancelled"
+	case r.Signal != nil:
+		return "killed by " + *r.Signal
+	case r.ExitCode != nil:
+		return fmt.Sprintf("exit status %d", *r.ExitCode)
+	}
+	return "ended"
+}
+
+// StreamHeader heads a stream's output.
+func StreamHeader(name string) string {
+	return fmt.Sprintf("--- %s ---", name)
+}
+
+// BinaryOutput stands for a stream's binary output; spool is "" when none
+// keeps it.
+func BinaryOutput(totalBytes int64, spool string) string {
+	s := fmt.Sprintf("[binary output, %s: not shown", Size(totalBytes))
+	if spool != "" {
+		s += fmt.Sprintf("; the bytes are in spool=%s", spool)
+	}
+	return s + "]"
+}
+
+// OmittedLines stands for the lines a stream's preview left out; spool is ""
+// when none keeps them.
+func OmittedLines(o *protocol.Omitted, spool string) string {
+	s := fmt.Sprintf("[... lines %d-%d omitted (%s)", o.FromLine, o.ToLine, Size(o.Bytes))
+	if spool != "" {
+		s += fmt.Sprintf("; page spool=%s offset=%d to read them", spool, o.FromLine)
+	}
+	return s + " ...]"
+}
+
+// DaemonError is a daemon's JSON-RPC error as a failed tool's text.
+func DaemonError(code int64, message string) string {
+	return fmt.Sprintf("error %d: %s", code, message)
+}

@@ -1,0 +1,26 @@
+package protocol
+
+// toold's error codes (PROTOCOL.md, "Errors"). The generic JSON-RPC codes
+// (-32700, -32600, -32601, -32602, -32603, -32800) belong to package rpc.
+const (
+	// CodeNoSuchFile: no such file or spool.
+	CodeNoSuchFile int64 = -32001
+	// CodeAccessDenied: outside the session's roots, or no permission.
+	CodeAccessDenied int64 = -32002
+	// CodeIsDirectory: the path is a directory.
+	CodeIsDirectory int64 = -32003
+	// CodeShutDown: the server has been shut down.
+	CodeShutDown int64 = -32004
+	// CodeStartFailed: the command could not be started.
+	CodeStartFailed int64 = -32005
+)
+
+// PathData is error.data for an error about a path.
+type PathData struct {
+	Path string `json:"path"`
+}
+
+// SpoolData is error.data for an error about a spool.
+type SpoolData struct {
+	Spool string `json:"spool"`
+}

@@ -1,0 +1,61 @@
+package protocol
+
+// ReadLimits are the per-call defaults of read.
+type ReadLimits struct {
+	Limit        int `json:"limit"`
+	MaxBytes     int `json:"maxBytes"`
+	MaxLineChars int `json:"maxLineChars"`
+}
+
+// ReadBytesLimits are the per-call defaults of readBytes.
+type ReadBytesLimits struct {
+	MaxBytes int `json:"maxBytes"`
+}
+
+// ExecLimits are the per-call defaults of exec.
+type ExecLimits struct {
+	MaxLines  int   `json:"maxLines"`
+	MaxBytes  int   `json:"maxBytes"`
+	TimeoutMs int64 `json:"timeoutMs"`
+}
+
+// Limits are a session's per-call defaults, set by initialize.
+type Limits struct {
+	Read      ReadLimits      `json:"read"`
+	ReadBytes ReadBytesLimits `json:"readBytes"`
+	Exec      ExecLimits      `json:"exec"`
+}
+
+// DefaultLimits are the contract's defaults.
+var DefaultLimits = Limits{
+	Read:      ReadLimits{Limit: 2000, MaxBytes: 51200, MaxLineChars: 2000},
+	ReadBytes: ReadBytesLimits{MaxBytes: 65536},
+	Exec:      ExecLimits{MaxLines: 2000, MaxBytes: 51200, TimeoutMs: 120000},
+}
+
+// Caps: a size or count above its cap is clamped to it, not refused.
+const (
+	MaxWindowBytes   = 262144           // read, readBytes and page maxBytes
+	MaxLimitLines    = 1 << 20          // read limit
+	MaxLineChars     = 1 << 30          // maxLineChars of read, page and exec
+	MaxExecLines     = 100000           // exec maxLines
+	MaxExecBytes     = 262144           // exec maxBytes
+	MaxExecTimeoutMs = 24 * 3600 * 1000 // a day
+	MaxImageBytes    = 5 << 20          // images returned as base64
+)
+
+// Preview modes of exec's preview param.
+const (
+	PreviewHeadTail = "headTail" // the default: the first and the last lines
+	PreviewHead     = "head"
+	PreviewTail     = "tail"
+)
+
+// PreviewModes lists the preview modes, the default first.
+var PreviewModes = []string{PreviewHeadTail, PreviewHead, PreviewTail}
+
+// Limits by which a window ends: Window.TruncatedBy.
+const (
+	ByLines = "lines"
+	ByBytes = "bytes"
+)

@@ -1,0 +1,75 @@
+package protocol
+
+// InitializeParams are initialize's params.
+type InitializeParams struct {
+	ClientInfo *ClientInfo       `json:"clientInfo"`
+	Cwd        string            `json:"cwd"`
+	Env        map[string]string `json:"env"`
+	Roots      []string          `json:"roots"`
+	Limits     *LimitsParams     `json:"limits"`
+}
+
+// ClientInfo names the client.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// LimitsParams are initialize's limits: each field optional, shaped as the
+// params they are the defaults of.
+type LimitsParams struct {
+	Read *struct {
+		Limit        *Num `json:"limit"`
+		MaxBytes     *Num `json:"maxBytes"`
+		MaxLineChars *Num `json:"maxLineChars"`
+	} `json:"read"`
+	ReadBytes *struct {
+		MaxBytes *Num `json:"maxBytes"`
+	} `json:"readBytes"`
+	Exec *struct {
+		MaxLines  *Num `json:"maxLines"`
+		MaxBytes  *Num `json:"maxBytes"`
+		TimeoutMs *Num `json:"timeoutMs"`
+	} `json:"exec"`
+}
+
+// ReadParams are read's params, and page's in line mode.
+type ReadParams struct {
+	Path         string `json:"path"`
+	Offset       *Num   `json:"offset"`
+	Limit        *Num   `json:"limit"`
+	MaxBytes     *Num   `json:"maxBytes"`
+	MaxLineChars *Num   `json:"maxLineChars"`
+}
+
+// ReadBytesParams are readBytes' params.
+type ReadBytesParams struct {
+	Path      string `json:"path"`
+	StartByte *Num   `json:"startByte"`
+	MaxBytes  *Num   `json:"maxBytes"`
+}
+
+// PageParams are page's params: a spool, then read's or, with StartByte,
+// readBytes'.
+type PageParams struct {
+	Spool string `json:"spool"`
+	ReadParams
+	StartByte *Num  `json:"startByte"`
+	Clean     *bool `json:"clean"`
+}
+
+// ExecParams are exec's params.
+type ExecParams struct {
+	Command      *string           `json:"command"`
+	Argv         []string          `json:"argv"`
+	Cwd          string            `json:"cwd"`
+	Env          map[string]string `json:"env"`
+	Stdin        *string           `json:"stdin"`
+	TimeoutMs    *Num              `json:"timeoutMs"`
+	MaxLines     *Num              `json:"maxLines"`
+	MaxBytes     *Num              `json:"maxBytes"`
+	Preview      *string           `json:"preview"`
+	MaxLineChars *Num              `json:"maxLineChars"`
+	MergeStderr  bool              `json:"mergeStderr"`
+	Clean        *bool             `json:"clean"`
+}

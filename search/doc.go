@@ -1,0 +1,27 @@
+// Package search is the engine of grep, find and ls: it walks a directory
+// tree in parallel yet answers in a stable order (depth first, entries
+// sorted by name), honours .gitignore and .ignore files (nested, with
+// negation), skips VCS directories, binary files and files over a size cap,
+// and never follows a symlink out of the tree: every directory and file is
+// opened with openat, one name with O_NOFOLLOW beneath its open parent (as
+// os.Root does, at fewer system calls per file), symlinked directories are
+// not followed (so loops cannot form), and a symlinked file is opened
+// through the tree's os.Root, which refuses one that leads out. Ignore
+// files above the tree apply when the caller names where they start.
+//
+// grep matches RE2 patterns (Go's regexp, so no pattern takes exponential
+// time) line by line over a file, a tree or any io.ReaderAt (an exec
+// spool), with context lines, a match limit, a byte budget and lines
+// clipped on a character boundary. It is fast because most lines are never
+// looked at: a literal that every match must contain is searched with
+// bytes.Index over whole buffers before any line is split (for a regexp, a
+// literal every match must contain, found in its syntax tree), small files
+// are read in one call into a buffer each worker reuses, lines are counted
+// with bytes.Count only up to the matches, and a file is judged binary only
+// at its first match.
+//
+// It returns its own plain types and holds no policy: defaults, caps, wire
+// types and the notices a model reads belong to the callers (methods,
+// protocol, truncate). It imports truncate for the line rules read uses
+// too: clipping, invalid UTF-8, what counts as binary.
+package search

@@ -1,0 +1,441 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+)
+
+// LimitKind says which limit ended a grep. The zero value is LimitNone.
+type LimitKind int
+
+const (
+	// LimitNone: every match is shown.
+	LimitNone LimitKind = iota
+	// LimitMatches: GrepOptions.Limit matches were shown and there are more.
+	LimitMatches
+	// LimitBytes: the next match would pass GrepOptions.MaxBytes.
+	LimitBytes
+)
+
+// String returns "", "matches" or "bytes".
+func (k LimitKind) String() string {
+	switch k {
+	case LimitMatches:
+		return "matches"
+	case LimitBytes:
+		return "bytes"
+	}
+	return ""
+}
+
+// GrepOptions are a grep's filters and limits. The zero value searches
+// every file with no limit: defaults and caps are the caller's policy.
+type GrepOptions struct {
+	// Glob keeps the files of a tree that match it (doublestar syntax, **
+	// for any number of directories): matched against the path relative to
+	// the searched directory, or against the file name when it holds no
+	// '/'. Empty keeps every file.
+	Glob string
+	// Context is how many lines before and after each match are shown.
+	Context int
+	// Limit is how many matching lines are shown; 0 is no limit.
+	Limit int
+	// MaxLineChars clips shown lines at this many characters; 0 does not.
+	MaxLineChars int
+	// MaxBytes bounds the bytes of the shown lines and paths; 0 is no bound.
+	MaxBytes int
+	// MaxFileSize skips a tree's files larger than this (a file or reader
+	// searched by name is searched whatever its size); 0 is no cap.
+	MaxFileSize int64
+	// IgnoreFrom is an ancestor of the searched directory (say, the root
+	// of its repository) whose ignore files, and those of the directories
+	// between, apply too. Empty: only the tree's own.
+	IgnoreFrom string
+}
+
+// Match is one matching line.
+type Match struct {
+	// Line is the line's number, from 1.
+	Line int
+	// Text is the line without its line ending, clipped.
+	Text string
+	// Before and After are the context lines around it, each shown once in
+	// a file: Before are lines Line-len(Before) to Line-1; After stops
+	// before the next matching line.
+	Before, After []string
+
+	size, clipped int // bytes of the shown lines; how many were clipped
+}
+
+// FileMatches are the matches in one file.
+type FileMatches struct {
+	// Path is relative to the searched directory ('/'-separated), or the
+	// name the file or reader was searched by.
+	Path string
+	// Matches are the shown matches, in line order.
+	Matches []Match
+	// Count is how many lines of the file match, shown or not.
+	Count int
+}
+
+// Skipped counts the files of a tree that were not searched.
+type Skipped struct {
+	// Binary files are not text (truncate.IsBinary) and have a match that
+	// is not shown (a file without one is not judged); TooLarge ones are
+	// over GrepOptions.MaxFileSize; Ignored entries (files or directories)
+	// are excluded by .gitignore or .ignore files.
+	Binary, TooLarge, Ignored int
+}
+
+// GrepResult is the outcome of a grep.
+type GrepResult struct {
+	// Files holds each file with a shown match, in walk order: depth
+	// first, entries sorted by name.
+	Files []FileMatches
+	// TotalMatches adds up the Count of Files.
+	TotalMatches int
+	// LimitReached says which limit ended the search, if any.
+	LimitReached LimitKind
+	// ClippedLines counts the shown lines cut at MaxLineChars.
+	ClippedLines int
+	Skipped      Skipped
+}
+
+// collector merges the files' results in walk order under the limits.
+type collector struct {
+	opt          *GrepOptions
+	res          GrepResult
+	shown, bytes int
+}
+
+// add merges the matches of one file, whose scanner stopped keeping them
+// for reason hit; it reports false when a limit is reached and the search
+// should stop.
+func (c *collector) add(path string, fm FileMatches, hit0 LimitKind) bool {
+	if fm.Count == 0 {
+		return true
+	}
+	fm.Path = path
+	n, cost, hit := 0, len(path)+1, LimitNone
+	for _, m := range fm.Matches {
+		if c.opt.Limit > 0 && c.shown >= c.opt.Limit {
+			hit = LimitMatches
+			break
+		}
+		if c.opt.MaxBytes > 0 && c.bytes+cost+m.size > c.opt.MaxBytes {
+			hit = LimitBytes
+			break
+		}
+		c.shown++
+		c.bytes += cost + m.size
+		c.res.ClippedLines += m.clipped
+		cost = 0
+		n++
+	}
+	if hit == LimitNone && n < fm.Count {
+		hit = hit0
+		if hit == LimitNone { // kept all it could: only past the shown limit
+			hit = LimitMatches
+		}
+	}
+	if n > 0 {
+		fm.Matches = fm.Matches[:n]
+		c.res.Files = append(c.res.Files, fm)
+		c.res.TotalMatches += fm.Count
+	}
+	c.res.LimitReached = hit
+	return hit == LimitNone
+}
+
+// Grep searches path, a file or a directory tree, for the lines m matches.
+func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepResult, error) {
+	if err := checkGlob(opt.Glob); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return grepTree(ctx, m, path, &opt)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return GrepReader(ctx, m, f, fi.Size(), path, opt)
+}
+
+// ErrNotRegular is returned for a path that is neither a directory nor a
+// regular file (a FIFO, a socket, a device).
+var ErrNotRegular = errors.New("not a regular file")
+
+// GrepReader searches the first size bytes of r, under the name name (an
+// exec spool, a file).
+func GrepReader(ctx context.Context, m *Matcher, r io.ReaderAt, size int64, name string, opt GrepOptions) (*GrepResult, error) {
+	c := &collector{opt: &opt}
+	s := newScanner(m, &opt)
+	var buf []byte
+	err := s.scanReaderAt(ctx, r, size, &buf)
+	switch {
+	case errors.Is(err, errBinary):
+		c.res.Skipped.Binary++
+	case err != nil:
+		return nil, err
+	default:
+		c.add(name, s.res, s.hit)
+	}
+	return &c.res, nil
+}
+
+// batchSize is how many files of one directory a job carries: fewer
+// channel hand-offs than one job per file.
+const batchSize = 32
+
+// fileJob is a batch of files of one directory to search; out gets their
+// outcomes, in order. A job without files ends the walk.
+type fileJob struct {
+	dir   *dirHandle
+	files []jobFile
+	out   chan []outcome
+	// ignored is the walk's final count of ignored entries, in the last job.
+	ignored int
+}
+
+// jobFile is one file of a job.
+type jobFile struct {
+	name, rel string
+	symlink   bool
+	// ignored is how many entries the walk had ignored when it met this
+	// file, so that the count follows walk order wherever the search stops.
+	ignored int
+}
+
+// outcome is a searched file: its matches, or why it was skipped.
+type outcome struct {
+	res  FileMatches
+	hit  LimitKind
+	skip int // skipBinary, skipTooLarge, skipOther, or 0
+}
+
+const (
+	skipBinary = 1 + iota
+	skipTooLarge
+	skipOther // unreadable, vanished, not a regular file
+)
+
+// grepTree searches the files beneath dir: a walk lists them in order,
+// GOMAXPROCS workers search them, and the results are merged in walk
+// order, so the outcome does not depend on which worker ends first. At
+// most cap(pending) jobs are in flight, which bounds memory.
+func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*GrepResult, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan *fileJob, 16)
+	pending := make(chan *fileJob, 64)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt)}
+			for j := range jobs {
+				j.out <- w.search(j)
+			}
+		}()
+	}
+	var walkErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(pending)
+		defer close(jobs)
+		walkErr = listFiles(ctx, dir, opt, pending, jobs)
+	}()
+	c := &collector{opt: opt}
+	for j := range pending {
+		if !c.addJob(j, <-j.out) {
+			cancel()
+			for range pending {
+			}
+		}
+	}
+	wg.Wait()
+	if walkErr != nil && !errors.Is(walkErr, context.Canceled) {
+		return nil, walkErr
+	}
+	if c.res.LimitReached == LimitNone {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return &c.res, nil
+}
+
+// addJob merges the outcomes of a job; false when a limit is reached.
+func (c *collector) addJob(j *fileJob, outs []outcome) bool {
+	if len(j.files) == 0 {
+		c.res.Skipped.Ignored = j.ignored
+		return true
+	}
+	for i, o := range outs {
+		c.res.Skipped.Ignored = j.files[i].ignored
+		switch o.skip {
+		case skipBinary:
+			c.res.Skipped.Binary++
+		case skipTooLarge:
+			c.res.Skipped.TooLarge++
+		case 0:
+			if !c.add(j.files[i].rel, o.res, o.hit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// listFiles walks dir and sends batches of the files to search to both
+// pending (in walk order, for the collector) and jobs (for the workers).
+func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+	g := newGlob(opt.Glob)
+	send := func(j *fileJob, ch chan<- *fileJob) error {
+		select {
+		case ch <- j:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var cur *fileJob
+	flush := func() error {
+		j := cur
+		cur = nil
+		if j == nil {
+			return nil
+		}
+		if err := send(j, pending); err != nil {
+			j.dir.release()
+			return err
+		}
+		if err := send(j, jobs); err != nil {
+			j.dir.release()
+			j.out <- make([]outcome, len(j.files)) // never read: the collector drains
+			return err
+		}
+		return nil
+	}
+	ignored, err := walk(ctx, dir, opt.IgnoreFrom, func(dirRel string, e entry, h *dirHandle, ignored int) error {
+		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
+			return nil
+		}
+		rel := joinRel(dirRel, e.name)
+		if !g.match(rel, e.name) {
+			return nil
+		}
+		if cur != nil && (cur.dir != h || len(cur.files) == batchSize) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if cur == nil {
+			h.acquire()
+			cur = &fileJob{dir: h, out: make(chan []outcome, 1)}
+		}
+		cur.files = append(cur.files, jobFile{name: e.name, rel: rel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
+		return nil
+	})
+	if ferr := flush(); err == nil {
+		err = ferr
+	}
+	last := &fileJob{ignored: ignored, out: make(chan []outcome, 1)}
+	last.out <- nil
+	if serr := send(last, pending); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// worker searches the files of jobs, reusing its scanner and buffer.
+type worker struct {
+	ctx  context.Context
+	root *os.Root
+	s    *scanner
+	buf  []byte
+}
+
+// search searches the files of j, then releases its directory.
+func (w *worker) search(j *fileJob) []outcome {
+	defer j.dir.release()
+	outs := make([]outcome, len(j.files))
+	for i := range j.files {
+		outs[i] = w.searchFile(j.dir, &j.files[i])
+	}
+	return outs
+}
+
+func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
+	r, size, err := openJob(w.ctx, w.root, dir, f)
+	if err != nil {
+		return outcome{skip: skipOther}
+	}
+	defer r.Close()
+	if opt := w.s.opt; opt.MaxFileSize > 0 && size > opt.MaxFileSize {
+		return outcome{skip: skipTooLarge}
+	}
+	s := w.s
+	s.reset()
+	switch err := s.scanReaderAt(w.ctx, r, size, &w.buf); {
+	case errors.Is(err, errBinary):
+		return outcome{skip: skipBinary}
+	case err != nil:
+		return outcome{skip: skipOther}
+	}
+	if cap(w.buf) > 2*chunkSize {
+		w.buf = nil // a long line grew it: do not keep that much
+	}
+	return outcome{res: s.res, hit: s.hit}
+}
+
+// readerAtCloser is an open file of the tree.
+type readerAtCloser interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// openJob opens a regular file of the tree without blocking (a FIFO) and
+// without leaving the tree: a plain file beneath its directory, a symlink
+// through the tree's root, which refuses links that lead out of it.
+func openJob(ctx context.Context, root *os.Root, dir *dirHandle, f *jobFile) (readerAtCloser, int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	if !f.symlink {
+		return openFileAt(dir.fd, f.name)
+	}
+	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := file.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		file.Close()
+		return nil, 0, ErrNotRegular
+	}
+	return file, fi.Size(), nil
+}

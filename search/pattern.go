@@ -1,0 +1,261 @@
+package search
+
+import (
+	"bytes"
+	"regexp"
+	"regexp/syntax"
+	"unicode/utf8"
+)
+
+// Query is what a grep looks for.
+type Query struct {
+	// Pattern is an RE2 regular expression (Go's regexp syntax), or a plain
+	// string when Literal is set.
+	Pattern string
+	// Literal matches Pattern as it is written.
+	Literal bool
+	// IgnoreCase matches without regard to case (Unicode simple folding).
+	IgnoreCase bool
+}
+
+// Matcher finds the lines that match a Query. A line matches when the
+// pattern matches within it: ^ and $ match at its ends (a CRLF line's \r
+// does not stand in the way of $), and no match spans two lines. A Matcher
+// is immutable and safe for concurrent use.
+type Matcher struct {
+	re *regexp.Regexp
+	// lit is a string that every matching line contains, searched with
+	// bytes.Index over a whole buffer before any line is split: most
+	// patterns name one, and most lines of a tree lack it.
+	lit []byte
+	// fold: lit is lower-case ASCII, compared without regard to case.
+	fold bool
+	// pure: a line that holds lit matches, so re need not run.
+	pure bool
+}
+
+// Compile checks q and returns its Matcher. A bad pattern gives a
+// *syntax.Error.
+func Compile(q Query) (*Matcher, error) {
+	pat := q.Pattern
+	if q.Literal {
+		pat = regexp.QuoteMeta(pat)
+	}
+	// Multi-line mode, so that ^ and $ match at line ends in a buffer of many
+	// lines; without ClassNL, [^a] and \s cannot reach into the next line.
+	flags := syntax.Perl &^ (syntax.OneLine | syntax.ClassNL)
+	if q.IgnoreCase {
+		flags |= syntax.FoldCase
+	}
+	tree, err := syntax.Parse(pat, flags)
+	if err != nil {
+		return nil, err
+	}
+	tree = tree.Simplify()
+	crlf := endLinesTakeCR(tree)
+	re, err := regexp.Compile(tree.String())
+	if err != nil {
+		return nil, err
+	}
+	m := &Matcher{re: re}
+	lit, fold := required(tree)
+	if fold && !foldsASCII(lit) {
+		lit = nil // a fold into non-ASCII (k, K; s, ſ) the byte search would miss
+	}
+	if len(lit) > 0 && !containsRune(lit, '\n') {
+		m.lit = []byte(string(lit))
+		if fold {
+			m.lit = bytes.ToLower(m.lit)
+		}
+		m.fold = fold
+		m.pure = !crlf && isLiteral(tree)
+	}
+	return m, nil
+}
+
+// endLinesTakeCR rewrites each $ of tree into \r?$, so that a CRLF line
+// ends where $ looks for its end; it reports whether there was any.
+func endLinesTakeCR(re *syntax.Regexp) bool {
+	found := false
+	for i, sub := range re.Sub {
+		if sub.Op == syntax.OpEndLine {
+			cr := &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune{'\r'}}
+			re.Sub[i] = &syntax.Regexp{Op: syntax.OpConcat, Sub: []*syntax.Regexp{
+				{Op: syntax.OpQuest, Sub: []*syntax.Regexp{cr}}, sub,
+			}}
+			found = true
+			continue
+		}
+		found = endLinesTakeCR(sub) || found
+	}
+	if re.Op == syntax.OpEndLine {
+		// A pattern that is only $: it matches every line anyway.
+		found = true
+	}
+	return found
+}
+
+// isLiteral reports whether re matches exactly one string (perhaps folded).
+func isLiteral(re *syntax.Regexp) bool {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	return re.Op == syntax.OpLiteral
+}
+
+// required returns the longest literal that every match of re contains,
+// and whether it is compared without regard to case.
+func required(re *syntax.Regexp) (lit []rune, fold bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return re.Rune, re.Flags&syntax.FoldCase != 0
+	case syntax.OpCapture, syntax.OpPlus:
+		return required(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return required(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var run []rune
+		runFold := false
+		take := func(l []rune, f bool) {
+			if len(l) > len(lit) {
+				lit, fold = l, f
+			}
+		}
+		for _, sub := range re.Sub {
+			if sub.Op == syntax.OpLiteral {
+				run = append(run, sub.Rune...)
+				runFold = runFold || sub.Flags&syntax.FoldCase != 0
+				continue
+			}
+			take(run, runFold)
+			run, runFold = nil, false
+			take(required(sub))
+		}
+		take(run, runFold)
+		return lit, fold
+	}
+	return nil, false
+}
+
+// foldsASCII reports whether lit folds only to ASCII: ASCII, without k or s,
+// whose folds include the Kelvin sign and the long s.
+func foldsASCII(lit []rune) bool {
+	for _, r := range lit {
+		switch {
+		case r >= utf8.RuneSelf, r == 'k', r == 'K', r == 's', r == 'S':
+			return false
+		}
+	}
+	return true
+}
+
+func containsRune(rs []rune, c rune) bool {
+	for _, r := range rs {
+		if r == c {
+			return true
+		}
+	}
+	return false
+}
+
+// next returns the bounds of the first matching line at or after pos, a
+// line start: buf[start:end] without its '\n'. ok is false when no line
+// of buf[pos:] matches.
+func (m *Matcher) next(buf []byte, pos int) (start, end int, ok bool) {
+	for pos < len(buf) {
+		var at, stop int
+		if m.lit != nil {
+			i := m.index(buf[pos:])
+			if i < 0 {
+				return 0, 0, false
+			}
+			at, stop = pos+i, -1
+		} else {
+			loc := m.re.FindIndex(buf[pos:])
+			if loc == nil {
+				return 0, 0, false
+			}
+			at, stop = pos+loc[0], pos+loc[1]
+		}
+		start = pos + bytes.LastIndexByte(buf[pos:at], '\n') + 1
+		end = len(buf)
+		if j := bytes.IndexByte(buf[at:], '\n'); j >= 0 {
+			end = at + j
+		}
+		if m.pure || stop >= 0 && stop <= end || m.re.Match(buf[start:end]) {
+			return start, end, true
+		}
+		pos = end + 1
+	}
+	return 0, 0, false
+}
+
+// matchLine reports whether line (without its '\n') matches.
+func (m *Matcher) matchLine(line []byte) bool {
+	if m.lit != nil && m.index(line) < 0 {
+		return false
+	}
+	return m.pure || m.re.Match(line)
+}
+
+func (m *Matcher) index(b []byte) int {
+	if m.fold {
+		return indexFold(b, m.lit)
+	}
+	return bytes.Index(b, m.lit)
+}
+
+// indexFold is bytes.Index for a lower-case ASCII lit, ignoring ASCII case.
+// It looks for lit's first byte in both cases with bytes.IndexByte (which
+// is vectorised), remembering where each case occurs next so that no byte
+// is scanned twice for it.
+func indexFold(s, lit []byte) int {
+	lo := lit[0]
+	up := lo
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	nextLo, nextUp := -1, -1
+	for i := 0; i+len(lit) <= len(s); {
+		if nextLo < i {
+			nextLo = indexFrom(s, lo, i)
+		}
+		if nextUp < i {
+			nextUp = indexFrom(s, up, i)
+		}
+		j := min(nextLo, nextUp)
+		if j+len(lit) > len(s) {
+			return -1
+		}
+		if equalFold(s[j+1:j+len(lit)], lit[1:]) {
+			return j
+		}
+		i = j + 1
+	}
+	return -1
+}
+
+// indexFrom is the index of c in s at or after i, or len(s)+1 when there is
+// none, so that a search for it is not repeated.
+func indexFrom(s []byte, c byte, i int) int {
+	if j := bytes.IndexByte(s[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(s) + 1
+}
+
+// equalFold compares s with lower-case ASCII lit, ignoring ASCII case.
+func equalFold(s, lit []byte) bool {
+	for i, c := range lit {
+		b := s[i]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if b != c {
+			return false
+		}
+	}
+	return true
+}

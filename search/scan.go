@@ -1,0 +1,308 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"io"
+	"unicode/utf8"
+
+	"github.com/toold/toold/truncate"
+)
+
+const (
+	// chunkSize is how much of a file is read at once: a whole small file
+	// in one read, a large file or spool in pieces.
+	chunkSize = 1 << 20
+	// maxLineBuf bounds the buffer a long line grows it to; a line longer
+	// than this is searched in pieces (a match across a piece boundary is
+	// missed).
+	maxLineBuf = 16 << 20
+	// sniffLen is how much of a file the binary rule looks at.
+	sniffLen = 8192
+)
+
+// scanner searches one file, keeping its matches with their context under
+// the limits of a GrepOptions.
+type scanner struct {
+	m   *Matcher
+	opt *GrepOptions
+	res FileMatches
+	// full is set when the limit or the byte budget is reached: matches are
+	// still counted, no longer kept; hit says which.
+	full bool
+	hit  LimitKind
+	// bytes of the kept lines.
+	bytes int
+	// lastShown is the last line kept (as a match or context), so that no
+	// line is shown twice; pendingAfter counts the context lines the last
+	// match still wants.
+	lastShown, pendingAfter int
+	// chunk is how much is read at once: chunkSize, smaller in tests.
+	chunk int
+	// sample is the start of the file, judged binary or not at the first
+	// match (judged); a binary file's scan ends there.
+	sample         []byte
+	judged, binary bool
+}
+
+func newScanner(m *Matcher, opt *GrepOptions) *scanner {
+	return &scanner{m: m, opt: opt, chunk: chunkSize}
+}
+
+// reset readies s for the next file.
+func (s *scanner) reset() {
+	*s = scanner{m: s.m, opt: s.opt, chunk: s.chunk, sample: s.sample[:0]}
+}
+
+// errBinary is returned for a file that is not text and has a match.
+var errBinary = errors.New("binary file")
+
+// scanReaderAt searches the first size bytes of r, reading them in chunks
+// into *bufp (grown as needed and kept for the next file).
+// ctx is checked between chunks: a large file or spool stops soon after a
+// cancel.
+func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, bufp *[]byte) error {
+	buf := *bufp
+	defer func() { *bufp = buf }()
+	var (
+		off   int64 // next byte of r to read
+		old   int   // buf[:old] are lines already searched, kept for context
+		n     int   // buf[:n] holds data
+		line  = 1   // number of the line that starts at buf[old]
+		first = true
+	)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		want := min(int64(s.chunk), size-off)
+		if need := n + int(want); cap(buf) < need {
+			nb := make([]byte, need, max(need, min(2*cap(buf), maxLineBuf+s.chunk)))
+			copy(nb, buf[:n])
+			buf = nb
+		}
+		buf = buf[:cap(buf)]
+		got, err := r.ReadAt(buf[n:n+int(want)], off)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		off += int64(got)
+		n += got
+		eof := got < int(want) || off >= size
+		if first {
+			if n < sniffLen && !eof {
+				continue // judge on the whole sample, however small the chunks
+			}
+			first = false
+			// Judged at the first match: most files have none, and whether
+			// those are text does not matter.
+			s.sample = append(s.sample[:0], buf[:min(n, sniffLen)]...)
+		}
+		end := n
+		if !eof {
+			end = old + bytes.LastIndexByte(buf[old:n], '\n') + 1
+			if end == old {
+				if n < s.maxLine() {
+					continue // the line goes on past the buffer: read more of it
+				}
+				end = n
+			}
+		}
+		line = s.scan(buf[:end], old, line)
+		if s.binary {
+			return errBinary
+		}
+		if eof {
+			return nil
+		}
+		// Keep the last context lines before end, and what follows end.
+		keep := end
+		for i := 0; i < s.opt.Context && keep > 0; i++ {
+			keep = bytes.LastIndexByte(buf[:keep-1], '\n') + 1
+		}
+		copy(buf, buf[keep:n])
+		old, n = end-keep, n-keep
+	}
+}
+
+// maxLine is the longest line searched whole: maxLineBuf, or less for a
+// test's small chunks.
+func (s *scanner) maxLine() int {
+	return min(maxLineBuf, 64*s.chunk)
+}
+
+// scan searches the lines of buf[from:]; buf[:from] holds lines searched
+// before, for context. line is the number of the line at from; scan
+// returns the number of the line after buf.
+func (s *scanner) scan(buf []byte, from, line int) int {
+	pos := from
+	if s.pendingAfter > 0 {
+		pos, line = s.after(buf, pos, line)
+	}
+	for pos < len(buf) {
+		start, end, ok := s.m.next(buf, pos)
+		if !ok {
+			break
+		}
+		if !s.judged {
+			s.judged = true
+			if s.binary = !plainText(s.sample) && truncate.IsBinary(s.sample); s.binary {
+				return line
+			}
+		}
+		line += bytes.Count(buf[pos:start], nl)
+		s.res.Count++
+		if !s.full {
+			s.keep(buf, start, end, line)
+		}
+		pos, line = lineAfter(buf, end, line)
+		if s.opt.Context > 0 && !s.full {
+			s.pendingAfter = s.opt.Context
+			pos, line = s.after(buf, pos, line)
+		}
+	}
+	return line + bytes.Count(buf[pos:], nl)
+}
+
+var nl = []byte{'\n'}
+
+// lineAfter returns the start and number of the line after the one, number
+// line, that ends at end.
+func lineAfter(buf []byte, end, line int) (int, int) {
+	if end < len(buf) {
+		return end + 1, line + 1
+	}
+	return end, line
+}
+
+// keep records the match buf[start:end], line number line, with the
+// context lines before it that are not shown yet, unless the limit or the
+// byte budget is reached.
+func (s *scanner) keep(buf []byte, start, end, line int) {
+	if s.opt.Limit > 0 && len(s.res.Matches) >= s.opt.Limit {
+		s.stop(LimitMatches)
+		return
+	}
+	var before []string
+	size, clipped := 0, 0
+	n := min(s.opt.Context, line-1-s.lastShown)
+	if n > 0 {
+		// Walk back over up to n lines, then show them in order.
+		b := start
+		for i := 0; i < n && b > 0; i++ {
+			b = bytes.LastIndexByte(buf[:b-1], '\n') + 1
+		}
+		before = make([]string, 0, n)
+		for b < start {
+			e := b + bytes.IndexByte(buf[b:start], '\n')
+			l, c := show(buf[b:e], s.opt.MaxLineChars)
+			before = append(before, l)
+			size, clipped = size+len(l)+1, clipped+c
+			b = e + 1
+		}
+	}
+	text, c := show(buf[start:end], s.opt.MaxLineChars)
+	size, clipped = size+len(text)+1, clipped+c
+	if !s.spend(size) {
+		return
+	}
+	s.res.Matches = append(s.res.Matches, Match{Line: line, Text: text, Before: before, size: size, clipped: clipped})
+	s.lastShown = line
+}
+
+// after adds to the last match the context lines that follow it, from pos
+// (the start of line number line), up to the next matching line.
+func (s *scanner) after(buf []byte, pos, line int) (int, int) {
+	for s.pendingAfter > 0 && pos < len(buf) {
+		end := len(buf)
+		if j := bytes.IndexByte(buf[pos:], '\n'); j >= 0 {
+			end = pos + j
+		}
+		if s.m.matchLine(buf[pos:end]) {
+			s.pendingAfter = 0
+			break
+		}
+		text, c := show(buf[pos:end], s.opt.MaxLineChars)
+		if !s.spend(len(text) + 1) {
+			break
+		}
+		last := &s.res.Matches[len(s.res.Matches)-1]
+		last.After = append(last.After, text)
+		last.size += len(text) + 1
+		last.clipped += c
+		s.lastShown = line
+		s.pendingAfter--
+		pos, line = lineAfter(buf, end, line)
+	}
+	return pos, line
+}
+
+// spend takes size bytes from the budget, or stops the scan when they do
+// not fit.
+func (s *scanner) spend(size int) bool {
+	if s.opt.MaxBytes > 0 && s.bytes+size > s.opt.MaxBytes {
+		s.stop(LimitBytes)
+		return false
+	}
+	s.bytes += size
+	return true
+}
+
+func (s *scanner) stop(k LimitKind) {
+	s.full, s.hit, s.pendingAfter = true, k, 0
+}
+
+// show renders one line for a model: without its line ending, clipped at
+// maxChars characters on a character boundary, invalid UTF-8 replaced; it
+// returns 1 when it clipped the line.
+func show(line []byte, maxChars int) (string, int) {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	line, clipped := truncate.ClipLine(line, maxChars)
+	if clipped {
+		return truncate.Valid(line), 1
+	}
+	return truncate.Valid(line), 0
+}
+
+// plainText is a quick proof that sample is text by truncate.IsBinary's
+// rule: no NUL, no control character but those it allows, valid UTF-8.
+// Eight bytes at a time, most words are printable ASCII and skipped whole;
+// when it cannot tell, the caller asks truncate.IsBinary.
+func plainText(sample []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ascii := true
+	i := 0
+	for ; i+8 <= len(sample); i += 8 {
+		w := binary.LittleEndian.Uint64(sample[i:])
+		// A byte below 0x20 or above 0x7e sets its high bit here.
+		if ((w-0x20*ones)&^w|(w+0x01*ones)|w)&highs == 0 {
+			continue
+		}
+		for _, c := range sample[i : i+8] {
+			if !plainByte(c, &ascii) {
+				return false
+			}
+		}
+	}
+	for _, c := range sample[i:] {
+		if !plainByte(c, &ascii) {
+			return false
+		}
+	}
+	return ascii || utf8.Valid(sample)
+}
+
+func plainByte(c byte, ascii *bool) bool {
+	switch {
+	case c >= 0x80:
+		*ascii = false
+		return true
+	case c >= 0x20:
+		return c != 0x7f
+	}
+	return c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\b' || c == 0x1b
+}

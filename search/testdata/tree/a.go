@@ -1,0 +1,7 @@
+package a
+
+// needle one
+func A() {}
+
+var x = "needle two"
+var y = "NEEDLE three"
