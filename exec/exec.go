@@ -78,6 +78,10 @@ type Spec struct {
 	// Spool opens the spool file of a stream ("stdout" or "stderr") when its
 	// output must be kept; nil means no spooling.
 	Spool func(stream string) (SpoolFile, error)
+	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
+	// of a closed spool file, for the evidence of a highlight that has left
+	// memory; nil reads the file from its start.
+	ReadLines func(path string, from, to int64) ([]byte, error)
 }
 
 // Result is what a command did and printed.
@@ -105,6 +109,16 @@ type Stream struct {
 	Truncated    bool
 	Spool        *SpoolRef
 	Binary       bool
+	// Highlights are groups of lines from the omitted middle, in output
+	// order ([] when none); HighlightsOmitted counts the groups found there
+	// but left out for the budget. HighlightErrors is set when a shown group
+	// is an error (else they are warnings).
+	Highlights        []truncate.ShownHighlight
+	HighlightsOmitted int
+	HighlightErrors   bool
+	// Clip names the first line shown clipped, where its shown part ends
+	// in the raw output; nil when none is.
+	Clip *truncate.Clip
 	// SpoolError says why the spool could not be opened or written in
 	// full; Spool, when set, then holds what was written.
 	SpoolError string
@@ -250,10 +264,12 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	r.log.Debug("exec started", "pid", p.pgid, "argv", cmd.Args)
 
 	p.out = newCapture(spec.Output, "stdout", spec.Spool)
+	p.out.readLines = spec.ReadLines
 	r.goTracked(func() { p.read(pp.outR, p.out) })
 	p.readers = 1
 	if pp.errR != nil {
 		p.err = newCapture(spec.Output, "stderr", spec.Spool)
+		p.err.readLines = spec.ReadLines
 		r.goTracked(func() { p.read(pp.errR, p.err) })
 		p.readers++
 	}

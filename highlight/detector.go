@@ -45,6 +45,7 @@ type Group struct {
 	Rule     string   // the rule of its first hit
 	Key      string   // its first hit's line, normalized (see Key)
 	Hits     int      // lines that matched a rule
+	Hit      int64    // the line of its worst hit (its first of that severity)
 	Repeat   bool     // an earlier group had the same Key
 	// Evidence are lines far before the group that it needs, no longer in
 	// memory: the log lines a go test printed under its "=== RUN" line,
@@ -144,7 +145,7 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
 		d.close()
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body)}
+		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n}
 		d.firstHit = n
 		d.fill(from, n-1)
 	}
@@ -152,7 +153,7 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
 	d.appendLine(n, line)
 	if r.Severity > g.Severity {
 		// The group is known by its worst hit.
-		g.Severity, g.Rule, g.Key = r.Severity, r.Name, Key(body)
+		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, Key(body), n
 	}
 	g.Hits++
 	d.lastHit = n

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/truncate"
 )
 
 // ExecFacts are what an exec notice is made from.
@@ -17,6 +18,12 @@ type ExecFacts struct {
 	// StdoutSpoolError and StderrSpoolError say why a stream's spool could
 	// not be written in full; "" when it was.
 	StdoutSpoolError, StderrSpoolError string
+	// StdoutErrors and StderrErrors are set when a shown highlight of the
+	// stream is an error (else its highlights are warnings).
+	StdoutErrors, StderrErrors bool
+	// StdoutClip and StderrClip name the first line the stream shows
+	// clipped; nil when none.
+	StdoutClip, StderrClip *truncate.Clip
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -33,10 +40,10 @@ func Exec(f ExecFacts) string {
 	case r.Signal != nil:
 		parts = append(parts, "Killed by "+*r.Signal)
 	}
-	if p := stream("stdout", &r.Stdout, f.StdoutSpoolError); p != "" {
+	if p := stream("stdout", &r.Stdout, f.StdoutSpoolError, f.StdoutErrors, f.StdoutClip); p != "" {
 		parts = append(parts, p)
 	}
-	if p := stream("stderr", &r.Stderr, f.StderrSpoolError); p != "" {
+	if p := stream("stderr", &r.Stderr, f.StderrSpoolError, f.StderrErrors, f.StderrClip); p != "" {
 		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
@@ -45,8 +52,9 @@ func Exec(f ExecFacts) string {
 	return "[" + strings.Join(parts, ". ") + "]"
 }
 
-// stream says what stream name left out and where it is kept.
-func stream(name string, s *protocol.Stream, spoolErr string) string {
+// stream says what stream name left out, which lines of the middle it
+// shows, and where the rest is kept.
+func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *truncate.Clip) string {
 	var p string
 	switch {
 	case s.Binary && s.Spool != nil && spoolErr == "":
@@ -56,8 +64,12 @@ func stream(name string, s *protocol.Stream, spoolErr string) string {
 	case s.Omitted != nil:
 		p = fmt.Sprintf("%s: %d lines, %s; lines %d-%d (%s) omitted", name, s.TotalLines, Size(s.TotalBytes),
 			s.Omitted.FromLine, s.Omitted.ToLine, Size(s.Omitted.Bytes))
+		p += highlights(s, errs)
 	case s.ClippedLines > 0:
 		p = fmt.Sprintf("%s: %d line(s) clipped", name, s.ClippedLines)
+	}
+	if clip != nil && s.Spool != nil && spoolErr == "" {
+		p += fmt.Sprintf("; line %d is clipped: page spool=%s startByte=%d reads it on", clip.Line, s.Spool.ID, clip.StartByte)
 	}
 	switch {
 	case spoolErr != "":
@@ -74,6 +86,41 @@ func stream(name string, s *protocol.Stream, spoolErr string) string {
 		if s.Spool.Capped {
 			p += fmt.Sprintf(" (the spool stops at %s)", Size(s.Spool.Bytes))
 		}
+	}
+	return p
+}
+
+// maxRanges bounds the highlighted ranges a notice names.
+const maxRanges = 8
+
+// highlights names the lines of the middle a stream shows, e.g. ", but errors
+// at lines 1733-1736, 5120 are shown (2 more groups not)".
+func highlights(s *protocol.Stream, errs bool) string {
+	if len(s.Highlights) == 0 {
+		if s.HighlightsOmitted > 0 {
+			return fmt.Sprintf(" (%d groups of errors or warnings among them not shown)", s.HighlightsOmitted)
+		}
+		return ""
+	}
+	kind := "warnings"
+	if errs {
+		kind = "errors"
+	}
+	var rs []string
+	for i, h := range s.Highlights {
+		if i == maxRanges {
+			rs = append(rs, "...")
+			break
+		}
+		if h.FromLine == h.ToLine {
+			rs = append(rs, fmt.Sprint(h.FromLine))
+		} else {
+			rs = append(rs, fmt.Sprintf("%d-%d", h.FromLine, h.ToLine))
+		}
+	}
+	p := fmt.Sprintf(", but %s at lines %s are shown", kind, strings.Join(rs, ", "))
+	if s.HighlightsOmitted > 0 {
+		p += fmt.Sprintf(" (%d more groups not)", s.HighlightsOmitted)
 	}
 	return p
 }

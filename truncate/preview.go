@@ -53,6 +53,8 @@ type PreviewResult struct {
 	// HighlightsOmitted counts the groups of the middle left out for the
 	// budget.
 	HighlightsOmitted int
+	// Clip is the first line of Head or Tail shown clipped; nil when none.
+	Clip *Clip
 }
 
 // Preview renders the head/tail preview of an output of totalBytes bytes and
@@ -126,9 +128,9 @@ func (w walker) headTail(o Output, maxLines, maxBytes int, mode string) (hd, tl 
 	}
 	if whole != nil {
 		// In a whole output the tail must stop where the head ended.
-		return hd, w.tail(tailSrc, hd.raw, maxLines-len(hd.lines), maxBytes-hd.shown)
+		return hd, w.tail(tailSrc, 0, hd.raw, maxLines-len(hd.lines), maxBytes-hd.shown)
 	}
-	tl = w.tail(tailSrc, 0, maxLines-len(hd.lines), maxBytes-hd.shown)
+	tl = w.tail(tailSrc, totalBytes-int64(len(tailSrc)), 0, maxLines-len(hd.lines), maxBytes-hd.shown)
 	return hd, w.tailKnown(o, hd, tl, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
 }
 
@@ -143,6 +145,9 @@ func (w walker) headKnown(o Output, headSrc []byte, maxLines, maxBytes int) part
 	for _, k := range o.Known {
 		if k.Line == int64(len(hd.lines))+1 && k.Start == int64(hd.raw) {
 			if s, clipped, ok := w.known(k, maxBytes-hd.shown); ok {
+				if clipped && hd.clip == nil {
+					hd.clip = &clipAt{idx: len(hd.lines), end: k.Start + knownEnd(s)}
+				}
 				hd.add(s, int(k.End-k.Start), clipped)
 			}
 			break
@@ -167,6 +172,12 @@ func (w walker) tailKnown(o Output, hd, tl part, tailSrc []byte, maxLines, maxBy
 				// tail keeps its lines in output order: k comes first.
 				copy(tl.lines[1:], tl.lines[:len(tl.lines)-1])
 				tl.lines[0] = s
+				switch {
+				case clipped:
+					tl.clip = &clipAt{idx: 0, end: k.Start + knownEnd(s)}
+				case tl.clip != nil:
+					tl.clip.idx++
+				}
 			}
 			break
 		}
@@ -174,9 +185,20 @@ func (w walker) tailKnown(o Output, hd, tl part, tailSrc []byte, maxLines, maxBy
 	return tl
 }
 
-// known renders a known line within maxBytes, cut shorter when it must be.
+// knownEnd is how many raw bytes of a known line its shown form s covers,
+// taken as the bytes of s's body (clean-up may have shortened it).
+func knownEnd(s string) int64 {
+	body, _ := SplitEnding([]byte(s))
+	return int64(len(body))
+}
+
+// known renders a known line within maxBytes, cut shorter when it must be;
+// not at all when lines are not clipped (maxChars 0) and it would be.
 func (w walker) known(k KnownLine, maxBytes int) (string, bool, bool) {
 	s, clipped := ShowLine(k.Text, w.clean, w.maxChars)
+	if w.maxChars <= 0 && (k.Cut || len(s) > maxBytes) {
+		return "", false, false
+	}
 	clipped = clipped || k.Cut
 	if len(s) > maxBytes {
 		body, ending := SplitEnding([]byte(s))
@@ -198,6 +220,29 @@ type part struct {
 	raw     int      // raw bytes of those lines
 	shown   int      // bytes of the shown lines
 	clipped int      // lines clipped at maxChars
+	clip    *clipAt  // the first clipped line, if any
+}
+
+// clipAt is a clipped line of a part: its index, and the raw offset in the
+// output where its shown part ends.
+type clipAt struct {
+	idx int
+	end int64
+}
+
+// Clip names the first line a preview shows clipped (in Head, else in
+// Tail) and the raw byte offset where its shown part ends: a page call with
+// that startByte reads the line on.
+type Clip struct {
+	Line      int64
+	StartByte int64
+}
+
+// clipEnd is how many raw bytes of line a clip at maxChars shows.
+func clipEnd(line []byte, maxChars int) int64 {
+	body, _ := SplitEnding(line)
+	shown, _ := ClipLine(body, maxChars)
+	return int64(len(shown))
 }
 
 func (p *part) text() string {
@@ -231,6 +276,9 @@ func (w walker) head(src []byte, maxLines, maxBytes int) part {
 		if p.shown+len(s) > maxBytes {
 			break
 		}
+		if clipped && p.clip == nil {
+			p.clip = &clipAt{idx: len(p.lines), end: int64(i) + clipEnd(src[i:j], w.maxChars)}
+		}
 		p.add(s, j-i, clipped)
 		i = j
 	}
@@ -238,8 +286,9 @@ func (w walker) head(src []byte, maxLines, maxBytes int) part {
 }
 
 // tail takes the lines of src from its end, walking back, while they fit in
-// maxLines and maxBytes and start at or after lo.
-func (w walker) tail(src []byte, lo, maxLines, maxBytes int) part {
+// maxLines and maxBytes and start at or after lo. src begins at raw offset
+// srcAbs of the output.
+func (w walker) tail(src []byte, srcAbs int64, lo, maxLines, maxBytes int) part {
 	var p part
 	for j := len(src); j > lo && len(p.lines) < maxLines; {
 		i := bytes.LastIndexByte(src[:j-1], '\n') + 1
@@ -250,12 +299,18 @@ func (w walker) tail(src []byte, lo, maxLines, maxBytes int) part {
 		if p.shown+len(s) > maxBytes {
 			break
 		}
+		if clipped { // walking back, the last one found is the first
+			p.clip = &clipAt{idx: len(p.lines), end: srcAbs + int64(i) + clipEnd(src[i:j], w.maxChars)}
+		}
 		p.add(s, j-i, clipped)
 		j = i
 	}
 	// Collected walking back: put them in output order.
 	for a, b := 0, len(p.lines)-1; a < b; a, b = a+1, b-1 {
 		p.lines[a], p.lines[b] = p.lines[b], p.lines[a]
+	}
+	if p.clip != nil {
+		p.clip.idx = len(p.lines) - 1 - p.clip.idx
 	}
 	return p
 }
@@ -276,6 +331,12 @@ func (w walker) result(hd, tl part, totalBytes, totalLines int64) PreviewResult 
 		ShownLines:   len(hd.lines) + len(tl.lines),
 		ShownBytes:   hd.shown + tl.shown,
 		ClippedLines: hd.clipped + tl.clipped,
+	}
+	switch {
+	case hd.clip != nil:
+		r.Clip = &Clip{Line: int64(hd.clip.idx) + 1, StartByte: hd.clip.end}
+	case tl.clip != nil:
+		r.Clip = &Clip{Line: totalLines - int64(len(tl.lines)) + int64(tl.clip.idx) + 1, StartByte: tl.clip.end}
 	}
 	if omitted := totalBytes - int64(hd.raw) - int64(tl.raw); omitted > 0 {
 		r.Omitted = &Omitted{
