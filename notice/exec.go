@@ -69,7 +69,10 @@ func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *t
 		p = fmt.Sprintf("%s: %d line(s) clipped", name, s.ClippedLines)
 	}
 	if clip != nil && s.Spool != nil && spoolErr == "" {
-		p += fmt.Sprintf("; line %d is clipped: page spool=%s startByte=%d reads it on", clip.Line, s.Spool.ID, clip.StartByte)
+		p += fmt.Sprintf("; page spool=%s startByte=%d reads clipped line %d on", s.Spool.ID, clip.StartByte, clip.Line)
+		if s.Omitted == nil {
+			return p
+		}
 	}
 	switch {
 	case spoolErr != "":
