@@ -189,3 +189,15 @@ func BenchmarkDetectRandom(b *testing.B) {
 		feed(data)
 	}
 }
+
+// BenchmarkDetectFlood is the detector over nothing but error lines: every
+// line a hit, as in an output of 1 GiB of them.
+func BenchmarkDetectFlood(b *testing.B) {
+	line := []byte("2026-11-22 02:00:00,123 ERROR worker: request 42 failed: connection refused\n")
+	data := bytes.Repeat(line, (16<<20)/len(line))
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		feed(data)
+	}
+}

@@ -77,7 +77,8 @@ type Detector struct {
 	found int
 	sev   [3]int // groups found per severity
 
-	tests goTests
+	tests  goTests
+	shapes matchCache
 }
 
 type ringLine struct {
@@ -87,7 +88,7 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}}
+	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}, shapes: matchCache{}}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -98,7 +99,7 @@ func (d *Detector) Line(n int64, line []byte) {
 	d.tests.line(n, body)
 	var r *Rule
 	if m := scan(body); m != 0 {
-		r = match(body, m)
+		r = d.shapes.match(body, m)
 	}
 	switch {
 	case r != nil:
