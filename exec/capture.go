@@ -77,7 +77,8 @@ func (c *capture) write(p []byte) {
 	}
 	prev := c.total
 	c.total += int64(len(p))
-	c.newlines += int64(bytes.Count(p, []byte{'\n'}))
+	nl := int64(bytes.Count(p, []byte{'\n'}))
+	c.newlines += nl
 	c.last = p[len(p)-1]
 
 	if n := len(c.prefix); n < c.keep {
@@ -99,7 +100,10 @@ func (c *capture) write(p []byte) {
 		if c.scan == nil {
 			c.scan = newScanner(c.opt.Clean, c.maxLine(), int64(c.keep))
 		}
-		c.scan.write(p)
+		// Past the spool's cap, a scanner that falls behind skips rather
+		// than holding up the reads: the lines no file keeps are searched
+		// as far as it keeps up.
+		c.scan.write(p, nl, c.sp != nil && c.sp.Capped())
 	}
 
 	if c.sp == nil && !c.spTried && c.mustSpool() {
@@ -179,10 +183,12 @@ func (c *capture) finish() Stream {
 	}
 	var found highlight.Result
 	var known []truncate.KnownLine
+	skipped := false
 	if c.scan != nil {
 		found, known = c.scan.finish()
+		skipped = c.scan.skipped
 	}
-	s := Stream{TotalBytes: c.total, TotalLines: c.lines(), Binary: c.binary, Highlights: []truncate.ShownHighlight{}}
+	s := Stream{TotalBytes: c.total, TotalLines: c.lines(), Binary: c.binary, Highlights: []truncate.ShownHighlight{}, ScanSkipped: skipped}
 	if c.binary {
 		if c.total > 0 {
 			s.Omitted = &truncate.Omitted{FromLine: 1, ToLine: s.TotalLines, Bytes: c.total}

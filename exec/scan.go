@@ -15,10 +15,14 @@ const scanChunks = 4
 // copies each chunk (the capture reuses its read buffer) into one of at
 // most scanChunks buffers. The capture owns it: finish ends the goroutine.
 type scanner struct {
-	ch   chan []byte
+	ch   chan scanMsg
 	free chan []byte
 	done chan struct{}
 	n    int // buffers made so far
+
+	// Bytes skipped but not yet told to the goroutine, and their newlines.
+	skipBytes, skipLines int64
+	skipped              bool // some bytes were skipped
 
 	// Owned by the goroutine until done is closed.
 	ls  truncate.LineStream
@@ -26,9 +30,15 @@ type scanner struct {
 	res highlight.Result
 }
 
+// scanMsg is a chunk to scan, or a run of bytes skipped unread.
+type scanMsg struct {
+	data                 []byte
+	skipBytes, skipLines int64
+}
+
 func newScanner(clean bool, maxLine int, prefixLen int64) *scanner {
 	s := &scanner{
-		ch:   make(chan []byte, scanChunks),
+		ch:   make(chan scanMsg, scanChunks),
 		free: make(chan []byte, scanChunks),
 		done: make(chan struct{}),
 		ls:   truncate.LineStream{Clean: clean, MaxLine: maxLine, LongLine: prefixLen / 4, PrefixLen: prefixLen},
@@ -41,17 +51,34 @@ func newScanner(clean bool, maxLine int, prefixLen int64) *scanner {
 func (s *scanner) run() {
 	defer close(s.done)
 	block := func(first int64, lines []byte) { s.det.Block(first, lines) }
-	for p := range s.ch {
-		s.ls.Write(p, block)
-		s.free <- p[:0]
+	for m := range s.ch {
+		if m.data == nil {
+			s.ls.Skip(m.skipBytes, m.skipLines)
+			s.det.Gap()
+			continue
+		}
+		s.ls.Write(m.data, block)
+		s.free <- m.data[:0]
 	}
 	s.ls.Close(block)
 	s.res = s.det.Finish()
 }
 
-// write hands the scanner a copy of p; it waits when scanChunks copies are
-// still being scanned.
-func (s *scanner) write(p []byte) {
+// write hands the scanner a copy of p, newlines of which are '\n'; it
+// waits when scanChunks copies are still being scanned, unless skippable:
+// then p is skipped, counted but not read, so that the reads go on.
+func (s *scanner) write(p []byte, newlines int64, skippable bool) {
+	if s.skipBytes > 0 || skippable && s.n == scanChunks && len(s.free) == 0 {
+		s.skipBytes += int64(len(p))
+		s.skipLines += newlines
+		s.skipped = true
+		select {
+		case s.ch <- scanMsg{skipBytes: s.skipBytes, skipLines: s.skipLines}:
+			s.skipBytes, s.skipLines = 0, 0
+		default:
+		}
+		return
+	}
 	var buf []byte
 	select {
 	case buf = <-s.free:
@@ -62,12 +89,15 @@ func (s *scanner) write(p []byte) {
 			buf = <-s.free
 		}
 	}
-	s.ch <- append(buf, p...)
+	s.ch <- scanMsg{data: append(buf, p...)}
 }
 
 // finish waits for the scanner to end and returns what it found and the
 // long lines it saw pass.
 func (s *scanner) finish() (highlight.Result, []truncate.KnownLine) {
+	if s.skipBytes > 0 {
+		s.ch <- scanMsg{skipBytes: s.skipBytes, skipLines: s.skipLines}
+	}
 	close(s.ch)
 	<-s.done
 	var known []truncate.KnownLine

@@ -113,6 +113,13 @@ func (d *Detector) Line(n int64, line []byte) {
 	d.push(n, line)
 }
 
+// Gap tells the detector that lines were skipped unread: the current group
+// ends and no continuation or go test output runs across the gap.
+func (d *Detector) Gap() {
+	d.close()
+	d.tests.open = ""
+}
+
 // Finish closes the stream and returns the groups kept, in output order.
 func (d *Detector) Finish() Result {
 	d.close()

@@ -138,7 +138,8 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
 		StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
 		StdoutErrors: res.Stdout.HighlightErrors, StderrErrors: res.Stderr.HighlightErrors,
-		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip}); n != "" {
+		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip,
+		StdoutSkipped: res.Stdout.ScanSkipped, StderrSkipped: res.Stderr.ScanSkipped}); n != "" {
 		out.Notice = &n
 	}
 	return out, nil

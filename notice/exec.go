@@ -24,6 +24,9 @@ type ExecFacts struct {
 	// StdoutClip and StderrClip name the first line the stream shows
 	// clipped; nil when none.
 	StdoutClip, StderrClip *truncate.Clip
+	// StdoutSkipped and StderrSkipped are set when output past the spool's
+	// cap went by faster than it could be searched for errors.
+	StdoutSkipped, StderrSkipped bool
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -41,10 +44,10 @@ func Exec(f ExecFacts) string {
 		parts = append(parts, "Killed by "+*r.Signal)
 	}
 	if p := stream("stdout", &r.Stdout, f.StdoutSpoolError, f.StdoutErrors, f.StdoutClip); p != "" {
-		parts = append(parts, p)
+		parts = append(parts, p+skipped(f.StdoutSkipped))
 	}
 	if p := stream("stderr", &r.Stderr, f.StderrSpoolError, f.StderrErrors, f.StderrClip); p != "" {
-		parts = append(parts, p)
+		parts = append(parts, p+skipped(f.StderrSkipped))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -126,4 +129,12 @@ func highlights(s *protocol.Stream, errs bool) string {
 		p += fmt.Sprintf(" (%d more groups not)", s.HighlightsOmitted)
 	}
 	return p
+}
+
+// skipped says that output past the spool's cap was searched only in part.
+func skipped(yes bool) string {
+	if !yes {
+		return ""
+	}
+	return "; past the spool's cap it was searched for errors only as fast as it came"
 }

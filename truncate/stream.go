@@ -34,6 +34,7 @@ type LineStream struct {
 	start   int64  // where it began
 	cut     bool   // carry was cut at MaxLine
 	cr      bool   // the last byte added was a \r
+	gap     bool   // the current line began in skipped bytes: not whole, not handed over
 	scratch []byte // cleaned runs of lines
 
 	// First and Last are long lines: the first that ends past PrefixLen
@@ -55,7 +56,7 @@ func (s *LineStream) Write(p []byte, block func(first int64, lines []byte)) {
 			s.off += int64(len(p))
 			return
 		}
-		if len(s.carry) > 0 || s.off > s.start || s.cut {
+		if len(s.carry) > 0 || s.off > s.start || s.cut || s.gap {
 			// The end of the incomplete line.
 			s.add(p[:i+1])
 			s.off += int64(i + 1)
@@ -77,7 +78,7 @@ func (s *LineStream) Close(block func(first int64, lines []byte)) {
 	if s.next == 0 {
 		s.next = 1
 	}
-	if s.off > s.start {
+	if s.off > s.start || s.gap {
 		s.emitCarry(block)
 	}
 }
@@ -125,9 +126,27 @@ func redraw(q []byte) int {
 	return -1
 }
 
+// Skip passes n bytes holding newlines '\n' without reading them: lines
+// are counted, none of them is handed over, nor the lines the skip cuts at
+// either end. A capture skips when its reader must not wait (past the
+// spool's cap, when the scanner falls behind).
+func (s *LineStream) Skip(n, newlines int64) {
+	if s.next == 0 {
+		s.next = 1
+	}
+	s.off += n
+	s.next += newlines
+	s.carry, s.cut, s.cr, s.start, s.gap = s.carry[:0], false, false, s.off, true
+}
+
 // emitCarry hands over the incomplete line, now ended, and remembers it
-// when it is long.
+// when it is long; a line cut by a skip is only counted.
 func (s *LineStream) emitCarry(block func(int64, []byte)) {
+	if s.gap {
+		s.next++
+		s.carry, s.cut, s.cr, s.start, s.gap = s.carry[:0], false, false, s.off, false
+		return
+	}
 	line := s.carry
 	if s.Clean {
 		line = CleanLine(line)

@@ -197,3 +197,28 @@ func TestPreviewLongLines(t *testing.T) {
 		}
 	}
 }
+
+// TestLineStreamSkip: skipped bytes are counted, not read; the lines a skip
+// cuts at either end are counted but not handed over.
+func TestLineStreamSkip(t *testing.T) {
+	type line struct {
+		n    int64
+		text string
+	}
+	var got []line
+	block := func(first int64, lines []byte) {
+		for i, l := range bytes.SplitAfter(lines, []byte("\n")) {
+			if len(l) > 0 {
+				got = append(got, line{first + int64(i), string(l)})
+			}
+		}
+	}
+	s := &LineStream{Clean: true}
+	s.Write([]byte("a\nb"), block)
+	s.Skip(int64(len("\nc\nd")), 2)
+	s.Write([]byte("d\ne\nf"), block)
+	s.Close(block)
+	if want := []line{{1, "a\n"}, {5, "e\n"}, {6, "f"}}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
