@@ -65,10 +65,11 @@ func (s *scanner) run() {
 }
 
 // write hands the scanner a copy of p, newlines of which are '\n'; it
-// waits when scanChunks copies are still being scanned, unless skippable:
-// then p is skipped, counted but not read, so that the reads go on.
+// waits when scanChunks copies are still being scanned. When skippable, p
+// is scanned only if the scanner is idle, else skipped (counted, not read),
+// so that the reads go on at the pace of a plain copy.
 func (s *scanner) write(p []byte, newlines int64, skippable bool) {
-	if s.skipBytes > 0 || skippable && s.n == scanChunks && len(s.free) == 0 {
+	if s.skipBytes > 0 || skippable && len(s.ch) > 0 {
 		s.skipBytes += int64(len(p))
 		s.skipLines += newlines
 		s.skipped = true
