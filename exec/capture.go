@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/truncate"
@@ -31,6 +32,9 @@ type capture struct {
 	readLines func(path string, from, to int64) ([]byte, error)
 	keep      int
 	scan      *scanner // clean-up and highlights, once output comes
+	// waited is how long the reader waited for the scanner (nanoseconds):
+	// drain does not count it against a command's output.
+	waited atomic.Int64
 
 	prefix  []byte // the first keep bytes; grows as needed
 	ring    []byte // the last keep bytes, allocated once the output passes keep
@@ -103,7 +107,7 @@ func (c *capture) write(p []byte) {
 		// Past the spool's cap, a scanner that falls behind skips rather
 		// than holding up the reads: the lines no file keeps are searched
 		// as far as it keeps up.
-		c.scan.write(p, nl, c.sp != nil && c.sp.Capped())
+		c.waited.Add(int64(c.scan.write(p, nl, c.sp != nil && c.sp.Capped())))
 	}
 
 	if c.sp == nil && !c.spTried && c.mustSpool() {

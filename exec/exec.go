@@ -365,6 +365,7 @@ func (r *Runner) drain(p *process) {
 	idle := time.NewTicker(drainIdle)
 	hard := time.NewTimer(drainMax)
 	lastChunks := p.chunks.Load()
+	waited := p.scanWait()
 drain:
 	for pending > 0 {
 		select {
@@ -377,6 +378,13 @@ drain:
 				lastChunks = n
 			}
 		case <-hard.C:
+			// Time the readers spent waiting for the highlight scanners is
+			// ours, not the command's: it does not count.
+			if w := p.scanWait(); w > waited {
+				hard.Reset(time.Duration(w - waited))
+				waited = w
+				continue
+			}
 			break drain
 		}
 	}
@@ -386,6 +394,15 @@ drain:
 	for ; pending > 0; pending-- {
 		<-p.readerDone
 	}
+}
+
+// scanWait is how long the readers waited for their scanners so far.
+func (p *process) scanWait() int64 {
+	w := p.out.waited.Load()
+	if p.err != nil {
+		w += p.err.waited.Load()
+	}
+	return w
 }
 
 // status records how the leader ended.

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"time"
+
 	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/truncate"
 )
@@ -68,7 +70,8 @@ func (s *scanner) run() {
 // waits when scanChunks copies are still being scanned. When skippable, p
 // is scanned only if the scanner is idle, else skipped (counted, not read),
 // so that the reads go on at the pace of a plain copy.
-func (s *scanner) write(p []byte, newlines int64, skippable bool) {
+// It returns how long it waited.
+func (s *scanner) write(p []byte, newlines int64, skippable bool) time.Duration {
 	if s.skipBytes > 0 || skippable && len(s.ch) > 0 {
 		s.skipBytes += int64(len(p))
 		s.skipLines += newlines
@@ -78,19 +81,30 @@ func (s *scanner) write(p []byte, newlines int64, skippable bool) {
 			s.skipBytes, s.skipLines = 0, 0
 		default:
 		}
-		return
+		return 0
 	}
 	var buf []byte
+	var waited time.Duration
 	select {
 	case buf = <-s.free:
 	default:
 		if s.n < scanChunks {
 			s.n++
 		} else {
+			start := time.Now()
 			buf = <-s.free
+			waited = time.Since(start)
 		}
 	}
-	s.ch <- scanMsg{data: append(buf, p...)}
+	msg := scanMsg{data: append(buf, p...)}
+	select {
+	case s.ch <- msg:
+	default:
+		start := time.Now()
+		s.ch <- msg
+		waited += time.Since(start)
+	}
+	return waited
 }
 
 // finish waits for the scanner to end and returns what it found and the
