@@ -104,9 +104,9 @@ func (c *capture) write(p []byte) {
 		if c.scan == nil {
 			c.scan = newScanner(c.opt.Clean, c.maxLine(), int64(c.keep))
 		}
-		// Past the spool's cap, a scanner that falls behind skips rather
-		// than holding up the reads: the lines no file keeps are searched
-		// as far as it keeps up.
+		// Past the spool's cap, where page cannot reach, the scanner only
+		// counts: searching 1 GiB would hold up the reads (the search of
+		// what the spool keeps costs as much as the copy of it).
 		c.waited.Add(int64(c.scan.write(p, nl, c.sp != nil && c.sp.Capped())))
 	}
 

@@ -119,8 +119,8 @@ type Stream struct {
 	// Clip names the first line shown clipped, where its shown part ends
 	// in the raw output; nil when none is.
 	Clip *truncate.Clip
-	// ScanSkipped is set when some output past the spool's cap went by
-	// faster than the highlight detector could search it.
+	// ScanSkipped is set when output went past the spool's cap: the
+	// highlight detector did not search what no file keeps.
 	ScanSkipped bool
 	// SpoolError says why the spool could not be opened or written in
 	// full; Spool, when set, then holds what was written.

@@ -68,11 +68,10 @@ func (s *scanner) run() {
 
 // write hands the scanner a copy of p, newlines of which are '\n'; it
 // waits when scanChunks copies are still being scanned. When skippable, p
-// is scanned only if the scanner is idle, else skipped (counted, not read),
-// so that the reads go on at the pace of a plain copy.
-// It returns how long it waited.
+// is skipped: counted (lines numbered on), not read, so that the reads go
+// on at the pace of a plain copy. It returns how long it waited.
 func (s *scanner) write(p []byte, newlines int64, skippable bool) time.Duration {
-	if s.skipBytes > 0 || skippable && len(s.ch) > 0 {
+	if s.skipBytes > 0 || skippable {
 		s.skipBytes += int64(len(p))
 		s.skipLines += newlines
 		s.skipped = true

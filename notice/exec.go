@@ -24,8 +24,8 @@ type ExecFacts struct {
 	// StdoutClip and StderrClip name the first line the stream shows
 	// clipped; nil when none.
 	StdoutClip, StderrClip *truncate.Clip
-	// StdoutSkipped and StderrSkipped are set when output past the spool's
-	// cap went by faster than it could be searched for errors.
+	// StdoutSkipped and StderrSkipped are set when output went past the
+	// spool's cap, which the highlight detector does not search.
 	StdoutSkipped, StderrSkipped bool
 }
 
@@ -131,10 +131,10 @@ func highlights(s *protocol.Stream, errs bool) string {
 	return p
 }
 
-// skipped says that output past the spool's cap was searched only in part.
+// skipped says that output past the spool's cap was not searched.
 func skipped(yes bool) string {
 	if !yes {
 		return ""
 	}
-	return "; past the spool's cap it was searched for errors only as fast as it came"
+	return "; lines past the spool's cap were not searched for errors"
 }
