@@ -1,9 +1,14 @@
 package exec
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
 
+	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/truncate"
 )
 
@@ -26,10 +31,15 @@ func KeepBytes(maxBytes int) int { return max(4*maxBytes, minKeep) }
 // newline count and the spool write; the preview is rendered once, at the end.
 // A capture is used by one goroutine at a time.
 type capture struct {
-	opt    truncate.PreviewOptions
-	stream string
-	open   func(stream string) (SpoolFile, error)
-	keep   int
+	opt       truncate.PreviewOptions
+	stream    string
+	open      func(stream string) (SpoolFile, error)
+	readLines func(path string, from, to int64) ([]byte, error)
+	keep      int
+	scan      *scanner // clean-up and highlights, once output comes
+	// waited is how long the reader waited for the scanner (nanoseconds):
+	// drain does not count it against a command's output.
+	waited atomic.Int64
 
 	prefix  []byte // the first keep bytes; grows as needed
 	ring    []byte // the last keep bytes, allocated once the output passes keep
@@ -55,6 +65,16 @@ func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (S
 	return &capture{opt: opt, stream: stream, open: open, keep: KeepBytes(opt.MaxBytes)}
 }
 
+// maxLine is how much of a line the scanner keeps: enough for a line shown
+// clipped at MaxLineChars characters (of up to 4 bytes), or the capture's
+// keep when lines are not clipped.
+func (c *capture) maxLine() int {
+	if c.opt.MaxLineChars <= 0 {
+		return c.keep
+	}
+	return min(max(4*c.opt.MaxLineChars, 4096), c.keep)
+}
+
 func (c *capture) lines() int64 {
 	if c.total > 0 && c.last != '\n' {
 		return c.newlines + 1
@@ -69,7 +89,8 @@ func (c *capture) write(p []byte) {
 	}
 	prev := c.total
 	c.total += int64(len(p))
-	c.newlines += int64(bytes.Count(p, []byte{'\n'}))
+	nl := int64(bytes.Count(p, []byte{'\n'}))
+	c.newlines += nl
 	c.last = p[len(p)-1]
 
 	if n := len(c.prefix); n < c.keep {
@@ -86,6 +107,15 @@ func (c *capture) write(p []byte) {
 	if !c.sniffed && len(c.prefix) >= sniffLen {
 		c.sniffed = true
 		c.binary = truncate.IsBinary(c.prefix[:sniffLen])
+	}
+	if !c.binary {
+		if c.scan == nil {
+			c.scan = newScanner(c.opt.Clean, c.maxLine(), int64(c.keep))
+		}
+		// Past the spool's cap, where page cannot reach, the scanner only
+		// counts: searching 1 GiB would hold up the reads (the search of
+		// what the spool keeps costs as much as the copy of it).
+		c.waited.Add(int64(c.scan.write(p, nl, c.sp != nil && c.sp.Capped())))
 	}
 
 	if c.sp == nil && !c.spTried && c.mustSpool() {
@@ -166,18 +196,33 @@ func (c *capture) finish() Stream {
 		c.sniffed = true
 		c.binary = truncate.IsBinary(c.prefix)
 	}
-	s := Stream{TotalBytes: c.total, TotalLines: c.lines(), Binary: c.binary}
+	var found highlight.Result
+	var known []truncate.KnownLine
+	skipped := false
+	if c.scan != nil {
+		found, known = c.scan.finish()
+		skipped = c.scan.skipped
+	}
+	s := Stream{TotalBytes: c.total, TotalLines: c.lines(), Binary: c.binary, Highlights: []truncate.ShownHighlight{}, ScanSkipped: skipped}
 	if c.binary {
 		if c.total > 0 {
 			s.Omitted = &truncate.Omitted{FromLine: 1, ToLine: s.TotalLines, Bytes: c.total}
 			s.Truncated = true
 		}
 	} else {
-		pr := truncate.Preview(c.prefix, c.tail(), c.total, s.TotalLines, c.opt)
+		o := truncate.Output{Prefix: c.prefix, Suffix: c.tail(), TotalBytes: c.total, TotalLines: s.TotalLines, Known: known}
+		pr := o.Preview(c.ranked(found), c.opt)
 		s.Head, s.Tail = pr.Head, pr.Tail
 		s.ShownLines, s.ShownBytes, s.ClippedLines = pr.ShownLines, pr.ShownBytes, pr.ClippedLines
 		s.Truncated = pr.Truncated
 		s.Omitted = pr.Omitted
+		s.Clip = pr.Clip
+		s.Highlights = pr.Highlights
+		if s.Omitted != nil {
+			// Groups the detector did not keep were left out too.
+			s.HighlightsOmitted = pr.HighlightsOmitted + found.Found - len(found.Groups)
+		}
+		s.HighlightErrors = shownErrors(pr.Highlights, found.Groups)
 	}
 	// Nothing shown partially may be lost. Not yet spooled means the
 	// prefix still holds the whole output.
@@ -198,4 +243,127 @@ func (c *capture) finish() Stream {
 		s.SpoolError = c.spErr.Error()
 	}
 	return s
+}
+
+// ranked turns the detector's groups into the preview's, in the order they
+// earn a place (highlight.Rank), each verdict's evidence (the log lines of a
+// failed go test, which have left the detector's memory) read back from the
+// spool, or the prefix, just before it.
+func (c *capture) ranked(found highlight.Result) []truncate.Highlight {
+	var out []truncate.Highlight
+	for _, i := range highlight.Rank(found.Groups) {
+		g := found.Groups[i]
+		for _, ev := range g.Evidence {
+			if raw := c.linesOf(ev.FromLine, ev.ToLine); raw != nil {
+				out = append(out, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine,
+					Lines: splitLines(raw), Hit: ev.FromLine})
+			}
+		}
+		out = append(out, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit})
+	}
+	return out
+}
+
+// linesOf returns the raw lines from..to of the output: from the prefix
+// when it holds the whole output, else from the spool; nil when neither
+// has them all.
+func (c *capture) linesOf(from, to int64) []byte {
+	if int64(len(c.prefix)) >= c.total {
+		return nthLines(c.prefix, from, to)
+	}
+	if c.sp == nil || c.spFailed {
+		return nil
+	}
+	read := c.readLines
+	if read == nil {
+		read = scanLines
+	}
+	b, err := read(c.sp.Path(), from, to)
+	if err != nil || int64(bytes.Count(b, []byte{'\n'})) < to-from {
+		return nil
+	}
+	return b
+}
+
+// nthLines returns lines from..to of b (1-based, inclusive), nil when b
+// has fewer.
+func nthLines(b []byte, from, to int64) []byte {
+	start := 0
+	for n := int64(1); n < from; n++ {
+		i := bytes.IndexByte(b[start:], '\n')
+		if i < 0 {
+			return nil
+		}
+		start += i + 1
+	}
+	end := start
+	for n := from; n <= to && end < len(b); n++ {
+		i := bytes.IndexByte(b[end:], '\n')
+		if i < 0 {
+			end = len(b)
+			break
+		}
+		end += i + 1
+	}
+	if end == start {
+		return nil
+	}
+	return b[start:end]
+}
+
+// scanLines reads lines from..to of the file at path from its start: what
+// Spec.ReadLines does without an index.
+func scanLines(path string, from, to int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 256<<10)
+	var out []byte
+	for n := int64(1); n <= to; n++ {
+		line, err := r.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			if n >= from {
+				out = append(out, line...)
+			}
+			line, err = r.ReadSlice('\n')
+		}
+		if n >= from {
+			out = append(out, line...)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// splitLines splits raw lines, each keeping its ending.
+func splitLines(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n') + 1
+		if i == 0 {
+			i = len(b)
+		}
+		out = append(out, string(b[:i]))
+		b = b[i:]
+	}
+	return out
+}
+
+// shownErrors reports whether a shown highlight holds an error group's hit.
+func shownErrors(shown []truncate.ShownHighlight, groups []highlight.Group) bool {
+	for _, h := range shown {
+		for _, g := range groups {
+			if g.Severity == highlight.Error && g.Hit >= h.FromLine && g.Hit <= h.ToLine {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -90,6 +90,10 @@ type Spec struct {
 	// KeepStdin makes stdin a pipe that stays open while the command runs:
 	// Observer.Started gets its write end, and Stdin is not written.
 	KeepStdin bool
+	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
+	// of a closed spool file, for the evidence of a highlight that has left
+	// memory; nil reads the file from its start.
+	ReadLines func(path string, from, to int64) ([]byte, error)
 }
 
 // Result is what a command did and printed.
@@ -117,6 +121,19 @@ type Stream struct {
 	Truncated    bool
 	Spool        *SpoolRef
 	Binary       bool
+	// Highlights are groups of lines from the omitted middle, in output
+	// order ([] when none); HighlightsOmitted counts the groups found there
+	// but left out for the budget. HighlightErrors is set when a shown group
+	// is an error (else they are warnings).
+	Highlights        []truncate.ShownHighlight
+	HighlightsOmitted int
+	HighlightErrors   bool
+	// Clip names the first line shown clipped, where its shown part ends
+	// in the raw output; nil when none is.
+	Clip *truncate.Clip
+	// ScanSkipped is set when output went past the spool's cap: the
+	// highlight detector did not search what no file keeps.
+	ScanSkipped bool
 	// SpoolError says why the spool could not be opened or written in
 	// full; Spool, when set, then holds what was written.
 	SpoolError string
@@ -280,11 +297,13 @@ func (r *Runner) start(spec Spec) (*process, error) {
 
 	p.out = newCapture(spec.Output, "stdout", spec.Spool)
 	p.out.observer, p.out.spoolAll = spec.Observer, spec.SpoolAll
+	p.out.readLines = spec.ReadLines
 	r.goTracked(func() { p.read(pp.outR, p.out) })
 	p.readers = 1
 	if pp.errR != nil {
 		p.err = newCapture(spec.Output, "stderr", spec.Spool)
 		p.err.observer, p.err.spoolAll = spec.Observer, spec.SpoolAll
+		p.err.readLines = spec.ReadLines
 		r.goTracked(func() { p.read(pp.errR, p.err) })
 		p.readers++
 	}
@@ -383,6 +402,7 @@ func (r *Runner) drain(p *process) {
 	idle := time.NewTicker(drainIdle)
 	hard := time.NewTimer(drainMax)
 	lastChunks := p.chunks.Load()
+	waited := p.scanWait()
 drain:
 	for pending > 0 {
 		select {
@@ -395,6 +415,13 @@ drain:
 				lastChunks = n
 			}
 		case <-hard.C:
+			// Time the readers spent waiting for the highlight scanners is
+			// ours, not the command's: it does not count.
+			if w := p.scanWait(); w > waited {
+				hard.Reset(time.Duration(w - waited))
+				waited = w
+				continue
+			}
 			break drain
 		}
 	}
@@ -404,6 +431,15 @@ drain:
 	for ; pending > 0; pending-- {
 		<-p.readerDone
 	}
+}
+
+// scanWait is how long the readers waited for their scanners so far.
+func (p *process) scanWait() int64 {
+	w := p.out.waited.Load()
+	if p.err != nil {
+		w += p.err.waited.Load()
+	}
+	return w
 }
 
 // status records how the leader ended.

@@ -158,3 +158,46 @@ func BenchmarkBaselineCount(b *testing.B) {
 		bytes.Count(data, []byte("\n"))
 	}
 }
+
+// randomText is text like bench/driver's file: lines of 19 to 179 bytes of
+// lowercase letters, digits and spaces.
+func randomText(size int) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 0, size+200)
+	for len(b) < size {
+		n := 19 + r.IntN(161)
+		for range n {
+			if r.IntN(7) == 0 {
+				b = append(b, ' ')
+			} else {
+				b = append(b, alphabet[r.IntN(len(alphabet))])
+			}
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// BenchmarkDetectRandom is the detector over bench/driver's kind of text,
+// which exec of cat streams in bench/run.sh.
+func BenchmarkDetectRandom(b *testing.B) {
+	data := randomText(64 << 20)
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		feed(data)
+	}
+}
+
+// BenchmarkDetectFlood is the detector over nothing but error lines: every
+// line a hit, as in an output of 1 GiB of them.
+func BenchmarkDetectFlood(b *testing.B) {
+	line := []byte("2026-11-22 02:00:00,123 ERROR worker: request 42 failed: connection refused\n")
+	data := bytes.Repeat(line, (16<<20)/len(line))
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		feed(data)
+	}
+}

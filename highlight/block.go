@@ -141,9 +141,14 @@ func (d *Detector) follow(b []byte, pos int, n int64) (int, int64) {
 // sync puts into the ring the lines of b before end (at most maxBefore),
 // the last of them numbered n-1.
 func (d *Detector) sync(b []byte, end int, n int64) {
+	// Lines Line saw (a run of hits, say) are in the ring already.
+	want := 0
+	for want < maxBefore && n-1-int64(want) >= 1 && d.ringAt(n-1-int64(want)) == nil {
+		want++
+	}
 	starts := [maxBefore + 1]int{}
 	k, e := 0, end
-	for k < maxBefore && e > 0 {
+	for k < want && e > 0 {
 		s := bytes.LastIndexByte(b[:e-1], '\n') + 1
 		starts[k] = s
 		k++

@@ -45,6 +45,7 @@ type Group struct {
 	Rule     string   // the rule of its first hit
 	Key      string   // its first hit's line, normalized (see Key)
 	Hits     int      // lines that matched a rule
+	Hit      int64    // the line of its worst hit (its first of that severity)
 	Repeat   bool     // an earlier group had the same Key
 	// Evidence are lines far before the group that it needs, no longer in
 	// memory: the log lines a go test printed under its "=== RUN" line,
@@ -76,7 +77,8 @@ type Detector struct {
 	found int
 	sev   [3]int // groups found per severity
 
-	tests goTests
+	tests  goTests
+	shapes matchCache
 }
 
 type ringLine struct {
@@ -86,7 +88,7 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}}
+	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}, shapes: matchCache{}}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -97,7 +99,7 @@ func (d *Detector) Line(n int64, line []byte) {
 	d.tests.line(n, body)
 	var r *Rule
 	if m := scan(body); m != 0 {
-		r = match(body, m)
+		r = d.shapes.match(body, m)
 	}
 	switch {
 	case r != nil:
@@ -109,6 +111,13 @@ func (d *Detector) Line(n int64, line []byte) {
 		d.left = 0
 	}
 	d.push(n, line)
+}
+
+// Gap tells the detector that lines were skipped unread: the current group
+// ends and no continuation or go test output runs across the gap.
+func (d *Detector) Gap() {
+	d.close()
+	d.tests.open = ""
 }
 
 // Finish closes the stream and returns the groups kept, in output order.
@@ -144,7 +153,7 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
 		d.close()
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body)}
+		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n}
 		d.firstHit = n
 		d.fill(from, n-1)
 	}
@@ -152,7 +161,7 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
 	d.appendLine(n, line)
 	if r.Severity > g.Severity {
 		// The group is known by its worst hit.
-		g.Severity, g.Rule, g.Key = r.Severity, r.Name, Key(body)
+		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, Key(body), n
 	}
 	g.Hits++
 	d.lastHit = n

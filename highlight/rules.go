@@ -143,15 +143,67 @@ var Rules = []Rule{
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
+// matchCache remembers which rule matched lines of one shape (see shape),
+// so that a flood of alike lines (a log of nothing but errors) runs the
+// regexps once per shape, not once per line. It is bounded: full, it starts
+// over.
+type matchCache map[uint64]int16
+
+const maxShapes = 8192
+
 // match returns the first rule that matches line, whose keywords are m.
-func match(line []byte, m kw) *Rule {
+func (c matchCache) match(line []byte, m kw) *Rule {
+	h := shape(line, m)
+	if i, ok := c[h]; ok {
+		if i < 0 {
+			return nil
+		}
+		return &Rules[i]
+	}
+	if len(c) >= maxShapes {
+		clear(c)
+	}
+	i := ruleIndex(line, m)
+	c[h] = int16(i)
+	if i < 0 {
+		return nil
+	}
+	return &Rules[i]
+}
+
+// shape hashes line (FNV-1a) with each run of three or more digits folded
+// to its length: lines that differ only in such numbers (times, ids,
+// counts) match the same rules, since no rule looks at the value of a
+// number of three digits or more, only at how many digits it has.
+func shape(line []byte, m kw) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037) ^ uint64(m)
+	for i := 0; i < len(line); {
+		j := i
+		for j < len(line) && isDigit(line[j]) {
+			j++
+		}
+		if j-i >= 3 {
+			h = (h ^ 0x100 ^ uint64(j-i)) * prime
+			i = j
+			continue
+		}
+		h = (h ^ uint64(line[i])) * prime
+		i++
+	}
+	return h
+}
+
+// ruleIndex returns the index of the first rule that matches line, whose
+// keywords are m; -1 for none.
+func ruleIndex(line []byte, m kw) int {
 	for i := range Rules {
 		r := &Rules[i]
 		if r.Need&m != 0 && hasAny(line, r.Lits) && r.Re.Match(line) {
-			return r
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // hasAny reports whether line holds one of lits, or lits is empty.

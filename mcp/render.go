@@ -153,9 +153,36 @@ func writeStream(b *strings.Builder, name string, s *protocol.Stream) {
 	}
 	writeLines(b, s.Head)
 	if o := s.Omitted; o != nil {
-		b.WriteString(notice.OmittedLines(o, spool) + "\n")
+		writeMiddle(b, o, s.Highlights, spool)
 	}
 	writeLines(b, s.Tail)
+}
+
+// writeMiddle writes the omitted middle: with no highlights one line that
+// names it; else, in output order, a line for each gap and each group's
+// lines numbered as cat -n numbers them, so that no group reads as if it
+// followed the head.
+func writeMiddle(b *strings.Builder, o *protocol.Omitted, hs []protocol.Highlight, spool string) {
+	if len(hs) == 0 {
+		b.WriteString(notice.OmittedLines(o, spool) + "\n")
+		return
+	}
+	next := o.FromLine
+	for _, h := range hs {
+		if h.FromLine > next {
+			b.WriteString(notice.OmittedGap(next, h.FromLine-1, spool) + "\n")
+		}
+		n := h.FromLine
+		for rest := h.Text; rest != ""; n++ {
+			var line string
+			line, rest = cutLine(rest)
+			fmt.Fprintf(b, "%6d\t%s\n", n, line)
+		}
+		next = h.ToLine + 1
+	}
+	if next <= o.ToLine {
+		b.WriteString(notice.OmittedGap(next, o.ToLine, spool) + "\n")
+	}
 }
 
 // writeLines writes text as it is, ending it with one newline (output whose

@@ -91,6 +91,15 @@ func TestRenderExec(t *testing.T) {
 			  "omitted":{"fromLine":3,"toLine":98,"bytes":278},"spool":{"id":"ab12"}},"stderr":` + empty + `,
 			  "notice":"[stdout: 100 lines]"}`,
 			"exit status 0\n--- stdout ---\n1\n2\n[... lines 3-98 omitted (278 B); page spool=ab12 offset=3 to read them ...]\n99\n100\n[stdout: 100 lines]"},
+		{"highlights: each gap and group in order, groups numbered as cat -n",
+			`{"exitCode":2,"stdout":{"head":"1\n2\n","tail":"99\n100\n","totalBytes":292,
+			  "omitted":{"fromLine":3,"toLine":98,"bytes":278},"spool":{"id":"ab12"},
+			  "highlights":[{"fromLine":40,"toLine":41,"text":"error: x\n  at y\n"},{"fromLine":42,"toLine":42,"text":"FAIL\n"},{"fromLine":97,"toLine":98,"text":"a\r\nb"}]},"stderr":` + empty + `}`,
+			"exit status 2\n--- stdout ---\n1\n2\n" +
+				"[... lines 3-39 omitted; page spool=ab12 offset=3 to read them ...]\n" +
+				"    40\terror: x\n    41\t  at y\n    42\tFAIL\n" +
+				"[... lines 43-96 omitted; page spool=ab12 offset=43 to read them ...]\n" +
+				"    97\ta\n    98\tb\n99\n100"},
 		{"omitted without a spool",
 			`{"exitCode":0,"stdout":{"head":"1\n","tail":"9\n","totalBytes":2048,
 			  "omitted":{"fromLine":2,"toLine":8,"bytes":2044}},"stderr":` + empty + `}`,

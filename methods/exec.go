@@ -3,6 +3,7 @@ package methods
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -29,6 +31,10 @@ func toStream(s *exec.Stream) protocol.Stream {
 		Head: s.Head, Tail: s.Tail, TotalBytes: s.TotalBytes, TotalLines: s.TotalLines,
 		ShownLines: s.ShownLines, ShownBytes: s.ShownBytes, ClippedLines: s.ClippedLines,
 		Truncated: s.Truncated, Binary: s.Binary, Highlights: []protocol.Highlight{},
+		HighlightsOmitted: s.HighlightsOmitted,
+	}
+	for _, h := range s.Highlights {
+		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text})
 	}
 	if o := s.Omitted; o != nil {
 		w.Omitted = &protocol.Omitted{FromLine: o.FromLine, ToLine: o.ToLine, Bytes: o.Bytes}
@@ -124,6 +130,7 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if s.Spool != nil {
 		spec.Spool = func(stream string) (exec.SpoolFile, error) { return s.Spool.Create(stream) }
 		spec.Groups = s.Spool // for the sweep, should the daemon die first
+		spec.ReadLines = func(path string, from, to int64) ([]byte, error) { return svc.readLines(ctx, path, from, to) }
 	}
 	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(protocol.CodeStartFailed, map[string]string{"path": spec.Dir},
@@ -144,7 +151,10 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	}
 	out := toResult(res)
 	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
-		StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError}); n != "" {
+		StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
+		StdoutErrors: res.Stdout.HighlightErrors, StderrErrors: res.Stderr.HighlightErrors,
+		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip,
+		StdoutSkipped: res.Stdout.ScanSkipped, StderrSkipped: res.Stderr.ScanSkipped}); n != "" {
 		out.Notice = &n
 	}
 	return out, nil
@@ -161,4 +171,40 @@ func startError(err error, spec *exec.Spec) error {
 		data = map[string]string{"path": spec.Argv[0]}
 	}
 	return rpc.Errorf(protocol.CodeStartFailed, data, "cannot start the command: %v", err)
+}
+
+// maxEvidence bounds what readLines reads for one highlight's evidence.
+const maxEvidence = 1 << 20
+
+// readLines reads lines from..to of a spool file through the line index
+// (which page then finds built): the evidence of a highlight that has left
+// the detector's memory, such as a failed go test's log lines.
+func (svc *Service) readLines(ctx context.Context, path string, from, to int64) ([]byte, error) {
+	f, err := svc.Files.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := f.Index(ctx); err != nil {
+		return nil, err
+	}
+	if from < 1 || to < from || to > f.Lines() {
+		return nil, fmt.Errorf("lines %d-%d of %d: %w", from, to, f.Lines(), fileindex.ErrOutOfRange)
+	}
+	start, err := f.LineStart(from)
+	if err != nil {
+		return nil, err
+	}
+	end, err := f.LineStart(to + 1)
+	if err != nil {
+		return nil, err
+	}
+	if end-start > maxEvidence {
+		return nil, fmt.Errorf("lines %d-%d hold %d bytes, more than %d", from, to, end-start, maxEvidence)
+	}
+	buf := make([]byte, end-start)
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }

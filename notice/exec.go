@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/truncate"
 )
 
 // ExecFacts are what an exec notice is made from.
@@ -18,6 +19,15 @@ type ExecFacts struct {
 	// StdoutSpoolError and StderrSpoolError say why a stream's spool could
 	// not be written in full; "" when it was.
 	StdoutSpoolError, StderrSpoolError string
+	// StdoutErrors and StderrErrors are set when a shown highlight of the
+	// stream is an error (else its highlights are warnings).
+	StdoutErrors, StderrErrors bool
+	// StdoutClip and StderrClip name the first line the stream shows
+	// clipped; nil when none.
+	StdoutClip, StderrClip *truncate.Clip
+	// StdoutSkipped and StderrSkipped are set when output went past the
+	// spool's cap, which the highlight detector does not search.
+	StdoutSkipped, StderrSkipped bool
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -41,20 +51,22 @@ func Exec(f ExecFacts) string {
 	return "[" + strings.Join(parts, ". ") + "]"
 }
 
-// streamParts says what each stream left out and where it is kept.
+// streamParts says what each stream left out, which lines of the middle
+// it shows, and where the rest is kept.
 func streamParts(f ExecFacts) []string {
 	var parts []string
-	if p := stream("stdout", &f.Result.Stdout, f.StdoutSpoolError); p != "" {
-		parts = append(parts, p)
+	if p := stream("stdout", &f.Result.Stdout, f.StdoutSpoolError, f.StdoutErrors, f.StdoutClip); p != "" {
+		parts = append(parts, p+skipped(f.StdoutSkipped))
 	}
-	if p := stream("stderr", &f.Result.Stderr, f.StderrSpoolError); p != "" {
-		parts = append(parts, p)
+	if p := stream("stderr", &f.Result.Stderr, f.StderrSpoolError, f.StderrErrors, f.StderrClip); p != "" {
+		parts = append(parts, p+skipped(f.StderrSkipped))
 	}
 	return parts
 }
 
-// stream says what stream name left out and where it is kept.
-func stream(name string, s *protocol.Stream, spoolErr string) string {
+// stream says what stream name left out, which lines of the middle it
+// shows, and where the rest is kept.
+func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *truncate.Clip) string {
 	var p string
 	switch {
 	case s.Binary && s.Spool != nil && spoolErr == "":
@@ -64,8 +76,15 @@ func stream(name string, s *protocol.Stream, spoolErr string) string {
 	case s.Omitted != nil:
 		p = fmt.Sprintf("%s: %d lines, %s; lines %d-%d (%s) omitted", name, s.TotalLines, Size(s.TotalBytes),
 			s.Omitted.FromLine, s.Omitted.ToLine, Size(s.Omitted.Bytes))
+		p += highlights(s, errs)
 	case s.ClippedLines > 0:
 		p = fmt.Sprintf("%s: %d line(s) clipped", name, s.ClippedLines)
+	}
+	if clip != nil && s.Spool != nil && spoolErr == "" {
+		p += fmt.Sprintf("; page spool=%s startByte=%d reads clipped line %d on", s.Spool.ID, clip.StartByte, clip.Line)
+		if s.Omitted == nil {
+			return p
+		}
 	}
 	switch {
 	case spoolErr != "":
@@ -115,4 +134,47 @@ func UnknownParams(fields, nearest []string) string {
 		noun = "params"
 	}
 	return "[Unknown " + noun + " ignored: " + strings.Join(parts, ", ") + "]"
+}
+
+// maxRanges bounds the highlighted ranges a notice names.
+const maxRanges = 8
+
+// highlights names the lines of the middle a stream shows, e.g. ", but errors
+// at lines 1733-1736, 5120 are shown (2 more groups not)".
+func highlights(s *protocol.Stream, errs bool) string {
+	if len(s.Highlights) == 0 {
+		if s.HighlightsOmitted > 0 {
+			return fmt.Sprintf(" (%d groups of errors or warnings among them not shown)", s.HighlightsOmitted)
+		}
+		return ""
+	}
+	kind := "warnings"
+	if errs {
+		kind = "errors"
+	}
+	var rs []string
+	for i, h := range s.Highlights {
+		if i == maxRanges {
+			rs = append(rs, "...")
+			break
+		}
+		if h.FromLine == h.ToLine {
+			rs = append(rs, fmt.Sprint(h.FromLine))
+		} else {
+			rs = append(rs, fmt.Sprintf("%d-%d", h.FromLine, h.ToLine))
+		}
+	}
+	p := fmt.Sprintf(", but %s at lines %s are shown", kind, strings.Join(rs, ", "))
+	if s.HighlightsOmitted > 0 {
+		p += fmt.Sprintf(" (%d more groups not)", s.HighlightsOmitted)
+	}
+	return p
+}
+
+// skipped says that output past the spool's cap was not searched.
+func skipped(yes bool) string {
+	if !yes {
+		return ""
+	}
+	return "; lines past the spool's cap were not searched for errors"
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/truncate"
 )
 
 func win(f WindowFacts) func() string { return func() string { return Window(f) } }
@@ -14,6 +15,15 @@ func ex(f ExecFacts) func() string { return func() string { return Exec(f) } }
 func gr(f GrepFacts) func() string { return func() string { return Grep(f) } }
 
 func ptr[T any](v T) *T { return &v }
+
+// withHighlights is s with highlights of the given line ranges.
+func withHighlights(s protocol.Stream, left int, ranges ...int64) protocol.Stream {
+	for i := 0; i+1 < len(ranges); i += 2 {
+		s.Highlights = append(s.Highlights, protocol.Highlight{FromLine: ranges[i], ToLine: ranges[i+1], Text: "x\n"})
+	}
+	s.HighlightsOmitted = left
+	return s
+}
 
 // TestMessages shows every message toold can say to a model, one row each:
 // window notices, file notices, exec notices and the lines toold mcp renders.
@@ -88,6 +98,13 @@ func TestMessages(t *testing.T) {
 		{"exec cancelled", ex(ExecFacts{Result: &protocol.ExecResult{Cancelled: true}}),
 			"[Cancelled: the command's process group was killed]"},
 		{"exec killed", ex(ExecFacts{Result: &protocol.ExecResult{Signal: ptr("SIGKILL")}}), "[Killed by SIGKILL]"},
+		{"exec highlights", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(2), Stdout: withHighlights(long, 3, 1733, 1736, 3120, 3120)}, StdoutErrors: true}),
+			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733-1736, 3120 are shown (3 more groups not); read them with page spool=ab12 offset=1001]"},
+		{"exec warnings only", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: withHighlights(long, 0, 2000, 2002)}}),
+			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but warnings at lines 2000-2002 are shown; read them with page spool=ab12 offset=1001]"},
+		{"exec a clipped line", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: protocol.Stream{TotalLines: 1, TotalBytes: 3 << 20, ClippedLines: 1, Spool: spool}},
+			StdoutClip: &truncate.Clip{Line: 1, StartByte: 2000}}),
+			"[stdout: 1 line(s) clipped; page spool=ab12 startByte=2000 reads clipped line 1 on]"},
 		{"exec omitted", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: long}}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001]"},
 		{"exec omitted, capped spool", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0),

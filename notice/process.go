@@ -53,7 +53,7 @@ func Process(f ProcessFacts) string {
 		st   *protocol.Stream
 		lost int64
 	}{{"stdout", &o.Stdout, f.LostStdout}, {"stderr", &o.Stderr, f.LostStderr}} {
-		p := stream(s.name, s.st, "")
+		p := stream(s.name, s.st, "", false, nil)
 		if s.lost > 0 {
 			if p == "" {
 				p = s.name

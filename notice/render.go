@@ -51,6 +51,16 @@ func OmittedLines(o *protocol.Omitted, spool string) string {
 	return s + " ...]"
 }
 
+// OmittedGap stands for lines from..to that a stream's preview left out
+// between its highlights (their size is not known apart).
+func OmittedGap(from, to int64, spool string) string {
+	s := fmt.Sprintf("[... lines %d-%d omitted", from, to)
+	if spool != "" {
+		s += fmt.Sprintf("; page spool=%s offset=%d to read them", spool, from)
+	}
+	return s + " ...]"
+}
+
 // DaemonError is a daemon's JSON-RPC error as a failed tool's text.
 func DaemonError(code int64, message string) string {
 	return fmt.Sprintf("error %d: %s", code, message)

@@ -20,7 +20,9 @@ type ShownHighlight struct {
 	Text             string
 }
 
-// PreviewHighlights is Preview with groups of lines from the middle.
+// Preview renders the preview of o: as the package's Preview does, using
+// o.Known where the kept bytes cut a line, and with groups of lines from
+// the middle.
 // ranked holds the groups in the order they earn a place (highlight.Rank:
 // the first error first). Groups that the head or tail show anyway need
 // none. The others take up to half of MaxLines and MaxBytes, the first of
@@ -28,10 +30,16 @@ type ShownHighlight struct {
 // share what is left as Preview shares the whole. Highlights come out in
 // output order, trimmed of the lines head and tail show, touching ones
 // merged.
-func PreviewHighlights(prefix, suffix []byte, totalBytes, totalLines int64, ranked []Highlight, opt PreviewOptions) PreviewResult {
-	base := Preview(prefix, suffix, totalBytes, totalLines, opt)
+func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
+	if o.TotalBytes <= 0 {
+		return PreviewResult{Highlights: []ShownHighlight{}}
+	}
+	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars}
+	maxLines, maxBytes := max(opt.MaxLines, 0), max(opt.MaxBytes, 0)
+	hd, tl := w.headTail(o, maxLines, maxBytes, opt.Mode)
+	base := w.result(hd, tl, o.TotalBytes, o.TotalLines)
 	base.Highlights = []ShownHighlight{}
-	if base.Omitted == nil || len(ranked) == 0 || opt.MaxLines <= 0 || opt.MaxBytes <= 0 {
+	if base.Omitted == nil || len(ranked) == 0 || maxLines == 0 || maxBytes == 0 {
 		return base
 	}
 	var mid []Highlight
@@ -43,8 +51,6 @@ func PreviewHighlights(prefix, suffix []byte, totalBytes, totalLines int64, rank
 	if len(mid) == 0 {
 		return base
 	}
-	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars}
-	maxLines, maxBytes := max(opt.MaxLines, 0), max(opt.MaxBytes, 0)
 	var taken []group
 	var used part
 	omitted := 0
@@ -68,9 +74,9 @@ func PreviewHighlights(prefix, suffix []byte, totalBytes, totalLines int64, rank
 		}
 		used.clipped += sg.clipped
 	}
-	hd, tl := w.headTail(prefix, suffix, totalBytes, maxLines-len(used.lines), maxBytes-used.shown, opt.Mode)
-	r := w.result(hd, tl, totalBytes, totalLines)
-	headEnd, tailStart := int64(len(hd.lines)), totalLines-int64(len(tl.lines))+1
+	hd, tl = w.headTail(o, maxLines-len(used.lines), maxBytes-used.shown, opt.Mode)
+	r := w.result(hd, tl, o.TotalBytes, o.TotalLines)
+	headEnd, tailStart := int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1
 	for _, sg := range merge(taken, headEnd, tailStart) {
 		r.Highlights = append(r.Highlights, ShownHighlight{FromLine: sg.from, ToLine: sg.from + int64(len(sg.lines)) - 1, Text: strings.Join(sg.lines, "")})
 		r.ShownLines += len(sg.lines)

@@ -29,7 +29,7 @@ func hl(out string, from, to, hit int64) truncate.Highlight {
 	return truncate.Highlight{FromLine: from, ToLine: to, Lines: ls, Hit: hit}
 }
 
-func TestPreviewHighlights(t *testing.T) {
+func TestOutputPreview(t *testing.T) {
 	out := lines100()
 	opt := truncate.PreviewOptions{MaxLines: 10, MaxBytes: 1000, Mode: truncate.ModeHeadTail, Clean: true}
 	type span struct{ from, to int64 }
@@ -63,7 +63,7 @@ func TestPreviewHighlights(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := truncate.PreviewHighlights([]byte(out), nil, int64(len(out)), 100, tc.groups, tc.opt)
+			r := truncate.Output{Prefix: []byte(out), TotalBytes: int64(len(out)), TotalLines: 100}.Preview(tc.groups, tc.opt)
 			var got []span
 			for _, h := range r.Highlights {
 				got = append(got, span{h.FromLine, h.ToLine})
@@ -105,11 +105,11 @@ func checkBudget(t *testing.T, r truncate.PreviewResult, opt truncate.PreviewOpt
 	}
 }
 
-// FuzzPreviewHighlights: whatever the output and the budget, the highlights
+// FuzzOutputPreview: whatever the output and the budget, the highlights
 // of its detected groups are whole cleaned lines at the numbers they claim,
 // between head and tail, in output order, within the budget; an output
 // without a hit has none.
-func FuzzPreviewHighlights(f *testing.F) {
+func FuzzOutputPreview(f *testing.F) {
 	f.Add([]byte("a\nb\nERROR: boom\nc\nd\ne\n"), 3, 20)
 	f.Add([]byte(strings.Repeat("ok\n", 50)+"Traceback (most recent call last):\n  File \"x\", line 1\nValueError: x\n"+strings.Repeat("ok\n", 50)), 6, 60)
 	f.Fuzz(func(t *testing.T, out []byte, maxLines, maxBytes int) {
@@ -121,7 +121,7 @@ func FuzzPreviewHighlights(f *testing.F) {
 			ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.FromLine})
 		}
 		total := testtext.CountLines(out)
-		r := truncate.PreviewHighlights(out, nil, int64(len(out)), total, ranked, opt)
+		r := truncate.Output{Prefix: out, TotalBytes: int64(len(out)), TotalLines: total}.Preview(ranked, opt)
 		checkBudget(t, r, opt)
 		if len(res.Groups) == 0 && len(r.Highlights) != 0 {
 			t.Fatalf("highlights without a hit: %+v", r.Highlights)

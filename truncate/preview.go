@@ -46,13 +46,15 @@ type PreviewResult struct {
 	Omitted      *Omitted
 	Truncated    bool // true when anything is omitted
 	// Highlights are groups of lines from the omitted middle that
-	// PreviewHighlights shows, in output order; counted in ShownLines,
+	// Output.Preview shows, in output order; counted in ShownLines,
 	// ShownBytes and ClippedLines. Omitted still names the lines between
 	// Head and Tail.
 	Highlights []ShownHighlight
 	// HighlightsOmitted counts the groups of the middle left out for the
 	// budget.
 	HighlightsOmitted int
+	// Clip is the first line of Head or Tail shown clipped; nil when none.
+	Clip *Clip
 }
 
 // Preview renders the head/tail preview of an output of totalBytes bytes and
@@ -67,17 +69,26 @@ type PreviewResult struct {
 // uses the suffix's first line, which may have begun before the suffix. Lines
 // are numbered in the raw output: cleaning only acts inside lines.
 func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOptions) PreviewResult {
-	if totalBytes <= 0 {
-		return PreviewResult{}
+	r := Output{Prefix: prefix, Suffix: suffix, TotalBytes: totalBytes, TotalLines: totalLines}.Preview(nil, opt)
+	if len(r.Highlights) == 0 {
+		r.Highlights = nil
 	}
-	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars}
-	hd, tl := w.headTail(prefix, suffix, totalBytes, max(opt.MaxLines, 0), max(opt.MaxBytes, 0), opt.Mode)
-	return w.result(hd, tl, totalBytes, totalLines)
+	return r
+}
+
+// Output is what a capture kept of an output stream: its first bytes
+// (Prefix) and its last (Suffix), its totals, and the long lines that it
+// could not keep whole but saw pass (LineStream's First and Last).
+type Output struct {
+	Prefix, Suffix         []byte
+	TotalBytes, TotalLines int64
+	Known                  []KnownLine
 }
 
 // headTail chooses the head and tail lines of a preview within maxLines and
 // maxBytes (see Preview).
-func (w walker) headTail(prefix, suffix []byte, totalBytes int64, maxLines, maxBytes int, mode string) (hd, tl part) {
+func (w walker) headTail(o Output, maxLines, maxBytes int, mode string) (hd, tl part) {
+	prefix, suffix, totalBytes := o.Prefix, o.Suffix, o.TotalBytes
 	var whole []byte
 	switch {
 	case int64(len(prefix)) >= totalBytes:
@@ -107,17 +118,100 @@ func (w walker) headTail(prefix, suffix []byte, totalBytes int64, maxLines, maxB
 
 	switch mode {
 	case ModeHead:
-		return w.head(headSrc, maxLines, maxBytes), part{}
+		return w.headKnown(o, headSrc, maxLines, maxBytes), part{}
 	case ModeTail:
 	default:
 		hd = w.head(headSrc, (maxLines+1)/2, maxBytes/2)
+		if whole == nil {
+			hd = w.headKnown(o, headSrc, (maxLines+1)/2, maxBytes/2)
+		}
 	}
-	// In a whole output the tail must stop where the head ended.
-	lo := 0
 	if whole != nil {
-		lo = hd.raw
+		// In a whole output the tail must stop where the head ended.
+		return hd, w.tail(tailSrc, 0, hd.raw, maxLines-len(hd.lines), maxBytes-hd.shown)
 	}
-	return hd, w.tail(tailSrc, lo, maxLines-len(hd.lines), maxBytes-hd.shown)
+	tl = w.tail(tailSrc, totalBytes-int64(len(tailSrc)), 0, maxLines-len(hd.lines), maxBytes-hd.shown)
+	return hd, w.tailKnown(o, hd, tl, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
+}
+
+// headKnown is the head of the complete lines of headSrc, and then, when
+// they all fit, the long line that follows them if the stream was seen to
+// pass it (a first line longer than the prefix, say).
+func (w walker) headKnown(o Output, headSrc []byte, maxLines, maxBytes int) part {
+	hd := w.head(headSrc, maxLines, maxBytes)
+	if hd.raw < len(headSrc) || len(hd.lines) >= maxLines {
+		return hd
+	}
+	for _, k := range o.Known {
+		if k.Line == int64(len(hd.lines))+1 && k.Start == int64(hd.raw) {
+			if s, clipped, ok := w.known(k, maxBytes-hd.shown); ok {
+				if clipped && hd.clip == nil {
+					hd.clip = &clipAt{idx: len(hd.lines), end: k.Start + knownEnd(s)}
+				}
+				hd.add(s, int(k.End-k.Start), clipped)
+			}
+			break
+		}
+	}
+	return hd
+}
+
+// tailKnown puts before the tail the long line that ends where the
+// suffix's first complete line begins, when the stream was seen to pass it
+// and the tail took all the suffix's complete lines: a line redrawn with
+// \r is known by its final state.
+func (w walker) tailKnown(o Output, hd, tl part, tailSrc []byte, maxLines, maxBytes int) part {
+	if tl.raw < len(tailSrc) || len(tl.lines) >= maxLines {
+		return tl
+	}
+	end := o.TotalBytes - int64(len(tailSrc))
+	for _, k := range o.Known {
+		if k.End == end && k.Line > int64(len(hd.lines)) && k.Start >= int64(hd.raw) {
+			if s, clipped, ok := w.known(k, maxBytes-tl.shown); ok {
+				tl.add(s, int(k.End-k.Start), clipped)
+				// tail keeps its lines in output order: k comes first.
+				copy(tl.lines[1:], tl.lines[:len(tl.lines)-1])
+				tl.lines[0] = s
+				switch {
+				case clipped:
+					tl.clip = &clipAt{idx: 0, end: k.Start + knownEnd(s)}
+				case tl.clip != nil:
+					tl.clip.idx++
+				}
+			}
+			break
+		}
+	}
+	return tl
+}
+
+// knownEnd is how many raw bytes of a known line its shown form s covers,
+// taken as the bytes of s's body (clean-up may have shortened it).
+func knownEnd(s string) int64 {
+	body, _ := SplitEnding([]byte(s))
+	return int64(len(body))
+}
+
+// known renders a known line within maxBytes, cut shorter when it must be;
+// not at all when lines are not clipped (maxChars 0) and it would be.
+func (w walker) known(k KnownLine, maxBytes int) (string, bool, bool) {
+	s, clipped := ShowLine(k.Text, w.clean, w.maxChars)
+	if w.maxChars <= 0 && (k.Cut || len(s) > maxBytes) {
+		return "", false, false
+	}
+	clipped = clipped || k.Cut
+	if len(s) > maxBytes {
+		body, ending := SplitEnding([]byte(s))
+		n := maxBytes - len(ending)
+		if n < 1 {
+			return "", false, false
+		}
+		if c := CutBack(body, n); c <= n {
+			n = c
+		}
+		s, clipped = string(body[:n])+string(ending), true
+	}
+	return s, clipped, s != ""
 }
 
 // part is the head or the tail of a preview.
@@ -126,6 +220,29 @@ type part struct {
 	raw     int      // raw bytes of those lines
 	shown   int      // bytes of the shown lines
 	clipped int      // lines clipped at maxChars
+	clip    *clipAt  // the first clipped line, if any
+}
+
+// clipAt is a clipped line of a part: its index, and the raw offset in the
+// output where its shown part ends.
+type clipAt struct {
+	idx int
+	end int64
+}
+
+// Clip names the first line a preview shows clipped (in Head, else in
+// Tail) and the raw byte offset where its shown part ends: a page call with
+// that startByte reads the line on.
+type Clip struct {
+	Line      int64
+	StartByte int64
+}
+
+// clipEnd is how many raw bytes of line a clip at maxChars shows.
+func clipEnd(line []byte, maxChars int) int64 {
+	body, _ := SplitEnding(line)
+	shown, _ := ClipLine(body, maxChars)
+	return int64(len(shown))
 }
 
 func (p *part) text() string {
@@ -159,6 +276,9 @@ func (w walker) head(src []byte, maxLines, maxBytes int) part {
 		if p.shown+len(s) > maxBytes {
 			break
 		}
+		if clipped && p.clip == nil {
+			p.clip = &clipAt{idx: len(p.lines), end: int64(i) + clipEnd(src[i:j], w.maxChars)}
+		}
 		p.add(s, j-i, clipped)
 		i = j
 	}
@@ -166,8 +286,9 @@ func (w walker) head(src []byte, maxLines, maxBytes int) part {
 }
 
 // tail takes the lines of src from its end, walking back, while they fit in
-// maxLines and maxBytes and start at or after lo.
-func (w walker) tail(src []byte, lo, maxLines, maxBytes int) part {
+// maxLines and maxBytes and start at or after lo. src begins at raw offset
+// srcAbs of the output.
+func (w walker) tail(src []byte, srcAbs int64, lo, maxLines, maxBytes int) part {
 	var p part
 	for j := len(src); j > lo && len(p.lines) < maxLines; {
 		i := bytes.LastIndexByte(src[:j-1], '\n') + 1
@@ -178,12 +299,18 @@ func (w walker) tail(src []byte, lo, maxLines, maxBytes int) part {
 		if p.shown+len(s) > maxBytes {
 			break
 		}
+		if clipped { // walking back, the last one found is the first
+			p.clip = &clipAt{idx: len(p.lines), end: srcAbs + int64(i) + clipEnd(src[i:j], w.maxChars)}
+		}
 		p.add(s, j-i, clipped)
 		j = i
 	}
 	// Collected walking back: put them in output order.
 	for a, b := 0, len(p.lines)-1; a < b; a, b = a+1, b-1 {
 		p.lines[a], p.lines[b] = p.lines[b], p.lines[a]
+	}
+	if p.clip != nil {
+		p.clip.idx = len(p.lines) - 1 - p.clip.idx
 	}
 	return p
 }
@@ -204,6 +331,12 @@ func (w walker) result(hd, tl part, totalBytes, totalLines int64) PreviewResult 
 		ShownLines:   len(hd.lines) + len(tl.lines),
 		ShownBytes:   hd.shown + tl.shown,
 		ClippedLines: hd.clipped + tl.clipped,
+	}
+	switch {
+	case hd.clip != nil:
+		r.Clip = &Clip{Line: int64(hd.clip.idx) + 1, StartByte: hd.clip.end}
+	case tl.clip != nil:
+		r.Clip = &Clip{Line: totalLines - int64(len(tl.lines)) + int64(tl.clip.idx) + 1, StartByte: tl.clip.end}
 	}
 	if omitted := totalBytes - int64(hd.raw) - int64(tl.raw); omitted > 0 {
 		r.Omitted = &Omitted{

@@ -1,8 +1,11 @@
 // Command previews prints, as a markdown table, what each preview rule shows
 // of the corpus of real tool outputs in testdata/outputs: the bytes shown,
 // and whether every line a model must see is among them. toold runs at its
-// default limits and at maxBytes 5120 per stream; beside it the positional
-// rules of other agents, simulated from their documented limits:
+// default limits and at maxBytes 5120 per stream, through the real exec path
+// (methods.Service.Exec of `cat` of the output, spool and line index
+// included; what a client gets as JSON: head, highlights and tail); beside
+// it the positional rules of other agents, simulated from their documented
+// limits:
 //
 //	pi          tail: the last 2000 lines or 50 KB, whichever is less
 //	codex       10 KB: half from the head, half from the tail
@@ -32,10 +35,14 @@ func main() {
 	out := flag.String("o", "", "also write the table to this file")
 	flag.Parse()
 	cs, err := corpus.Load(*dir)
+	if err == nil {
+		err = startToold()
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	defer stopToold()
 	var w io.Writer = os.Stdout
 	var buf bytes.Buffer
 	if *out != "" {
@@ -57,7 +64,7 @@ type rule struct {
 }
 
 var rules = []rule{
-	{"toold", func(b []byte) ([]byte, int) { return toold(b, 51200) }},
+	{"toold", func(b []byte) ([]byte, int) { return toold(b, 0) }},
 	{"toold 5 KB", func(b []byte) ([]byte, int) { return toold(b, 5120) }},
 	{"pi", func(b []byte) ([]byte, int) { return pi(b), 0 }},
 	{"codex", func(b []byte) ([]byte, int) { return headTail(b, 10240/2, 10240/2, false), 0 }},
@@ -122,20 +129,6 @@ func keysShown(shown []byte, keys []string) int {
 		}
 	}
 	return n
-}
-
-// toold is toold's preview of a stream as the exec capture makes it: the
-// capture keeps the first and last max(4*maxBytes, 64 KiB) bytes.
-func toold(out []byte, maxBytes int) ([]byte, int) {
-	keep := max(4*maxBytes, 64<<10)
-	prefix, suffix := out, out
-	if len(out) > keep {
-		prefix, suffix = out[:keep], out[len(out)-keep:]
-	}
-	pr := truncate.Preview(prefix, suffix, int64(len(out)), int64(lines(out)), truncate.PreviewOptions{
-		MaxLines: 2000, MaxBytes: maxBytes, MaxLineChars: 2000, Mode: truncate.ModeHeadTail, Clean: true,
-	})
-	return []byte(pr.Head + pr.Tail), 0
 }
 
 // pi keeps the last 2000 lines or 50 KB (the end of the last line when it

@@ -60,7 +60,13 @@ type stream struct {
 		Bytes  int64  `json:"bytes"`
 		Capped bool   `json:"capped"`
 	} `json:"spool"`
-	Binary bool `json:"binary"`
+	Binary     bool `json:"binary"`
+	Highlights []struct {
+		FromLine int64  `json:"fromLine"`
+		ToLine   int64  `json:"toLine"`
+		Text     string `json:"text"`
+	} `json:"highlights"`
+	HighlightsOmitted int `json:"highlightsOmitted"`
 }
 
 type execResult struct {

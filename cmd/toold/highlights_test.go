@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toold/toold/internal/corpus"
+)
+
+// TestExecHighlights runs exec of cat of real tool outputs (the corpus) in
+// every mode, at the default limits and at maxBytes 5120: every line a
+// model must see is in head, highlights or tail; a clean run has none;
+// every highlight holds the whole lines page gives at its numbers; shown
+// counts include them; the notice names them.
+func TestExecHighlights(t *testing.T) {
+	cs, err := corpus.Load("../../testdata/outputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	var names []string
+	for _, c := range cs {
+		switch c.Name {
+		case "make-k-warnings", "go-test-v-subtest", "python-log-traceback", "minified-json-3mb",
+			"progress-bar", "pytest-failures", "go-test-clean", "jsonl-60k":
+			files[c.Name] = c.Output
+			names = append(names, c.Name)
+		}
+	}
+	dir := ctFiles(t, files)
+	keys := map[string]corpus.Case{}
+	for _, c := range cs {
+		keys[c.Name] = c
+	}
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		for _, name := range names {
+			c := keys[name]
+			for _, maxBytes := range []int{51200, 5120} {
+				var r execResult
+				p.mustCall("exec", map[string]any{"argv": []string{"cat", filepath.Join(dir, name)}, "maxBytes": maxBytes}, &r)
+				checkHighlights(t, p, fmt.Sprintf("%s at %d", name, maxBytes), c, r, maxBytes)
+			}
+		}
+	})
+}
+
+func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, r execResult, maxBytes int) {
+	t.Helper()
+	s := r.Stdout
+	if s.Highlights == nil {
+		t.Fatalf("%s: highlights is null", name)
+	}
+	shown := s.Head + s.Tail
+	lines, size := countShown(s.Head)+countShown(s.Tail), len(s.Head)+len(s.Tail)
+	for _, h := range s.Highlights {
+		shown += h.Text
+		lines += countShown(h.Text)
+		size += len(h.Text)
+	}
+	if c.Clean && len(s.Highlights) > 0 {
+		t.Errorf("%s: a clean run has highlights %+v", name, s.Highlights)
+	}
+	for _, k := range c.Keys {
+		if !strings.Contains(shown, k) {
+			t.Errorf("%s: key line %q not shown", name, k)
+		}
+	}
+	if s.ShownBytes != size || s.ShownLines != lines || size > maxBytes || s.ShownLines > 2000 {
+		t.Errorf("%s: shown %d lines %d bytes; counted %d lines %d bytes (max %d)", name, s.ShownLines, s.ShownBytes, lines, size, maxBytes)
+	}
+	if len(s.Highlights) == 0 {
+		return
+	}
+	if r.Notice == nil || !strings.Contains(*r.Notice, fmt.Sprintf("at lines %d", s.Highlights[0].FromLine)) {
+		t.Errorf("%s: the notice does not name the highlights: %s", name, ctStr(r.Notice))
+	}
+	for _, h := range s.Highlights {
+		if s.Omitted == nil || h.FromLine < s.Omitted.FromLine || h.ToLine > s.Omitted.ToLine {
+			t.Errorf("%s: highlight %d-%d outside the omitted lines %+v", name, h.FromLine, h.ToLine, s.Omitted)
+			continue
+		}
+		var w window
+		p.mustCall("page", map[string]any{"spool": s.Spool.ID, "offset": h.FromLine, "limit": h.ToLine - h.FromLine + 1}, &w)
+		if want := withEndings(w.Content); h.Text != want {
+			t.Errorf("%s: highlight %d-%d is %q; page gives %q", name, h.FromLine, h.ToLine, h.Text, want)
+		}
+	}
+}
+
+// countShown counts a shown text's lines.
+func countShown(s string) int { return int(ctLines([]byte(s))) }
+
+// withEndings is a page's content as the preview shows lines: each with a
+// '\n' (a last line without one gets it).
+func withEndings(s string) string {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s
+}
+
+// TestExecLongLines: the two shapes a capture's kept ends cut, through
+// exec in every mode. A one-line output longer than the capture keeps is
+// shown clipped at maxLineChars, and the notice names the page call by
+// startByte that reads on; a progress bar redrawn with \r on one raw line
+// far longer than the capture keeps shows its final state at maxBytes 5120.
+func TestExecLongLines(t *testing.T) {
+	json := []byte(`{"items":[` + strings.Repeat(`{"id":1,"name":"item"},`, 150000) + `{}]}`)
+	var bar bytes.Buffer
+	bar.WriteString("fetching\n")
+	for i := 1; i <= 10000; i++ {
+		fmt.Fprintf(&bar, "\r[%-40s] %5d/10000 chunks %s", strings.Repeat("#", i/250), i, strings.Repeat(".", 40))
+	}
+	bar.WriteString("\nERROR: checksum mismatch\n")
+	final := fmt.Sprintf("[%-40s] 10000/10000 chunks %s\n", strings.Repeat("#", 40), strings.Repeat(".", 40))
+	dir := ctFiles(t, map[string][]byte{"min.json": json, "bar.txt": bar.Bytes()})
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var r execResult
+		p.mustCall("exec", map[string]any{"argv": []string{"cat", filepath.Join(dir, "min.json")}}, &r)
+		s := r.Stdout
+		if s.Head != string(json[:2000]) || s.ClippedLines != 1 || s.Spool == nil || r.Notice == nil ||
+			!strings.Contains(*r.Notice, fmt.Sprintf("page spool=%s startByte=2000", s.Spool.ID)) {
+			t.Fatalf("one line of %d bytes: head %d bytes, clipped %d, notice %s", len(json), len(s.Head), s.ClippedLines, ctStr(r.Notice))
+		}
+		var w window
+		p.mustCall("page", map[string]any{"spool": s.Spool.ID, "startByte": 2000, "maxBytes": 100}, &w)
+		if w.Content != string(json[2000:2100]) {
+			t.Errorf("page by startByte reads on with %q", w.Content)
+		}
+		r = execResult{}
+		p.mustCall("exec", map[string]any{"argv": []string{"cat", filepath.Join(dir, "bar.txt")}, "maxBytes": 5120}, &r)
+		if got := r.Stdout.Head + r.Stdout.Tail; got != "fetching\n"+final+"ERROR: checksum mismatch\n" {
+			t.Fatalf("a %d-byte progress bar at maxBytes 5120 shows %q", bar.Len(), got)
+		}
+	})
+}
