@@ -13,9 +13,14 @@ import (
 
 // required are the params each method cannot do without.
 var required = map[string][]string{
-	protocol.MethodRead:      {"path"},
-	protocol.MethodReadBytes: {"path"},
-	protocol.MethodPage:      {"spool"},
+	protocol.MethodRead:         {"path"},
+	protocol.MethodReadBytes:    {"path"},
+	protocol.MethodPage:         {"spool"},
+	protocol.MethodGrep:         {"pattern"},
+	protocol.MethodProcessRead:  {"id"},
+	protocol.MethodProcessWait:  {"id"},
+	protocol.MethodProcessWrite: {"id", "stdin"},
+	protocol.MethodProcessKill:  {"id"},
 }
 
 // notParams are fields a params type has but the method does not read:

@@ -263,8 +263,14 @@ describe('MCP Inspector CLI', () => {
   test('lists the tools, with their annotations', async () => {
     const { tools } = await inspect('--method', 'tools/list');
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    assert.deepEqual(Object.keys(byName).sort(), ['exec', 'page', 'read', 'readBytes', 'stats']);
-    for (const n of ['read', 'readBytes', 'page', 'stats']) assert.equal(byName[n].annotations.readOnlyHint, true, n);
+    assert.deepEqual(Object.keys(byName).sort(), ['exec', 'find', 'grep', 'ls', 'page', 'process_kill', 'process_list',
+      'process_read', 'process_wait', 'process_write', 'read', 'readBytes', 'stats']);
+    for (const n of ['read', 'readBytes', 'page', 'stats', 'grep', 'find', 'ls', 'process_read', 'process_list']) {
+      assert.equal(byName[n].annotations.readOnlyHint, true, n);
+    }
+    for (const n of ['process_write', 'process_kill']) assert.equal(byName[n].annotations.destructiveHint, true, n);
+    assert.deepEqual(byName.grep.inputSchema.required, ['pattern']);
+    assert.deepEqual(byName.process_write.inputSchema.required, ['id', 'stdin']);
     assert.equal(byName.exec.annotations.readOnlyHint, false);
     assert.equal(byName.exec.annotations.destructiveHint, true);
     assert.deepEqual(byName.read.inputSchema.required, ['path']);
