@@ -182,6 +182,8 @@ func (r *Runner) Close() error {
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
+	// Only now: until the groups are gone, their zombies must be reaped.
+	r.orphans.stopReaping()
 	return nil
 }
 

@@ -47,6 +47,13 @@ type orphans struct {
 	reapMu  sync.RWMutex
 	lmu     sync.Mutex
 	leaders map[int]struct{}
+
+	// The reaper outlives Close's wait for the Runner's goroutines: they
+	// wait for zombies of a command's group that only it reaps (a group
+	// member counts until it is reaped). stop ends it, reaper is its end.
+	stop     chan struct{}
+	stopOnce sync.Once
+	reaper   sync.WaitGroup
 }
 
 // AdoptOrphans makes this process a child subreaper (Linux's
@@ -66,22 +73,32 @@ func (r *Runner) AdoptOrphans() error {
 	}
 	r.orphans.adopting = true
 	r.orphans.leaders = make(map[int]struct{})
+	r.orphans.stop = make(chan struct{})
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, unix.SIGCHLD)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.orphans.reaper.Go(func() {
 		defer signal.Stop(sigs)
 		for {
 			select {
 			case <-sigs:
 				r.reap()
-			case <-r.done:
+			case <-r.orphans.stop:
+				r.reap() // what exited since the last SIGCHLD was read
 				return
 			}
 		}
-	}()
+	})
 	return nil
+}
+
+// stopReaping ends the reaper, once every other goroutine of the Runner
+// has ended (see Close).
+func (o *orphans) stopReaping() {
+	if !o.adopting {
+		return
+	}
+	o.stopOnce.Do(func() { close(o.stop) })
+	o.reaper.Wait()
 }
 
 // reap waits for every exited child that is not a leader os/exec waits for.
@@ -177,6 +194,7 @@ func (r *Runner) finish(p *process) {
 		termed := make(map[int]uint64) // pid → start time, when sent SIGTERM
 		tick := time.NewTicker(pollGroup)
 		defer tick.Stop()
+		done := r.done
 		for {
 			left, unsure := r.signalEscaped(p, termed, time.Now().After(deadline))
 			if left == 0 && !unsure && !groupAlive(p.pgid) {
@@ -188,8 +206,10 @@ func (r *Runner) finish(p *process) {
 			}
 			select {
 			case <-tick.C:
-			case <-r.done:
-				deadline = time.Now() // the daemon stops: no more grace
+			case <-done:
+				// The daemon stops: no more grace. Once, so that the
+				// deadline does not move on with every turn.
+				deadline, done = time.Now(), nil
 			}
 		}
 	})

@@ -1,0 +1,66 @@
+package exec_test
+
+import (
+	"context"
+	"os"
+	osexec "os/exec"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/exec"
+)
+
+// closeHelper, set in a child test process's environment, makes it run
+// closeLateOrphan: the Runner makes its process a child subreaper, which
+// must not be the test binary itself (its other tests run processes of
+// their own that the reaper would reap).
+const closeHelper = "TOOLD_EXEC_TEST_CLOSE_HELPER"
+
+// TestCloseReapsLateOrphans checks that Close returns when a command's group
+// outlives its leader past Close: the member, reparented to the Runner's
+// process, dies after Close began, and its zombie must still be reaped, or
+// the group never ends and Close waits for it forever. (A daemon stopped by
+// SIGTERM while a command ran hung so, now and then, when the signal that
+// ended a member came after the reaper had stopped.)
+func TestCloseReapsLateOrphans(t *testing.T) {
+	if os.Getenv(closeHelper) != "" {
+		closeLateOrphan(t)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, os.Args[0], "-test.run=^TestCloseReapsLateOrphans$", "-test.v")
+	cmd.Env = append(os.Environ(), closeHelper+"=1")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("Runner.Close did not return:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("helper: %v\n%s", err, out)
+	}
+}
+
+func closeLateOrphan(t *testing.T) {
+	// Whether the reaper was still there to reap was a race it often won:
+	// a few rounds make a lost one all but certain.
+	for range 4 {
+		r := exec.NewRunner(nil)
+		if err := r.AdoptOrphans(); err != nil {
+			t.Skip(err)
+		}
+		// The leader exits at once; the member of its group ignores the
+		// SIGTERM the drain sends it and lives on, reparented to us.
+		res, err := r.Run(context.Background(), exec.Spec{
+			Command: `(trap '' TERM; sleep 5; :) >/dev/null 2>&1 & echo started`})
+		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+			t.Fatalf("Run: %v %+v", err, res)
+		}
+		closed := make(chan struct{})
+		go func() { r.Close(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Runner.Close did not return") // the parent sees this too
+		}
+	}
+}
