@@ -102,40 +102,31 @@ func cutLine(s string) (line, rest string) {
 // execText is how the command ended, then each stream that has output —
 // head, the omitted lines and where to page them, tail — then the notice.
 func execText(r *protocol.ExecResult) string {
-	var b strings.Builder
-	b.WriteString(notice.Ended(r))
-	b.WriteByte('\n')
-	for _, st := range []struct {
-		name string
-		s    *protocol.Stream
-	}{{"stdout", &r.Stdout}, {"stderr", &r.Stderr}} {
-		if st.s.TotalBytes > 0 {
-			writeStream(&b, st.name, st.s)
-		}
-	}
-	if r.Notice != nil {
-		b.WriteString(*r.Notice)
-		b.WriteByte('\n')
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return streamsText(notice.Ended(r), &r.Stdout, &r.Stderr, r.Notice)
 }
 
 // processText is the process's state (and why a wait ended), then each
 // stream's new output as exec renders it, then the notice.
 func processText(r *protocol.ProcessOutput) string {
+	return streamsText(notice.ProcessState(r), &r.Stdout, &r.Stderr, r.Notice)
+}
+
+// streamsText is head, then stdout and stderr where they have output, then
+// the notice, one to a line.
+func streamsText(head string, stdout, stderr *protocol.Stream, n *string) string {
 	var b strings.Builder
-	b.WriteString(notice.ProcessState(r))
+	b.WriteString(head)
 	b.WriteByte('\n')
 	for _, st := range []struct {
 		name string
 		s    *protocol.Stream
-	}{{"stdout", &r.Stdout}, {"stderr", &r.Stderr}} {
+	}{{"stdout", stdout}, {"stderr", stderr}} {
 		if st.s.TotalBytes > 0 {
 			writeStream(&b, st.name, st.s)
 		}
 	}
-	if r.Notice != nil {
-		b.WriteString(*r.Notice)
+	if n != nil {
+		b.WriteString(*n)
 		b.WriteByte('\n')
 	}
 	return strings.TrimSuffix(b.String(), "\n")
