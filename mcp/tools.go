@@ -19,6 +19,8 @@ const instructions = `toold reads files and runs commands with results cut to fi
 - readBytes: for a line too long for read (minified code, one-line JSON), or to walk a file by bytes: pass the startByte the last result names.
 - exec: runs a command. Long output shows its first and last lines and one line naming the lines in between and a spool id, e.g. "[... lines 1001-4000 omitted (120 KB); page spool=ID offset=1001 to read them ...]"; errors from the middle are shown too. Read the omitted lines with page spool=ID offset=N, a window at a time, rather than re-running the command with a pipe through head or grep.
 - page: windows of a spool, numbered as read numbers them; pass the offset (or startByte) the previous result names to go on.
+- grep, find, ls: search file contents, find files by glob, list a directory, with limits and notices as read has; grep also searches a spool (spool=ID), with page's line numbers.
+- exec with yieldMs or background: true leaves a long command (a build, a dev server, a watcher) running as a process; process_wait waits for its exit, a line matching until.pattern or idle output, process_read reads what is new, process_write answers its prompts, process_kill ends it.
 
 Prefer these to cat, head, tail or sed: nothing is silently cut. Spools last as long as this session.`
 

@@ -268,9 +268,10 @@ func initialized(ctx context.Context, c *rpc.Client, init map[string]any, ferr <
 
 var cmdMCP = &command{
 	name: "mcp", summary: "a Model Context Protocol server on stdio: the methods as tools",
-	help: `Serves the Model Context Protocol on stdin/stdout: read, readBytes, page, exec and stats
-as tools, their results rendered for a model (numbered lines, what was left out and the
-call that reads it) with the JSON result as structuredContent. Each MCP session is a
+	help: `Serves the Model Context Protocol on stdin/stdout: read, readBytes, page, exec, grep,
+find, ls, the process tools (process_wait, process_read, process_write, process_kill,
+process_list) and stats as tools, their results rendered for a model (numbered lines,
+what was left out and the call that reads it) with the JSON result as structuredContent. Each MCP session is a
 toold session; its spools go when it ends.
 
 Without --remote the daemon runs in this process. With --remote=auto the session lives
