@@ -19,6 +19,17 @@ import (
 	"github.com/toold/toold/truncate"
 )
 
+// procParams decodes a process method's params and finds the process of
+// the session that id names in them.
+func procParams[P any](s *Session, params []byte, id func(*P) string) (*P, *process.Proc, error) {
+	p := new(P)
+	if err := rpc.DecodeParams(params, p); err != nil {
+		return nil, nil, err
+	}
+	pr, err := proc(s, id(p))
+	return p, pr, err
+}
+
 // proc returns the session's process id names.
 func proc(s *Session, id string) (*process.Proc, error) {
 	if id == "" {
@@ -156,11 +167,7 @@ func processOutput(pr *process.Proc, since *process.Cursor, o truncate.PreviewOp
 
 // ProcessRead answers process/read: the output since the cursor.
 func (svc *Service) ProcessRead(ctx context.Context, s *Session, params []byte) (any, error) {
-	var p protocol.ProcessReadParams
-	if err := rpc.DecodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	pr, err := proc(s, p.ID)
+	p, pr, err := procParams(s, params, func(p *protocol.ProcessReadParams) string { return p.ID })
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +190,7 @@ func (svc *Service) ProcessRead(ctx context.Context, s *Session, params []byte) 
 // line that matches until.pattern, after until.idleMs without output or at
 // timeoutMs, with the output that came since the last read.
 func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) (any, error) {
-	var p protocol.ProcessWaitParams
-	if err := rpc.DecodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	pr, err := proc(s, p.ID)
+	p, pr, err := procParams(s, params, func(p *protocol.ProcessWaitParams) string { return p.ID })
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +227,7 @@ func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) 
 
 // ProcessWrite answers process/write: input on the process's stdin.
 func (svc *Service) ProcessWrite(ctx context.Context, s *Session, params []byte) (any, error) {
-	var p protocol.ProcessWriteParams
-	if err := rpc.DecodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	pr, err := proc(s, p.ID)
+	p, pr, err := procParams(s, params, func(p *protocol.ProcessWriteParams) string { return p.ID })
 	if err != nil {
 		return nil, err
 	}
@@ -252,11 +251,7 @@ func (svc *Service) ProcessWrite(ctx context.Context, s *Session, params []byte)
 // ProcessKill answers process/kill: it ends the process's group and returns
 // how it ended.
 func (svc *Service) ProcessKill(ctx context.Context, s *Session, params []byte) (any, error) {
-	var p protocol.ProcessKillParams
-	if err := rpc.DecodeParams(params, &p); err != nil {
-		return nil, err
-	}
-	pr, err := proc(s, p.ID)
+	p, pr, err := procParams(s, params, func(p *protocol.ProcessKillParams) string { return p.ID })
 	if err != nil {
 		return nil, err
 	}

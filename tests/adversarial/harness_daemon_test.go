@@ -65,27 +65,9 @@ func daemonBinary(t testing.TB) string {
 // daemonProc is a toold process the test started.
 type daemonProc struct {
 	cmd    *exec.Cmd
-	stderr *daemonBuffer
+	stderr *lockedBuffer
 	exited chan struct{} // closed once Wait has returned
 	err    error         // Wait's; read after exited
-}
-
-// daemonBuffer is a goroutine-safe bytes buffer for a process's stderr.
-type daemonBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *daemonBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *daemonBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // daemonStart starts the binary with args. nofile, when positive, is the
@@ -101,7 +83,7 @@ func daemonStart(t testing.TB, nofile int, args ...string) *daemonProc {
 		}
 		argv = append([]string{"prlimit", "--nofile=" + strconv.Itoa(nofile)}, argv...)
 	}
-	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &daemonBuffer{}, exited: make(chan struct{})}
+	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return p

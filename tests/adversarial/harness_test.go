@@ -171,6 +171,7 @@ func launch(t testing.TB, cmd *exec.Cmd) *daemon {
 	return d
 }
 
+// lockedBuffer is a goroutine-safe buffer for a process's stderr.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
