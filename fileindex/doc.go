@@ -46,14 +46,14 @@
 // or any watcher error drops every entry. When inotify cannot be used the
 // stat checks alone keep the indexes right.
 //
-// A file of the same inode that did not shrink is checked as an extension
-// is, by the CRC of the block its index ended in, even when its size is the
-// same: a Write event after a read has seen the file is mostly the append
-// that read already saw, arriving late, and an fstat inside an append sees
-// its times move before its size. Rebuilding from scratch for either stalled
-// a reader polling a growing log (150 ms a read on 1 GiB). So a rewrite in
-// place that keeps the size and touches only bytes before the last block
-// goes unseen, as it would for a grown file.
+// A Write event after a read has seen the file is mostly the append that
+// read already saw, arriving late, and an fstat inside an append sees its
+// times move before its size. Rebuilding from scratch for either stalled a
+// reader polling a growing log (150 ms a read on 1 GiB). So the same size
+// and mtime is checked by the tail CRC, as an extension is; the same size
+// with a newer mtime is extended only if the size grows within a few
+// milliseconds (the append in flight), and otherwise is a rewrite in place,
+// which may have moved lines anywhere: rebuilt.
 //
 // # Sizes that lie
 //

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"time"
 )
 
 // MaxSnapshotBytes caps what is read of a file whose size the file system
@@ -35,11 +36,33 @@ type File struct {
 
 var _ io.ReaderAt = (*File)(nil)
 
-// appending reports whether the file has grown past the size f was opened
-// at: an append was under way when f's fstat saw its times move first.
+// appendSettle bounds how long appending waits for an append in flight to
+// move the size: a writer can be preempted between the two updates, longest
+// on a loaded machine. Only a same-size state with a newer mtime waits, and
+// the alternative is a rebuild from scratch, which costs more.
+const appendSettle = 5 * time.Millisecond
+
+// appending reports whether the file grows past the size f was opened at
+// within appendSettle: an append was under way when f's fstat saw its times
+// move first (a write updates the times before the size).
 func (f *File) appending() bool {
-	fi, err := f.f.Stat()
-	return err == nil && !f.snap && fi.Size() > f.id.size
+	if f.snap {
+		return false
+	}
+	wait := 20 * time.Microsecond
+	for deadline := time.Now().Add(appendSettle); ; wait *= 2 {
+		fi, err := f.f.Stat()
+		if err != nil {
+			return false
+		}
+		if fi.Size() > f.id.size {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(wait)
+	}
 }
 
 // openFile opens path read-only, without blocking on a FIFO.
