@@ -120,6 +120,52 @@ func (c *Client) Exec(ctx context.Context, p *protocol.ExecParams) (*protocol.Ex
 	return call[protocol.ExecResult](ctx, c, protocol.MethodExec, p)
 }
 
+// ProcessRead is the output of a background process (an Exec with YieldMs
+// or Background) since a cursor, or since the last read.
+func (c *Client) ProcessRead(ctx context.Context, p *protocol.ProcessReadParams) (*protocol.ProcessOutput, error) {
+	return call[protocol.ProcessOutput](ctx, c, protocol.MethodProcessRead, p)
+}
+
+// ProcessWait waits for a background process to exit, print a line that
+// matches p.Until.Pattern, go idle, or time out, and returns its new output.
+func (c *Client) ProcessWait(ctx context.Context, p *protocol.ProcessWaitParams) (*protocol.ProcessOutput, error) {
+	return call[protocol.ProcessOutput](ctx, c, protocol.MethodProcessWait, p)
+}
+
+// ProcessWrite writes to a background process's stdin.
+func (c *Client) ProcessWrite(ctx context.Context, p *protocol.ProcessWriteParams) (*protocol.ProcessWriteResult, error) {
+	return call[protocol.ProcessWriteResult](ctx, c, protocol.MethodProcessWrite, p)
+}
+
+// ProcessKill signals a background process's group and returns its state.
+func (c *Client) ProcessKill(ctx context.Context, p *protocol.ProcessKillParams) (*protocol.ProcessInfo, error) {
+	return call[protocol.ProcessInfo](ctx, c, protocol.MethodProcessKill, p)
+}
+
+// ProcessList is the session's background processes, running or exited.
+func (c *Client) ProcessList(ctx context.Context) ([]protocol.ProcessInfo, error) {
+	r, err := call[[]protocol.ProcessInfo](ctx, c, protocol.MethodProcessList, nil)
+	if err != nil {
+		return nil, err
+	}
+	return *r, nil
+}
+
+// Grep searches a file, a tree or a spool for lines that match p.Pattern.
+func (c *Client) Grep(ctx context.Context, p *protocol.GrepParams) (*protocol.GrepResult, error) {
+	return call[protocol.GrepResult](ctx, c, protocol.MethodGrep, p)
+}
+
+// Find lists the paths under p.Path that match a glob.
+func (c *Client) Find(ctx context.Context, p *protocol.FindParams) (*protocol.EntriesResult, error) {
+	return call[protocol.EntriesResult](ctx, c, protocol.MethodFind, p)
+}
+
+// Ls lists a directory.
+func (c *Client) Ls(ctx context.Context, p *protocol.LsParams) (*protocol.EntriesResult, error) {
+	return call[protocol.EntriesResult](ctx, c, protocol.MethodLs, p)
+}
+
 // Stats is the daemon's state.
 func (c *Client) Stats(ctx context.Context) (*protocol.Stats, error) {
 	return call[protocol.Stats](ctx, c, protocol.MethodStats, nil)

@@ -137,3 +137,72 @@ func TestConnectErrors(t *testing.T) {
 		t.Errorf("Start of no binary: %v", err)
 	}
 }
+
+// TestSearchAndProcesses: the typed calls of grep, find, ls and background
+// processes, over each way to reach toold.
+func TestSearchAndProcesses(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n// TODO: one\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "b.txt"), []byte("nothing\nTODO: two\n"), 0o644)
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			ctx := context.Background()
+			c, err := w.connect(t, ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := c.Initialize(ctx, &protocol.InitializeParams{Cwd: dir, Roots: []string{dir}}); err != nil {
+				t.Fatal(err)
+			}
+			g, err := c.Grep(ctx, &protocol.GrepParams{Pattern: "TODO: (one|two)"})
+			if err != nil || g.TotalMatches != 2 || len(g.Files) != 2 || g.Files[1].Path != "sub/b.txt" || g.Files[1].Matches[0].Line != 2 {
+				t.Errorf("Grep: %+v %v", g, err)
+			}
+			f, err := c.Find(ctx, &protocol.FindParams{Pattern: "**/*.txt"})
+			if err != nil || strings.Join(f.Entries, ",") != "sub/b.txt" {
+				t.Errorf("Find: %+v %v", f, err)
+			}
+			l, err := c.Ls(ctx, &protocol.LsParams{})
+			if err != nil || strings.Join(l.Entries, ",") != "a.go,sub/" {
+				t.Errorf("Ls: %+v %v", l, err)
+			}
+			// A command that waits for a line on its stdin, then prints it.
+			ex, err := c.Exec(ctx, &protocol.ExecParams{Command: S("echo ready; read x; echo got $x"), Background: true})
+			if err != nil || ex.Process == nil {
+				t.Fatalf("Exec in the background: %+v %v", ex, err)
+			}
+			id := *ex.Process
+			if ps, err := c.ProcessList(ctx); err != nil || len(ps) != 1 || ps[0].ID != id || !ps[0].Running {
+				t.Errorf("ProcessList: %+v %v", ps, err)
+			}
+			wr, err := c.ProcessWrite(ctx, &protocol.ProcessWriteParams{ID: id, Stdin: "hello\n"})
+			if err != nil || wr.Written != 6 {
+				t.Errorf("ProcessWrite: %+v %v", wr, err)
+			}
+			out, err := c.ProcessWait(ctx, &protocol.ProcessWaitParams{ID: id, TimeoutMs: N(10_000)})
+			if err != nil || out.Reason != protocol.ReasonExit || out.ExitCode == nil || *out.ExitCode != 0 {
+				t.Fatalf("ProcessWait: %+v %v", out, err)
+			}
+			all, err := c.ProcessRead(ctx, &protocol.ProcessReadParams{ID: id, Since: S("0:0")})
+			if err != nil || all.Stdout.Head != "ready\ngot hello\n" || all.Running {
+				t.Errorf("ProcessRead from the start: %+v %v", all, err)
+			}
+			// A second, killed while it runs.
+			ex, err = c.Exec(ctx, &protocol.ExecParams{Command: S("sleep 30"), Background: true})
+			if err != nil || ex.Process == nil {
+				t.Fatalf("Exec sleep: %+v %v", ex, err)
+			}
+			k, err := c.ProcessKill(ctx, &protocol.ProcessKillParams{ID: *ex.Process, Signal: S("KILL")})
+			if err != nil || k.ID != *ex.Process {
+				t.Errorf("ProcessKill: %+v %v", k, err)
+			}
+			_, err = c.ProcessRead(ctx, &protocol.ProcessReadParams{ID: "p-none"})
+			var re *rpc.Error
+			if !errors.As(err, &re) || re.Code != protocol.CodeNoSuchFile {
+				t.Errorf("ProcessRead of no process: %v", err)
+			}
+		})
+	}
+}
