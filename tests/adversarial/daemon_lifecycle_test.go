@@ -78,10 +78,27 @@ func TestDaemonKilledCommandsSwept(t *testing.T) {
 	if n := len(daemonPidsOf(marker)); n < 3 {
 		t.Fatalf("%d commands running, want 3", n)
 	}
+	// The group is recorded just after the command starts: a daemon killed
+	// in between (microseconds, more on a loaded machine) leaves nothing to
+	// sweep by, which is not what this case is about.
+	for {
+		if recs, _ := filepath.Glob(filepath.Join(root, "*", "*.group")); len(recs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no group record in the session's directory")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	p.cmd.Process.Kill()
 	p.wait(10 * time.Second)
 	if n := len(daemonPidsOf(marker)); n < 3 {
 		t.Fatalf("the commands died with the daemon (%d left): nothing to sweep", n)
+	}
+	recs, _ := filepath.Glob(filepath.Join(root, "*", "*.group"))
+	for _, r := range recs {
+		b, _ := os.ReadFile(r)
+		t.Logf("record %s: %q", r, b) // shown if the sweep misses them
 	}
 	q := daemonStart(t, 0, "serve", "--spool-root", root)
 	q.cmd.StdinPipe()
