@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -35,6 +36,12 @@ type Options struct {
 	Start func() error
 	// StartTimeout bounds that wait; 0 means 10 s.
 	StartTimeout time.Duration
+	// Trace, if set, logs every request of this client when its reply
+	// passes: method, id, duration (as the client sees it, the socket
+	// included) and the error code of a failure. It is --rpc.trace on the
+	// client's side of a shared daemon, which traces its own log only when
+	// it was started with --rpc.trace.
+	Trace *slog.Logger
 }
 
 // ErrDaemonGone is returned by Forward when the daemon ended the connection
@@ -56,7 +63,7 @@ func Forward(ctx context.Context, in io.Reader, out io.Writer, opts Options) (in
 	defer conn.Close()
 	defer context.AfterFunc(ctx, func() { conn.Close() })()
 
-	f := &forwarder{out: out, conn: conn, client: rpc.NewFrameReader(in, rpc.FramingAuto, 0)}
+	f := &forwarder{out: out, conn: conn, client: rpc.NewFrameReader(in, rpc.FramingAuto, 0), trace: opts.Trace}
 	first, err := f.client.Read()
 	if errors.Is(err, io.EOF) {
 		return 0, nil // the client sent nothing
@@ -100,6 +107,7 @@ type forwarder struct {
 
 	pending   inflight    // requests forwarded and not answered
 	inputDone atomic.Bool // the client's input has ended
+	trace     *slog.Logger
 
 	omu sync.Mutex // one frame at a time on out: the daemon's, or ours
 	out io.Writer
@@ -175,11 +183,23 @@ func (f *forwarder) toClient(framing rpc.Framing) error {
 			f.code, f.exited = code, true
 			continue
 		}
-		f.pending.answered(msg)
+		if req, ok := f.pending.answered(msg); ok && f.trace != nil {
+			traceReply(f.trace, req, msg)
+		}
 		if err := f.write(rpc.AppendFrame(nil, framing, msg)); err != nil {
 			return err
 		}
 	}
+}
+
+// traceReply logs req, answered by msg, as rpc.Trace logs a request.
+func traceReply(log *slog.Logger, req request, msg []byte) {
+	attrs := []any{"method", req.method, "id", string(req.id),
+		"durationMs", float64(time.Since(req.sent).Microseconds()) / 1000}
+	if code, ok := replyCode(msg); ok {
+		attrs = append(attrs, "code", code)
+	}
+	log.Info("rpc", attrs...)
 }
 
 // exitCode reports whether msg is protocol.MethodExitCode, and its code.

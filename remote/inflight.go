@@ -5,16 +5,25 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/toold/toold/rpc"
 )
 
 // inflight holds the requests forwarded to the daemon and not yet answered,
 // so that a daemon that goes away (killed, crashed) leaves no request
-// without a reply: the forwarder answers them itself.
+// without a reply: the forwarder answers them itself. What it keeps of each
+// also traces it (Options.Trace).
 type inflight struct {
 	mu  sync.Mutex
-	ids map[string][]json.RawMessage // by idKey: the ids as the client wrote them
+	ids map[string][]request // by idKey, in the order sent
+}
+
+// request is a request forwarded and not yet answered.
+type request struct {
+	id     json.RawMessage // as the client wrote it
+	method string
+	sent   time.Time
 }
 
 // envelope is the part of a message the forwarder looks at.
@@ -37,28 +46,34 @@ func (f *inflight) sent(msg []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.ids == nil {
-		f.ids = make(map[string][]json.RawMessage)
+		f.ids = make(map[string][]request)
 	}
-	f.ids[key] = append(f.ids[key], bytes.Clone(e.ID))
+	f.ids[key] = append(f.ids[key], request{bytes.Clone(e.ID), *e.Method, time.Now()})
 }
 
-// answered forgets the request msg, a daemon's message, replies to.
-func (f *inflight) answered(msg []byte) {
+// answered forgets the request msg, a daemon's message, replies to, and
+// returns it; ok is false when msg answers none.
+func (f *inflight) answered(msg []byte) (req request, ok bool) {
 	id, ok := replyID(msg)
 	if !ok {
-		return
+		return request{}, false
 	}
 	key, ok := idKey(id)
 	if !ok {
-		return
+		return request{}, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if list := f.ids[key]; len(list) > 1 {
+	list := f.ids[key]
+	if len(list) == 0 {
+		return request{}, false
+	}
+	if len(list) > 1 {
 		f.ids[key] = list[1:]
 	} else {
 		delete(f.ids, key)
 	}
+	return list[0], true
 }
 
 // take returns the ids still unanswered and forgets them.
@@ -67,7 +82,9 @@ func (f *inflight) take() []json.RawMessage {
 	defer f.mu.Unlock()
 	var ids []json.RawMessage
 	for _, list := range f.ids {
-		ids = append(ids, list...)
+		for _, r := range list {
+			ids = append(ids, r.id)
+		}
 	}
 	f.ids = nil
 	return ids
@@ -92,6 +109,34 @@ func replyID(msg []byte) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return e.ID, true
+}
+
+// errorPrefix follows the id in the daemon's envelope of an error reply.
+var errorPrefix = []byte(`,"error":{"code":`)
+
+// replyCode returns the error code of msg, a reply, read from the daemon's
+// own envelope without decoding a result; ok is false for a result (or an
+// envelope of another shape).
+func replyCode(msg []byte) (code int64, ok bool) {
+	rest, ok := bytes.CutPrefix(msg, replyPrefix)
+	if !ok {
+		return 0, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	var id json.RawMessage
+	if dec.Decode(&id) != nil {
+		return 0, false
+	}
+	rest, ok = bytes.CutPrefix(rest[dec.InputOffset():], errorPrefix)
+	if !ok {
+		return 0, false
+	}
+	end := bytes.IndexAny(rest, ",}")
+	if end < 0 {
+		return 0, false
+	}
+	code, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+	return code, err == nil
 }
 
 // idKey is a canonical form of a request id, the same for the id a client

@@ -61,3 +61,25 @@ func TestIDKey(t *testing.T) {
 		t.Error(`"1" and 1 share a key`)
 	}
 }
+
+// TestReplyCode reads the error code of the daemon's own envelope, and no
+// code from a result, whatever the result holds.
+func TestReplyCode(t *testing.T) {
+	for _, tt := range []struct {
+		msg  string
+		code int64
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"no such file"}}`, -32001, true},
+		{`{"jsonrpc":"2.0","id":"a,\"error\":{\"code\":5}","error":{"code":-32602}}`, -32602, true},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, -32700, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"error":{"code":-1}}}`, 0, false},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":x}}`, 0, false},
+		{`{"id":1,"jsonrpc":"2.0","error":{"code":-32001}}`, 0, false}, // not the daemon's envelope
+	} {
+		code, ok := replyCode([]byte(tt.msg))
+		if code != tt.code || ok != tt.ok {
+			t.Errorf("%s: %d %v, want %d %v", tt.msg, code, ok, tt.code, tt.ok)
+		}
+	}
+}

@@ -368,6 +368,44 @@ func TestRPCTrace(t *testing.T) {
 	}
 }
 
+// With --remote, --rpc.trace traces the client's requests on its own side,
+// whatever the shared daemon was started with: the forwarder, toold call
+// and toold mcp all forward through one remote.Forward.
+func TestRPCTraceForwarded(t *testing.T) {
+	sock, _ := startSocketDaemon(t) // no --rpc.trace
+	cases := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  []string
+		n     int // requests traced
+	}{
+		{"forwarder", `{"jsonrpc":"2.0","id":"r1","method":"read","params":{"path":"/nonexistent"}}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"stats"}` + "\n" + `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":9}}` + "\n",
+			[]string{"--remote=" + sock, "--rpc.trace"},
+			[]string{`msg=rpc method=read id="\"r1\"" durationMs=`, " code=-32001\n", `msg=rpc method=stats id=2 durationMs=`}, 2},
+		{"call", "", []string{"call", "--remote", sock, "--rpc.trace", "read", `{"path":"/nonexistent"}`},
+			[]string{`msg=rpc method=initialize id=1 durationMs=`, `msg=rpc method=read id=2 durationMs=`, " code=-32001\n"}, 2},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binPath, tt.args...)
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			cmd.Run()
+			for _, w := range tt.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("the trace lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			if n := strings.Count(stderr.String(), "msg=rpc "); n != tt.n {
+				t.Errorf("%d traced requests, want %d:\n%s", n, tt.n, stderr.String())
+			}
+		})
+	}
+}
+
 // A cwd that cannot be used is refused with what is wrong with it.
 func TestInitializeCwdErrors(t *testing.T) {
 	dir := t.TempDir()

@@ -37,7 +37,7 @@ func logFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&o.logFile, "logfile", "", "append logs to this file instead of stderr (stderr itself goes there too, so a crash's trace is kept)")
-	fs.BoolVar(&o.trace, "rpc.trace", false, "log every request and its reply: method, id, duration and error code (with --remote, the daemon it starts traces)")
+	fs.BoolVar(&o.trace, "rpc.trace", false, "log every request and its reply: method, id, duration and error code (with --remote, this client's requests, timed from this side; a daemon it starts traces too)")
 }
 
 // spoolFlag are the flags of the commands that may run a daemon.

@@ -168,10 +168,14 @@ func serveSocket(opts lifecycle.Options, socket string, idle time.Duration) int 
 
 // forwardOptions say how to reach the shared daemon o names, and for
 // --remote=auto how to start it: this binary, serving the socket with the
-// caller's log level, trace and spool root, its log beside the socket.
-func forwardOptions(o *options) remote.Options {
+// caller's log level, trace and spool root, its log beside the socket. With
+// --rpc.trace the forwarder traces its client's requests to log.
+func forwardOptions(o *options, log *slog.Logger) remote.Options {
 	socket := socketOf(o.remote)
 	fo := remote.Options{Socket: socket}
+	if o.trace {
+		fo.Trace = log
+	}
 	if o.remote != "auto" {
 		return fo // a named socket is someone else's to start
 	}
@@ -201,7 +205,7 @@ func forwardOptions(o *options) remote.Options {
 func forward(o *options, opts lifecycle.Options) int {
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
-	fo := forwardOptions(o)
+	fo := forwardOptions(o, opts.Logger)
 	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, fo)
 	if err != nil {
 		opts.Logger.Error("forwarding", "socket", fo.Socket, "err", err)
@@ -234,7 +238,7 @@ func withConnect(o *options, f func(ctx context.Context, connect connectFunc) in
 		}
 		ctx, stop := lifecycle.NotifyContext(context.Background())
 		defer stop()
-		fo := forwardOptions(o)
+		fo := forwardOptions(o, opts.Logger)
 		return f(ctx, func(ctx context.Context, init map[string]any) (*rpc.Client, error) {
 			server, client := net.Pipe()
 			ferr := make(chan error, 1)
