@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Whole-process start time: toold --version, a stats request through
 # toold serve (stdio, a daemon in the process), one through the forwarder
-# (toold --remote=auto, to a running shared daemon) and toold call, beside a
-# hello-world Go binary. Medians of RUNS runs (hyperfine when installed,
-# else a loop of date +%s%N). Target: within 2x of hello-world.
+# (toold --remote=auto, to a running shared daemon) and toold call (with a
+# daemon in its process, and --remote=auto), beside a hello-world Go binary.
+# toold is built as the README installs it (CGO_ENABLED=0, static); one row
+# times --version of a default (cgo, dynamically linked) build beside it.
+# Medians of RUNS runs (hyperfine when installed, else a loop of
+# date +%s%N). Target: within 2x of hello-world.
 #
 #   bench/start.sh            # RUNS=200 by default
 set -euo pipefail
@@ -11,7 +14,8 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-200}
 work=$(mktemp -d)
 trap 'XDG_RUNTIME_DIR=$work/rt "$work/toold" stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-go build -o "$work/toold" ./cmd/toold
+CGO_ENABLED=0 go build -o "$work/toold" ./cmd/toold
+CGO_ENABLED=1 go build -o "$work/toold-cgo" ./cmd/toold
 mkdir -p "$work/hello" "$work/rt"
 cat >"$work/hello/main.go" <<'GO'
 package main
@@ -26,11 +30,11 @@ export XDG_RUNTIME_DIR="$work/rt"
 stats='{"jsonrpc":"2.0","id":1,"method":"stats"}'
 # A pipeline runs as bash -c, and is compared with the same pipeline into
 # hello-world: bash's start is in both, and no shell correction is guessed.
-names=("hello-world" "toold --version" "toold call stats"
+names=("hello-world" "toold --version" "toold --version (cgo build)" "toold call stats" "toold call --remote=auto stats"
 	"bash -c 'echo … | hello-world'" "bash -c 'echo stats | toold'" "bash -c 'echo stats | toold --remote=auto'")
-cmds=("$work/hello-bin" "$work/toold --version" "$work/toold call stats"
+cmds=("$work/hello-bin" "$work/toold --version" "$work/toold-cgo --version" "$work/toold call stats" "$work/toold call --remote=auto stats"
 	"bash -c \"echo '$stats' | $work/hello-bin\"" "bash -c \"echo '$stats' | $work/toold\"" "bash -c \"echo '$stats' | $work/toold --remote=auto\"")
-baseOf=(0 0 0 3 3 3) # the row each is compared with
+baseOf=(0 0 0 0 0 5 5 5) # the row each is compared with
 
 median_ms() { # command -> median wall time in ms
 	if command -v hyperfine >/dev/null; then

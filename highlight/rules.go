@@ -3,6 +3,7 @@ package highlight
 import (
 	"bytes"
 	"regexp"
+	"sync"
 )
 
 // Severity ranks a group: errors before warnings. The zero value is no hit.
@@ -55,91 +56,95 @@ type Rule struct {
 // maxBefore is how many lines the detector keeps for "before" context.
 const maxBefore = 4
 
-// Rules is the table, tried in order: the first rule that matches a line
-// wins. Expressions follow the formats' documentation and, where one
+// Rules returns the table, tried in order: the first rule that matches a
+// line wins. Expressions follow the formats' documentation and, where one
 // exists, the GitHub Actions problem matcher of the tool (actions/setup-go,
 // setup-python, setup-node's tsc and eslint matchers, rust-lang's, gcc's and
-// MSVC's from actions/toolkit's examples).
-var Rules = []Rule{
-	// Go: go test verdicts, panics, build and vet errors.
-	{Name: "go-test-fail", Severity: Error, Need: kFail, Re: re(`^\s*--- FAIL: \S`), Cont: contGoTest, After: 30, Verdict: true},
-	{Name: "fail-line", Severity: Error, Need: kFail, Re: re(`^\s*FAIL(?:\s|$)`), Before: 1},
-	{Name: "go-panic", Severity: Error, Need: kPanic, Re: re(`^panic: `), Cont: contAny, After: 14},
-	{Name: "go-build", Severity: Error, Need: kGoFile, Lits: []string{".go:"}, Re: re(`^\S+\.go:\d+:\d+: `), Before: 1},
-	{Name: "go-race", Severity: Error, Need: kWarn, Re: re(`^WARNING: DATA RACE$`), Cont: contAny, After: 20},
-	{Name: "go-fatal", Severity: Error, Need: kFatal, Re: re(`^fatal error: `), Cont: contAny, After: 10},
+// MSVC's from actions/toolkit's examples). The table is built on first use,
+// not at init: compiling its expressions was a sixth of the CPU time of
+// every toold process's start, toold --version's too.
+var Rules = sync.OnceValue(func() []Rule {
+	return []Rule{
+		// Go: go test verdicts, panics, build and vet errors.
+		{Name: "go-test-fail", Severity: Error, Need: kFail, Re: re(`^\s*--- FAIL: \S`), Cont: contGoTest, After: 30, Verdict: true},
+		{Name: "fail-line", Severity: Error, Need: kFail, Re: re(`^\s*FAIL(?:\s|$)`), Before: 1},
+		{Name: "go-panic", Severity: Error, Need: kPanic, Re: re(`^panic: `), Cont: contAny, After: 14},
+		{Name: "go-build", Severity: Error, Need: kGoFile, Lits: []string{".go:"}, Re: re(`^\S+\.go:\d+:\d+: `), Before: 1},
+		{Name: "go-race", Severity: Error, Need: kWarn, Re: re(`^WARNING: DATA RACE$`), Cont: contAny, After: 20},
+		{Name: "go-fatal", Severity: Error, Need: kFatal, Re: re(`^fatal error: `), Cont: contAny, After: 10},
 
-	// rustc and cargo.
-	{Name: "rust-error", Severity: Error, Need: kErr, Re: re(`^error(?:\[E\d+\])?: `), Cont: contBlank, After: 30},
-	{Name: "rust-warning", Severity: Warning, Need: kWarn, Re: re(`^warning(?:\[[\w:-]+\])?: `), Cont: contBlank, After: 30},
-	{Name: "rust-test-result", Severity: Error, Need: kFail, Re: re(`^test result: FAILED\b`)},
-	{Name: "rust-test-case", Severity: Error, Need: kFail, Lits: []string{"FAILED"}, Re: re(`^(?:test \S+ \.\.\. FAILED|\S+ --- FAILED)$`)},
-	{Name: "rust-panic", Severity: Error, Need: kPanic, Re: re(`^thread '[^']*'(?: \(\d+\))? panicked at `), Before: 2, Cont: contBlank, After: 12},
+		// rustc and cargo.
+		{Name: "rust-error", Severity: Error, Need: kErr, Re: re(`^error(?:\[E\d+\])?: `), Cont: contBlank, After: 30},
+		{Name: "rust-warning", Severity: Warning, Need: kWarn, Re: re(`^warning(?:\[[\w:-]+\])?: `), Cont: contBlank, After: 30},
+		{Name: "rust-test-result", Severity: Error, Need: kFail, Re: re(`^test result: FAILED\b`)},
+		{Name: "rust-test-case", Severity: Error, Need: kFail, Lits: []string{"FAILED"}, Re: re(`^(?:test \S+ \.\.\. FAILED|\S+ --- FAILED)$`)},
+		{Name: "rust-panic", Severity: Error, Need: kPanic, Re: re(`^thread '[^']*'(?: \(\d+\))? panicked at `), Before: 2, Cont: contBlank, After: 12},
 
-	// Java and Kotlin: javac, stack traces, Gradle, Maven.
-	{Name: "javac-error", Severity: Error, Need: kErr, Lits: []string{".java:", ".kt:"}, Re: re(`^\S+\.(?:java|kt):\d+: error: `), Cont: contAny, After: 4},
-	{Name: "javac-warning", Severity: Warning, Need: kWarn, Lits: []string{".java:", ".kt:"}, Re: re(`^\S+\.(?:java|kt):\d+: warning: `), Cont: contAny, After: 4},
-	{Name: "java-thread", Severity: Error, Need: kExcept, Re: re(`^Exception in thread "`), Cont: contStack, After: 40},
-	{Name: "java-caused-by", Severity: Error, Need: kStart, Re: re(`^Caused by: `), Cont: contStack, After: 20},
-	{Name: "gradle-failure", Severity: Error, Need: kFail, Re: re(`^FAILURE: Build failed`), Cont: contAny, After: 6},
-	{Name: "gradle-wrong", Severity: Error, Need: kStart, Re: re(`^\* What went wrong:`), Cont: contAny, After: 4},
-	{Name: "gradle-task", Severity: Error, Need: kFail, Re: re(`^(?:> Task \S+ FAILED|BUILD FAILED\b)`)},
-	{Name: "maven-error", Severity: Error, Need: kErr, Re: re(`^\[ERROR\] \S`)},
-	{Name: "maven-warning", Severity: Warning, Need: kWarn, Re: re(`^\[WARNING\] \S`)},
-	{Name: "maven-failure", Severity: Error, Need: kFail, Re: re(`^\[INFO\] BUILD FAILURE$`)},
+		// Java and Kotlin: javac, stack traces, Gradle, Maven.
+		{Name: "javac-error", Severity: Error, Need: kErr, Lits: []string{".java:", ".kt:"}, Re: re(`^\S+\.(?:java|kt):\d+: error: `), Cont: contAny, After: 4},
+		{Name: "javac-warning", Severity: Warning, Need: kWarn, Lits: []string{".java:", ".kt:"}, Re: re(`^\S+\.(?:java|kt):\d+: warning: `), Cont: contAny, After: 4},
+		{Name: "java-thread", Severity: Error, Need: kExcept, Re: re(`^Exception in thread "`), Cont: contStack, After: 40},
+		{Name: "java-caused-by", Severity: Error, Need: kStart, Re: re(`^Caused by: `), Cont: contStack, After: 20},
+		{Name: "gradle-failure", Severity: Error, Need: kFail, Re: re(`^FAILURE: Build failed`), Cont: contAny, After: 6},
+		{Name: "gradle-wrong", Severity: Error, Need: kStart, Re: re(`^\* What went wrong:`), Cont: contAny, After: 4},
+		{Name: "gradle-task", Severity: Error, Need: kFail, Re: re(`^(?:> Task \S+ FAILED|BUILD FAILED\b)`)},
+		{Name: "maven-error", Severity: Error, Need: kErr, Re: re(`^\[ERROR\] \S`)},
+		{Name: "maven-warning", Severity: Warning, Need: kWarn, Re: re(`^\[WARNING\] \S`)},
+		{Name: "maven-failure", Severity: Error, Need: kFail, Re: re(`^\[INFO\] BUILD FAILURE$`)},
 
-	// TypeScript and ESLint.
-	{Name: "tsc-error", Severity: Error, Need: kErr, Lits: []string{"error TS"}, Re: re(`^\S.*[(:]\d+[,:]\d+(?:\):\s+|\s+-\s+)error\s+TS\d+\s*:`), Cont: contIndented, After: 10},
-	{Name: "eslint-error", Severity: Error, Need: kErr, Re: re(`^\s+\d+:\d+\s+error\s+\S`), Before: 1},
-	{Name: "eslint-warning", Severity: Warning, Need: kWarn, Re: re(`^\s+\d+:\d+\s+warning\s+\S`)},
+		// TypeScript and ESLint.
+		{Name: "tsc-error", Severity: Error, Need: kErr, Lits: []string{"error TS"}, Re: re(`^\S.*[(:]\d+[,:]\d+(?:\):\s+|\s+-\s+)error\s+TS\d+\s*:`), Cont: contIndented, After: 10},
+		{Name: "eslint-error", Severity: Error, Need: kErr, Re: re(`^\s+\d+:\d+\s+error\s+\S`), Before: 1},
+		{Name: "eslint-warning", Severity: Warning, Need: kWarn, Re: re(`^\s+\d+:\d+\s+warning\s+\S`)},
 
-	// C and C++: gcc, clang, MSVC, the linker, make.
-	{Name: "gcc-error", Severity: Error, Need: kErr, Lits: []string{"error: "}, Re: re(`^[^\s:][^:]*:\d+:(?:\d+:)? (?:fatal )?error: `), Before: 2, Cont: contCompiler, After: 12},
-	{Name: "gcc-warning", Severity: Warning, Need: kWarn, Lits: []string{"warning: "}, Re: re(`^[^\s:][^:]*:\d+:(?:\d+:)? warning: `), Before: 1, Cont: contCompiler, After: 12},
-	{Name: "msvc-error", Severity: Error, Need: kErr, Lits: []string{" error "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+(?:fatal )?error\s+\w{1,2}\d+\s*:`)},
-	{Name: "msvc-warning", Severity: Warning, Need: kWarn, Lits: []string{" warning "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+warning\s+\w{1,2}\d+\s*:`)},
-	{Name: "tool-error", Severity: Error, Need: kErr, Re: re(`^[\w.+/-]+: (?:fatal )?error: `), Before: 3},
-	{Name: "make", Severity: Error, Need: kStart, Re: re(`^g?make(?:\[\d+\])?: (?:\*\*\* |Target .* not remade)`), Before: 3},
+		// C and C++: gcc, clang, MSVC, the linker, make.
+		{Name: "gcc-error", Severity: Error, Need: kErr, Lits: []string{"error: "}, Re: re(`^[^\s:][^:]*:\d+:(?:\d+:)? (?:fatal )?error: `), Before: 2, Cont: contCompiler, After: 12},
+		{Name: "gcc-warning", Severity: Warning, Need: kWarn, Lits: []string{"warning: "}, Re: re(`^[^\s:][^:]*:\d+:(?:\d+:)? warning: `), Before: 1, Cont: contCompiler, After: 12},
+		{Name: "msvc-error", Severity: Error, Need: kErr, Lits: []string{" error "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+(?:fatal )?error\s+\w{1,2}\d+\s*:`)},
+		{Name: "msvc-warning", Severity: Warning, Need: kWarn, Lits: []string{" warning "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+warning\s+\w{1,2}\d+\s*:`)},
+		{Name: "tool-error", Severity: Error, Need: kErr, Re: re(`^[\w.+/-]+: (?:fatal )?error: `), Before: 3},
+		{Name: "make", Severity: Error, Need: kStart, Re: re(`^g?make(?:\[\d+\])?: (?:\*\*\* |Target .* not remade)`), Before: 3},
 
-	// Python: tracebacks, pytest, unittest.
-	{Name: "py-traceback", Severity: Error, Need: kStart, Re: re(`^Traceback \(most recent call last\):`), Before: 3, Cont: contTraceback, After: 80},
-	{Name: "pytest-e", Severity: Error, Need: kStart, Re: re(`^E {2,}\S`), Before: 3, Cont: contPytestE, After: 30},
-	{Name: "pytest-section", Severity: Error, Need: kFail | kErr, Re: re(`^=+ (?:FAILURES|ERRORS) =+$`), Cont: contAny, After: 1},
-	{Name: "pytest-summary", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAILED|ERROR) \S+\.py\b`)},
-	{Name: "unittest", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAIL|ERROR): \w+ \(`), Cont: contBlank, After: 40},
-	{Name: "unittest-summary", Severity: Error, Need: kFail, Re: re(`^FAILED \((?:failures|errors)=`)},
+		// Python: tracebacks, pytest, unittest.
+		{Name: "py-traceback", Severity: Error, Need: kStart, Re: re(`^Traceback \(most recent call last\):`), Before: 3, Cont: contTraceback, After: 80},
+		{Name: "pytest-e", Severity: Error, Need: kStart, Re: re(`^E {2,}\S`), Before: 3, Cont: contPytestE, After: 30},
+		{Name: "pytest-section", Severity: Error, Need: kFail | kErr, Re: re(`^=+ (?:FAILURES|ERRORS) =+$`), Cont: contAny, After: 1},
+		{Name: "pytest-summary", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAILED|ERROR) \S+\.py\b`)},
+		{Name: "unittest", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAIL|ERROR): \w+ \(`), Cont: contBlank, After: 40},
+		{Name: "unittest-summary", Severity: Error, Need: kFail, Re: re(`^FAILED \((?:failures|errors)=`)},
 
-	// JavaScript test runners: jest, vitest, node --test (spec and TAP).
-	{Name: "jest-failure", Severity: Error, Need: kStart, Re: re(`^\s*● \S`), Cont: contIndented, After: 40},
-	{Name: "test-cross", Severity: Error, Need: kStart, Re: re(`^\s*[✖✗✕×] \S`), Cont: contIndented, After: 20},
-	{Name: "tap-not-ok", Severity: Error, Need: kStart, Re: re(`^not ok \d+`), Cont: contIndented, After: 30},
-	{Name: "test-summary", Severity: Error, Need: kFail, Re: re(`^\s*(?:Tests:?|Test Suites:|Test Files|[#ℹ] fail)\s+[1-9]\d*(?: failed|$)`)},
+		// JavaScript test runners: jest, vitest, node --test (spec and TAP).
+		{Name: "jest-failure", Severity: Error, Need: kStart, Re: re(`^\s*● \S`), Cont: contIndented, After: 40},
+		{Name: "test-cross", Severity: Error, Need: kStart, Re: re(`^\s*[✖✗✕×] \S`), Cont: contIndented, After: 20},
+		{Name: "tap-not-ok", Severity: Error, Need: kStart, Re: re(`^not ok \d+`), Cont: contIndented, After: 30},
+		{Name: "test-summary", Severity: Error, Need: kFail, Re: re(`^\s*(?:Tests:?|Test Suites:|Test Files|[#ℹ] fail)\s+[1-9]\d*(?: failed|$)`)},
 
-	// npm, yarn, pnpm.
-	{Name: "npm-error", Severity: Error, Need: kErr, Re: re(`^npm (?:ERR!|error) `)},
-	{Name: "yarn-error", Severity: Error, Need: kErr, Re: re(`^error \S`)},
-	{Name: "pnpm-error", Severity: Error, Need: kErr | kFail, Lits: []string{"ERR_PNPM", "ELIFECYCLE"}, Re: re(`ERR_PNPM_\w+|\bELIFECYCLE\b`)},
+		// npm, yarn, pnpm.
+		{Name: "npm-error", Severity: Error, Need: kErr, Re: re(`^npm (?:ERR!|error) `)},
+		{Name: "yarn-error", Severity: Error, Need: kErr, Re: re(`^error \S`)},
+		{Name: "pnpm-error", Severity: Error, Need: kErr | kFail, Lits: []string{"ERR_PNPM", "ELIFECYCLE"}, Re: re(`ERR_PNPM_\w+|\bELIFECYCLE\b`)},
 
-	// Exceptions anywhere: Java, Node, Python outside a traceback.
-	{Name: "exception", Severity: Error, Need: kErr | kExcept, Lits: []string{"Exception", "Error"}, Re: re(`^(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Exception|Error)(?: \[\w+\])?(?::|$)`), Before: 4, Cont: contStack, After: 30},
+		// Exceptions anywhere: Java, Node, Python outside a traceback.
+		{Name: "exception", Severity: Error, Need: kErr | kExcept, Lits: []string{"Exception", "Error"}, Re: re(`^(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Exception|Error)(?: \[\w+\])?(?::|$)`), Before: 4, Cont: contStack, After: 30},
 
-	// The process died.
-	{Name: "oom", Severity: Error, Need: kKilled | kErr | kFail | kFatal, Lits: []string{"emory", "EMORY", "oom-kill"}, Re: re(`(?i)\bout of memory\b|\boom-kill`)},
-	{Name: "segfault", Severity: Error, Need: kSegv, Lits: []string{"Segmentation fault"}, Re: re(`Segmentation fault`)},
-	{Name: "killed", Severity: Error, Need: kKilled, Lits: []string{"Killed"}, Re: re(`(?:^|\s)Killed(?:\s|$)`)},
-	{Name: "aborted", Severity: Error, Need: kAbort, Lits: []string{"Aborted"}, Re: re(`(?:^|\s)Aborted(?:\s|$)`)},
-	{Name: "fatal", Severity: Error, Need: kFatal, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
+		// The process died.
+		{Name: "oom", Severity: Error, Need: kKilled | kErr | kFail | kFatal, Lits: []string{"emory", "EMORY", "oom-kill"}, Re: re(`(?i)\bout of memory\b|\boom-kill`)},
+		{Name: "segfault", Severity: Error, Need: kSegv, Lits: []string{"Segmentation fault"}, Re: re(`Segmentation fault`)},
+		{Name: "killed", Severity: Error, Need: kKilled, Lits: []string{"Killed"}, Re: re(`(?:^|\s)Killed(?:\s|$)`)},
+		{Name: "aborted", Severity: Error, Need: kAbort, Lits: []string{"Aborted"}, Re: re(`(?:^|\s)Aborted(?:\s|$)`)},
+		{Name: "fatal", Severity: Error, Need: kFatal, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
 
-	// Logs: klog, JSON lines, text levels.
-	{Name: "klog-error", Severity: Error, Need: kStart, Re: re(`^[EF]\d{4} \d\d:\d\d:\d\d`)},
-	{Name: "klog-warning", Severity: Warning, Need: kStart, Re: re(`^W\d{4} \d\d:\d\d:\d\d`)},
-	{Name: "json-error", Severity: Error, Need: kLevel | kErr | kFatal | kCrit | kPanic, Lits: []string{`"level"`, `"lvl"`, `"severity"`, `"levelname"`, `"log.level"`}, Re: re(`^\s*\{.*"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?i:err|error|fatal|crit|critical|panic|emerg|alert)"|[56]0\b)`)},
-	{Name: "json-warning", Severity: Warning, Need: kLevel | kWarn, Lits: []string{`"level"`, `"lvl"`, `"severity"`, `"levelname"`, `"log.level"`}, Re: re(`^\s*\{.*"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?i:warn|warning)"|40\b)`)},
-	{Name: "log-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Lits: []string{"ERROR", "FATAL", "CRIT", "PANIC", "EMERG", "ALERT"}, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:ERROR|FATAL|CRITICAL|CRIT|PANIC|EMERG|ALERT)(?:[\]>):]|\s|$)`)},
-	{Name: "logfmt-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Lits: []string{"level="}, Re: re(`(?i)\blevel=(?:err|error|fatal|crit|critical|panic)\b`)},
-	{Name: "log-warning", Severity: Warning, Need: kWarn, Lits: []string{"WARN"}, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:WARN|WARNING)(?:[\]>):]|\s|$)`)},
-	{Name: "logfmt-warning", Severity: Warning, Need: kWarn, Lits: []string{"level="}, Re: re(`(?i)\blevel=warn(?:ing)?\b`)},
-}
+		// Logs: klog, JSON lines, text levels.
+		{Name: "klog-error", Severity: Error, Need: kStart, Re: re(`^[EF]\d{4} \d\d:\d\d:\d\d`)},
+		{Name: "klog-warning", Severity: Warning, Need: kStart, Re: re(`^W\d{4} \d\d:\d\d:\d\d`)},
+		{Name: "json-error", Severity: Error, Need: kLevel | kErr | kFatal | kCrit | kPanic, Lits: []string{`"level"`, `"lvl"`, `"severity"`, `"levelname"`, `"log.level"`}, Re: re(`^\s*\{.*"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?i:err|error|fatal|crit|critical|panic|emerg|alert)"|[56]0\b)`)},
+		{Name: "json-warning", Severity: Warning, Need: kLevel | kWarn, Lits: []string{`"level"`, `"lvl"`, `"severity"`, `"levelname"`, `"log.level"`}, Re: re(`^\s*\{.*"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?i:warn|warning)"|40\b)`)},
+		{Name: "log-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Lits: []string{"ERROR", "FATAL", "CRIT", "PANIC", "EMERG", "ALERT"}, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:ERROR|FATAL|CRITICAL|CRIT|PANIC|EMERG|ALERT)(?:[\]>):]|\s|$)`)},
+		{Name: "logfmt-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Lits: []string{"level="}, Re: re(`(?i)\blevel=(?:err|error|fatal|crit|critical|panic)\b`)},
+		{Name: "log-warning", Severity: Warning, Need: kWarn, Lits: []string{"WARN"}, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:WARN|WARNING)(?:[\]>):]|\s|$)`)},
+		{Name: "logfmt-warning", Severity: Warning, Need: kWarn, Lits: []string{"level="}, Re: re(`(?i)\blevel=warn(?:ing)?\b`)},
+	}
+})
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
@@ -158,7 +163,7 @@ func (c matchCache) match(line []byte, m kw) *Rule {
 		if i < 0 {
 			return nil
 		}
-		return &Rules[i]
+		return &Rules()[i]
 	}
 	if len(c) >= maxShapes {
 		clear(c)
@@ -168,7 +173,7 @@ func (c matchCache) match(line []byte, m kw) *Rule {
 	if i < 0 {
 		return nil
 	}
-	return &Rules[i]
+	return &Rules()[i]
 }
 
 // shape hashes line (FNV-1a) with each run of three or more digits folded
@@ -197,8 +202,9 @@ func shape(line []byte, m kw) uint64 {
 // ruleIndex returns the index of the first rule that matches line, whose
 // keywords are m; -1 for none.
 func ruleIndex(line []byte, m kw) int {
-	for i := range Rules {
-		r := &Rules[i]
+	rules := Rules()
+	for i := range rules {
+		r := &rules[i]
 		if r.Need&m != 0 && hasAny(line, r.Lits) && r.Re.Match(line) {
 			return i
 		}

@@ -134,9 +134,9 @@ func TestEveryRuleHasASample(t *testing.T) {
 		for _, l := range bytes.SplitAfter(b, []byte("\n")) {
 			body, _ := truncate.SplitEnding(truncate.CleanLine(l))
 			if m := scan(body); m != 0 {
-				for i := range Rules {
-					if Rules[i].Need&m != 0 && Rules[i].Re.Match(body) {
-						seen[Rules[i].Name] = true
+				for _, r := range Rules() {
+					if r.Need&m != 0 && r.Re.Match(body) {
+						seen[r.Name] = true
 					}
 				}
 			}
@@ -147,7 +147,7 @@ func TestEveryRuleHasASample(t *testing.T) {
 		b, _ := os.ReadFile(f)
 		see(b)
 	}
-	for _, r := range Rules {
+	for _, r := range Rules() {
 		if !seen[r.Name] {
 			t.Errorf("rule %s matches no sample", r.Name)
 		}
