@@ -63,7 +63,9 @@ const maxBefore = 4
 // MSVC's from actions/toolkit's examples). The table is built on first use,
 // not at init: compiling its expressions was a sixth of the CPU time of
 // every toold process's start, toold --version's too.
-var Rules = sync.OnceValue(func() []Rule {
+func Rules() []Rule { return rules() }
+
+var rules = sync.OnceValue(func() []Rule {
 	return []Rule{
 		// Go: go test verdicts, panics, build and vet errors.
 		{Name: "go-test-fail", Severity: Error, Need: kFail, Re: re(`^\s*--- FAIL: \S`), Cont: contGoTest, After: 30, Verdict: true},
