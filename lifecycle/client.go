@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/toold/toold/methods"
 	"github.com/toold/toold/notice"
@@ -61,14 +62,50 @@ func (c *client) hasSession() bool {
 	return c.live != nil
 }
 
-// handle dispatches one request of this client.
+// admission is what admit decided for a request, in the client's order: the
+// session it runs in (registered as in flight on it), or why it cannot run.
+type admission struct {
+	sess    *methods.Session
+	sessCtx context.Context // done when that session closes
+	err     error
+}
+
+type admissionKey struct{}
+
+// admit runs on the read loop, in order, for every request that is not
+// inline (rpc.Server.Admit): a request sent before shutdown runs, one sent
+// after it is refused, and one sent before session/close is in flight on
+// the session that close cancels and waits for, whatever the goroutines do.
+func (c *client) admit(ctx context.Context, req *rpc.Request) (context.Context, func()) {
+	a := &admission{}
+	var done func()
+	switch _, known := c.d.methods[req.Method]; {
+	case c.shutdown.Load():
+		a.err = errShutDown(req.Method)
+	case known || req.Method == protocol.MethodStats:
+		a.sess, a.sessCtx, done, a.err = c.session()
+	default:
+		a.err = rpc.MethodNotFound(req.Method)
+	}
+	return context.WithValue(ctx, admissionKey{}, a), done
+}
+
+func errShutDown(method string) error {
+	return rpc.Errorf(protocol.CodeShutDown, nil, "shut down: %s refused after shutdown; send exit", method)
+}
+
+// handle dispatches one request of this client: an inline one, or one admit
+// has let in.
 func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
+	if a, ok := ctx.Value(admissionKey{}).(*admission); ok {
+		return c.run(ctx, req, a)
+	}
 	if req.Method == protocol.MethodExit {
 		c.exit(ctx)
 		return nil, nil
 	}
 	if c.shutdown.Load() {
-		return nil, rpc.Errorf(protocol.CodeShutDown, nil, "shut down: %s refused after shutdown; send exit", req.Method)
+		return nil, errShutDown(req.Method)
 	}
 	switch req.Method {
 	case protocol.MethodClient:
@@ -83,34 +120,30 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 	case protocol.MethodInitialize:
 		return c.initialize(req.Params)
 	case protocol.MethodSessionClose:
-		c.closeSession()
+		c.closeSession(0)
 		return nil, nil
 	case protocol.MethodShutdown:
+		// What was sent before shutdown is answered: it gets the drain
+		// time to finish before it is cancelled, as at the end of input.
 		c.shutdown.Store(true)
-		c.closeSession()
+		c.closeSession(c.d.drainTimeout())
 		return nil, nil
-	case protocol.MethodStats:
-		// Like any first request, stats opens the caller's session.
-		_, _, done, err := c.session()
-		if err != nil {
-			return nil, err
-		}
-		defer done()
+	}
+	return nil, rpc.MethodNotFound(req.Method) // not inline, not admitted: not served
+}
+
+// run runs a request admit let in, in the session it was admitted to.
+func (c *client) run(ctx context.Context, req *rpc.Request, a *admission) (any, error) {
+	if a.err != nil {
+		return nil, a.err
+	}
+	if req.Method == protocol.MethodStats {
 		return c.d.Stats(), nil
 	}
-	m, ok := c.d.methods[req.Method]
-	if !ok {
-		return nil, rpc.MethodNotFound(req.Method)
-	}
-	sess, sessCtx, done, err := c.session()
-	if err != nil {
-		return nil, err
-	}
-	defer done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(sessCtx, cancel)()
-	result, err := m(ctx, sess, req.Params)
+	defer context.AfterFunc(a.sessCtx, cancel)()
+	result, err := c.d.methods[req.Method](ctx, a.sess, req.Params)
 	if err == nil {
 		noteUnknown(req, result)
 	}
@@ -138,8 +171,10 @@ func noteUnknown(req *rpc.Request, result any) {
 }
 
 // exit ends the connection with LSP's exit code: 0 after shutdown, else 1.
-// A forwarder is told the code last, for it to end with.
+// The session's running requests are cancelled first and their replies
+// written; a forwarder is told the code last, for it to end with.
 func (c *client) exit(ctx context.Context) {
+	c.closeSession(0) // what runs is cancelled and answers before the end
 	c.mu.Lock()
 	if !c.shutdown.Load() {
 		c.exitCode = 1
@@ -286,16 +321,27 @@ func (c *client) open() (*liveSession, error) {
 	return l, nil
 }
 
-// closeSession cancels the session's running requests, waits for them to
-// answer, and deletes its spool directory. The next request opens a new
-// session with the same initialize settings.
-func (c *client) closeSession() {
+// closeSession cancels the session's running requests (after grace, if they
+// have not all answered by then), waits for them to answer, and deletes its
+// spool directory. The next request opens a new session with the same
+// initialize settings.
+func (c *client) closeSession(grace time.Duration) {
 	c.mu.Lock()
 	sess := c.live
 	c.live = nil
 	c.mu.Unlock()
 	if sess == nil {
 		return
+	}
+	if grace > 0 {
+		answered := make(chan struct{})
+		go func() { sess.running.Wait(); close(answered) }()
+		t := time.NewTimer(grace)
+		select {
+		case <-answered:
+		case <-t.C:
+		}
+		t.Stop()
 	}
 	sess.cancel()
 	sess.running.Wait()

@@ -35,7 +35,8 @@ type Options struct {
 	// Files configures the line index cache.
 	Files fileindex.Options
 	// DrainTimeout is how long a client's running requests may finish
-	// after its input ends before they are cancelled; 0 means rpc's default.
+	// after its input ends, or after it sends shutdown, before they are
+	// cancelled; 0 means rpc's default (1 s).
 	DrainTimeout time.Duration
 	// Trace logs every request and its reply (rpc.Trace): --rpc.trace.
 	Trace bool
@@ -139,6 +140,15 @@ func New(opts Options) (*Daemon, error) {
 // Close ends every session — their commands killed, their spool
 // directories deleted — and stops the shared parts.
 func (d *Daemon) Close() error {
+	d.endSessions()
+	return errors.Join(d.svc.Runner.Close(), d.svc.Files.Close(), d.svc.Spools.Close())
+}
+
+// endSessions ends every session as session/close does, their running
+// requests cancelled and answered, and opens no more. Listen calls it before
+// it ends its connections, so that a request running at SIGTERM gets its
+// reply.
+func (d *Daemon) endSessions() {
 	d.mu.Lock()
 	d.closed = true
 	clients := make([]*client, 0, len(d.sessions))
@@ -150,10 +160,9 @@ func (d *Daemon) Close() error {
 	// SIGKILL), and sessions do not wait for one another.
 	var wg sync.WaitGroup
 	for _, c := range clients {
-		wg.Go(c.closeSession)
+		wg.Go(func() { c.closeSession(0) })
 	}
 	wg.Wait()
-	return errors.Join(d.svc.Runner.Close(), d.svc.Files.Close(), d.svc.Spools.Close())
 }
 
 // ServeConn serves one client until its input ends, it sends exit, or ctx is
@@ -171,6 +180,7 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 	srv := &rpc.Server{
 		Handler:      handler,
 		Inline:       inline,
+		Admit:        c.admit,
 		DrainTimeout: d.opts.DrainTimeout,
 		WriteTimeout: d.opts.WriteTimeout,
 		Logger:       d.log,
@@ -178,8 +188,17 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 	if err := srv.ServeConn(ctx, rwc); err != nil && !errors.Is(err, context.Canceled) {
 		d.log.Debug("connection ended", "err", err)
 	}
-	c.closeSession()
+	c.closeSession(0)
 	return c.code()
+}
+
+// drainTimeout is how long requests may finish after the input ends or a
+// shutdown comes before they are cancelled (Options.DrainTimeout).
+func (d *Daemon) drainTimeout() time.Duration {
+	if d.opts.DrainTimeout > 0 {
+		return d.opts.DrainTimeout
+	}
+	return time.Second // rpc.Server's default
 }
 
 // inline lists the methods that run in order on the read loop, so a script

@@ -57,8 +57,13 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 	d.log.Info("listening", "socket", path, "idleTimeout", idle)
 
 	ctx, cancel := context.WithCancel(ctx)
+	// The connections outlive ctx: on the way out their sessions end first,
+	// so that what runs is cancelled and answered, then they are cancelled.
+	connCtx, cancelConns := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	defer wg.Wait() // last: the connections, cancelled just before
+	defer cancelConns()
+	defer d.endSessions()
 	defer cancel()
 	defer context.AfterFunc(ctx, func() { ul.Close() })()
 
@@ -96,12 +101,12 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 		}
 		if !conns.add(uid) {
 			d.log.Warn("refused a connection: too many", "uid", uid, "max", conns.max)
-			wg.Go(func() { refuse(ctx, conn, conns.max) })
+			wg.Go(func() { refuse(connCtx, conn, conns.max) })
 			continue
 		}
 		wg.Go(func() {
 			defer conns.done(uid)
-			d.ServeConn(ctx, conn)
+			d.ServeConn(connCtx, conn)
 		})
 	}
 }

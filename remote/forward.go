@@ -95,6 +95,9 @@ func Forward(ctx context.Context, in io.Reader, out io.Writer, opts Options) (in
 	if err == nil {
 		err = io.EOF
 	}
+	if len(lost) == 0 {
+		return 1, fmt.Errorf("%w (%v) with the client's input still open", ErrDaemonGone, err)
+	}
 	return 1, fmt.Errorf("%w (%v) with the client's input still open and %d requests in flight, answered with -32603", ErrDaemonGone, err, len(lost))
 }
 

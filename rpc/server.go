@@ -62,6 +62,15 @@ type Server struct {
 	// An inline handler cannot be cancelled by $/cancelRequest (nothing is
 	// read while it runs). Nil means none.
 	Inline func(method string) bool
+	// Admit, if set, runs on the read loop for each request and notification
+	// that is not Inline, in the order the client sent them, just before it
+	// is dispatched to Handler in a goroutine of its own. Handler gets the
+	// context Admit returns (derived from the one it is given), and done, if
+	// not nil, is called once Handler has returned. What an inline request
+	// (shutdown, session/close) does to the requests sent before it is so
+	// decided in the client's order, not in the order goroutines happen to
+	// run. Admit must not block.
+	Admit func(ctx context.Context, req *Request) (admitted context.Context, done func())
 	// MaxInFlight caps the requests and notifications of one connection
 	// that run at once. At the cap the connection's reads pause until one
 	// finishes (and has written its reply), so a client that floods requests
@@ -121,6 +130,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 		slots:     make(chan struct{}, maxInFlight),
 		handler:   s.Handler,
 		inline:    s.Inline,
+		admit:     s.Admit,
 		drain:     drain,
 		log:       log,
 		base:      base,
@@ -172,6 +182,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 type serverConn struct {
 	handler Handler
 	inline  func(string) bool
+	admit   func(context.Context, *Request) (context.Context, func())
 	drain   time.Duration
 	log     *slog.Logger
 	st      *stream
@@ -255,8 +266,19 @@ func (c *serverConn) Handle(_ context.Context, jc *jsonrpc2.Conn, jr *jsonrpc2.R
 		c.forget(req.ID, f)
 		return
 	}
+	done := func() {}
+	if c.admit != nil {
+		var admitted context.Context
+		if admitted, done = c.admit(ctx, req); admitted != nil {
+			ctx = admitted
+		}
+		if done == nil {
+			done = func() {}
+		}
+	}
 	c.wg.Go(func() {
 		defer func() { <-c.slots }()
+		defer done()
 		c.run(ctx, cancel, f, jc, req)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -394,6 +395,54 @@ func TestInlineRunsInOrder(t *testing.T) {
 			wantID(t, r, `3`)
 			wantResult(t, r, `"\"v2\""`)
 		})
+	}
+}
+
+// TestAdmitRunsInOrder: Admit sees the requests that are not inline in the
+// order they were sent, on the read loop, before an inline request that
+// follows them runs; the handler gets Admit's context, and done comes after
+// the handler has returned.
+func TestAdmitRunsInOrder(t *testing.T) {
+	type key struct{}
+	var mu sync.Mutex
+	var log []string
+	note := func(s string) { mu.Lock(); log = append(log, s); mu.Unlock() }
+	for _, framing := range framings {
+		log = nil
+		h := newTestHandler()
+		s := serve(t, framing, &Server{
+			Inline: func(m string) bool { return m == "set" },
+			Handler: func(ctx context.Context, req *Request) (any, error) {
+				if req.Method == "set" {
+					note("set")
+					return nil, nil
+				}
+				if ctx.Value(key{}) != req.ID.String() {
+					return nil, Errorf(CodeInternalError, nil, "no admission for %s", req.ID.String())
+				}
+				return h.Handle(ctx, req)
+			},
+			Admit: func(ctx context.Context, req *Request) (context.Context, func()) {
+				note("admit " + req.ID.String())
+				return context.WithValue(ctx, key{}, req.ID.String()), func() { note("done " + req.ID.String()) }
+			},
+		})
+		s.send(`{"id":1,"method":"echo","params":1}`, `{"id":2,"method":"echo","params":2}`, `{"id":3,"method":"set"}`)
+		for range 3 {
+			if r := s.recv(); r.Error != nil {
+				t.Fatalf("%s: %+v", framing, r.Error)
+			}
+		}
+		waitUntil(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(log) == 5 })
+		mu.Lock()
+		got := strings.Join(log, ",")
+		mu.Unlock()
+		if !strings.HasPrefix(got, "admit 1,admit 2,") || !strings.Contains(got, "done 1") || !strings.Contains(got, "done 2") {
+			t.Errorf("%s: %s", framing, got)
+		}
+		if i := strings.Index(got, "set"); i < strings.Index(got, "admit 2") {
+			t.Errorf("%s: set ran before the admission of what was sent before it: %s", framing, got)
+		}
 	}
 }
 

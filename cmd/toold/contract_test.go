@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1248,4 +1249,120 @@ func TestContractRequestIDs(t *testing.T) {
 			t.Error("id null: no reply")
 		}
 	})
+}
+
+// TestContractPipelinedLifecycle: what a client sends before shutdown or
+// session/close is decided in the order it sent it, not in the order the
+// daemon's goroutines run. A read piped just before shutdown is answered;
+// one piped after it gets -32004. An exec and a background process piped
+// just before session/close are cancelled by it, and the session's
+// processes are gone after it.
+func TestContractPipelinedLifecycle(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f.txt")
+	os.WriteFile(file, []byte("one\ntwo\n"), 0o644)
+	forEachMode(t, func(t *testing.T, start func(t testing.TB) *peer) {
+		for range 3 {
+			p := start(t)
+			_, before := p.start("read", map[string]any{"path": file})
+			_, stats := p.start("stats", nil)
+			_, shut := p.start("shutdown", nil)
+			_, after := p.start("read", map[string]any{"path": file})
+			if m := p.await(before); m.Error != nil || !strings.Contains(string(m.Result), `"content":"one\ntwo\n"`) {
+				t.Errorf("read sent before shutdown: %+v %s", m.Error, m.Result)
+			}
+			if m := p.await(stats); m.Error != nil {
+				t.Errorf("stats sent before shutdown: %+v", m.Error)
+			}
+			if m := p.await(shut); m.Error != nil {
+				t.Errorf("shutdown: %+v", m.Error)
+			}
+			if m := p.await(after); m.Error == nil || m.Error.Code != -32004 {
+				t.Errorf("read sent after shutdown: %+v %s", m.Error, m.Result)
+			}
+			p.close()
+		}
+		p := start(t)
+		for range 3 {
+			_, ex := p.start("exec", map[string]any{"command": "sleep 5; echo late"})
+			_, bg := p.start("exec", map[string]any{"command": "sleep 30", "yieldMs": 0})
+			_, closed := p.start("session/close", nil)
+			var r execResult
+			if m := p.await(ex); m.Error != nil || json.Unmarshal(m.Result, &r) != nil || !r.Cancelled {
+				t.Errorf("exec sent before session/close: %+v %s", m.Error, m.Result)
+			}
+			if m := p.await(bg); m.Error != nil && m.Error.Code != -32800 {
+				t.Errorf("background exec sent before session/close: %+v", m.Error)
+			}
+			if m := p.await(closed); m.Error != nil {
+				t.Errorf("session/close: %+v", m.Error)
+			}
+			var list []map[string]any
+			p.mustCall("process/list", nil, &list)
+			if len(list) != 0 {
+				t.Errorf("processes after session/close: %v", list)
+			}
+		}
+	})
+}
+
+// TestContractExitAnswersInFlight: exit cancels what runs, and what runs
+// still answers before the connection ends, in every mode (the shared
+// daemon wrote nothing after exit before).
+func TestContractExitAnswersInFlight(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(t testing.TB) *peer) {
+		p := start(t)
+		_, ex := p.start("exec", map[string]any{"command": "echo started; sleep 20"})
+		var st struct {
+			ExecsRunning int `json:"execsRunning"`
+		}
+		for deadline := time.Now().Add(10 * time.Second); st.ExecsRunning == 0 && time.Now().Before(deadline); {
+			p.mustCall("stats", nil, &st)
+		}
+		p.notify("exit", nil)
+		var r execResult
+		if m := p.await(ex); m.Error != nil || json.Unmarshal(m.Result, &r) != nil || !r.Cancelled {
+			t.Errorf("exec running at exit: %+v %s", m.Error, m.Result)
+		}
+		if code, _ := p.wait(); code != 1 {
+			t.Errorf("exit without shutdown: code %d, want 1", code)
+		}
+	})
+}
+
+// TestSigtermAnswersInFlight: SIGTERM to the shared daemon cleans up as
+// session/close does: the exec it cancels answers, through the forwarder,
+// before the connection ends.
+func TestSigtermAnswersInFlight(t *testing.T) {
+	sock, d := startSocketDaemon(t)
+	f := exec.Command(binPath, "--remote="+sock)
+	stdin, _ := f.StdinPipe()
+	out, _ := f.StdoutPipe()
+	if err := f.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { f.Process.Kill(); f.Wait() }()
+	dec := json.NewDecoder(out)
+	type reply struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *wireError      `json:"error"`
+	}
+	stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"exec","params":{"command":"echo started; sleep 20"}}` + "\n"))
+	for id := 2; ; id++ { // until the daemon says the exec runs
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":"stats"}`+"\n", id)
+		var m reply
+		if err := dec.Decode(&m); err != nil || m.ID != id {
+			t.Fatalf("stats: %+v %v", m, err)
+		}
+		if strings.Contains(string(m.Result), `"execsRunning":1`) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	d.Process.Signal(syscall.SIGTERM)
+	var m reply
+	var r execResult
+	if err := dec.Decode(&m); err != nil || m.ID != 1 || m.Error != nil || json.Unmarshal(m.Result, &r) != nil || !r.Cancelled {
+		t.Errorf("the exec running at SIGTERM: %+v %v", m, err)
+	}
 }
