@@ -29,8 +29,21 @@ var notParams = map[string][]string{
 	protocol.MethodPage: {"path"},
 }
 
+// nullResults are the methods that answer a request with a null result.
+var nullResults = []string{protocol.MethodSessionClose, protocol.MethodShutdown, protocol.MethodCancelRequest}
+
+// cancelParams is $/cancelRequest's params: the id of the request to cancel.
+var cancelParams = &jsonschema.Schema{
+	Type:       "object",
+	Properties: map[string]*jsonschema.Schema{"id": {Types: []string{"string", "integer"}}},
+	Required:   []string{"id"},
+}
+
 // Params is the schema of method's params; nil for a method without params.
 func Params(method string) (*jsonschema.Schema, error) {
+	if method == protocol.MethodCancelRequest {
+		return cancelParams.CloneSchemas(), nil
+	}
 	v, ok := protocol.Params[method]
 	if !ok {
 		return nil, nil
@@ -69,8 +82,11 @@ func loosen(s *jsonschema.Schema) {
 	loosen(s.Items)
 }
 
-// Result is the schema of method's result; nil for a method without one.
+// Result is the schema of method's result; nil for a notification (exit).
 func Result(method string) (*jsonschema.Schema, error) {
+	if slices.Contains(nullResults, method) {
+		return &jsonschema.Schema{Type: "null"}, nil
+	}
 	v, ok := protocol.Results[method]
 	if !ok {
 		return nil, nil
@@ -88,9 +104,14 @@ type Method struct {
 	Result *jsonschema.Schema `json:"result,omitempty"`
 }
 
-// All is every method with params or a result, by name.
+// All is every method initialize reports, by name, with its params and
+// result schemas (none for a method that takes no params or, as exit, is a
+// notification).
 func All() (map[string]Method, error) {
 	names := map[string]bool{}
+	for _, m := range protocol.Methods {
+		names[m] = true
+	}
 	for m := range protocol.Params {
 		names[m] = true
 	}

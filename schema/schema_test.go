@@ -55,6 +55,22 @@ func TestAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, m := range protocol.Methods {
+		if _, ok := all[m]; !ok {
+			t.Errorf("%s: not in All", m)
+		}
+	}
+	for _, m := range []string{protocol.MethodSessionClose, protocol.MethodShutdown, protocol.MethodCancelRequest} {
+		if r := all[m].Result; r == nil || r.Type != "null" {
+			t.Errorf("%s: result %+v, want null", m, r)
+		}
+	}
+	if p := all[protocol.MethodCancelRequest].Params; p == nil || !slices.Equal(p.Required, []string{"id"}) {
+		t.Errorf("$/cancelRequest params: %+v", p)
+	}
+	if m := all[protocol.MethodExit]; m.Params != nil || m.Result != nil {
+		t.Errorf("exit, a notification without params: %+v", m)
+	}
 	for m := range protocol.Results {
 		r := all[m].Result
 		if r != nil && r.Items != nil {

@@ -104,7 +104,8 @@ func dropSpools(raw json.RawMessage) json.RawMessage {
 var cmdSchema = &command{
 	name: "schema", args: "[METHOD]", summary: "the JSON Schema of every method's params and result",
 	help: `Prints, as one JSON object by method name, the JSON Schema of each method's params
-and result, generated from the wire types (package protocol). A params schema requires
+and result, generated from the wire types (package protocol); a method that takes no
+params has no params schema, exit (a notification) has neither. A params schema requires
 only what the method cannot do without and allows other fields (toold ignores an unknown
 param, and its notice names it); a result schema lists every field. With METHOD, that
 method's {params, result} alone. toold mcp gives MCP clients the same schemas.`,
@@ -121,7 +122,7 @@ method's {params, result} alone. toold mcp gives MCP clients the same schemas.`,
 		case 1:
 			m, ok := all[args[0]]
 			if !ok {
-				fmt.Fprintf(os.Stderr, "toold schema: no method %q with params or a result\n", args[0])
+				fmt.Fprintf(os.Stderr, "toold schema: no method %q (toold schema lists them all)\n", args[0])
 				return 2
 			}
 			printJSON(m)
