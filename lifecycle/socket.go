@@ -61,9 +61,7 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 	// so that what runs is cancelled and answered, then they are cancelled.
 	connCtx, cancelConns := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	defer wg.Wait() // last: the connections, cancelled just before
-	defer cancelConns()
-	defer d.endSessions()
+	defer d.endConns(cancelConns, &wg)
 	defer cancel()
 	defer context.AfterFunc(ctx, func() { ul.Close() })()
 
@@ -109,6 +107,27 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 			d.ServeConn(connCtx, conn)
 		})
 	}
+}
+
+// endConns ends Listen's connections: their sessions first, so that what
+// runs is cancelled and its replies written, for at most the drain time (a
+// client that reads nothing would hold a reply forever), then the
+// connections themselves, counted by wg.
+func (d *Daemon) endConns(cancelConns context.CancelFunc, wg *sync.WaitGroup) {
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		d.endSessions()
+	}()
+	t := time.NewTimer(d.drainTimeout())
+	select {
+	case <-ended:
+	case <-t.C:
+	}
+	t.Stop()
+	cancelConns()
+	wg.Wait()
+	<-ended // the writes it waited for fail with their connections
 }
 
 // listenLocked listens on path unless a daemon answers there, under the

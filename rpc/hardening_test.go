@@ -38,7 +38,7 @@ func TestInFlightCapPausesReads(t *testing.T) {
 // blocked past WriteTimeout, is treated as gone: ServeConn returns.
 func TestWriteTimeoutEndsNonReader(t *testing.T) {
 	s := serve(t, FramingLines, &Server{WriteTimeout: 200 * time.Millisecond, DrainTimeout: time.Hour})
-	big := `{"id":%d,"method":"echo","params":"` + strings.Repeat("x", 1<<20) + `"}`
+	big := `{"jsonrpc":"2.0","id":%d,"method":"echo","params":"` + strings.Repeat("x", 1<<20) + `"}`
 	go func() {
 		for i := range 64 {
 			if _, err := s.conn.Write(s.frame(strings.Replace(big, "%d", itoaTest(i), 1))); err != nil {

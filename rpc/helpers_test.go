@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -195,10 +196,21 @@ func serve(t *testing.T, framing Framing, srv *Server) *served {
 
 // frame frames one message in s's framing.
 func (s *served) frame(msg string) []byte {
+	msg = versioned(msg)
 	if s.framing == FramingHeaders {
 		return []byte("Content-Length: " + strconv.Itoa(len(msg)) + "\r\n\r\n" + msg)
 	}
 	return []byte(msg + "\n")
+}
+
+// versioned puts "jsonrpc":"2.0" first in a request object that has no
+// "jsonrpc", so that cases need not spell it (the version check has cases of
+// its own, sent with sendRaw).
+func versioned(m string) string {
+	if strings.HasPrefix(m, "{") && strings.Contains(m, `"method"`) && !strings.Contains(m, `"jsonrpc"`) {
+		return `{"jsonrpc":"2.0",` + strings.TrimPrefix(m, "{")
+	}
+	return m
 }
 
 // send writes messages, each framed.

@@ -67,6 +67,11 @@ func TestBadInputThenGoodRequest(t *testing.T) {
 		{"unknown notification: no reply", `{"method":"nope","params":[1]}`, 0, ``, ``},
 		{"cancel of an unknown id", `{"method":"$/cancelRequest","params":{"id":12345}}`, 0, ``, ``},
 		{"cancel without params", `{"method":"$/cancelRequest"}`, 0, ``, ``},
+		{"version 1.0", `{"jsonrpc":"1.0","id":5,"method":"echo"}`, CodeInvalidRequest, `5`, `"jsonrpc" must be "2.0"`},
+		{"version a number", `{"jsonrpc":2.0,"id":6,"method":"echo"}`, CodeInvalidRequest, `6`, `"jsonrpc" must be "2.0"`},
+		{"version 1.0, a notification", `{"jsonrpc":"1.0","method":"echo"}`, CodeInvalidRequest, `null`, `"jsonrpc" must be "2.0"`},
+		// "jsonrpc" in a param keeps versioned from adding the member.
+		{"no version", `{"id":8,"method":"echo","params":["jsonrpc"]}`, CodeInvalidRequest, `8`, `"jsonrpc" must be "2.0"`},
 	}
 	for _, framing := range framings {
 		for _, tt := range tests {
@@ -147,7 +152,7 @@ func TestHeaderNamesAndDetection(t *testing.T) {
 	}
 	t.Run("lines: blank lines, CRLF, spaces", func(t *testing.T) {
 		s := serve(t, FramingLines, nil)
-		s.sendRaw([]byte("\n\r\n  " + msg + "  \r\n\n" + `{"id":2,"method":"echo"}`))
+		s.sendRaw([]byte("\n\r\n  " + msg + "  \r\n\n" + `{"jsonrpc":"2.0","id":2,"method":"echo"}`))
 		wantID(t, s.recv(), `1`)
 		// The last line has no newline: the end of the input ends it.
 		if err := s.conn.CloseWrite(); err != nil {
@@ -182,7 +187,7 @@ func TestOversizeMessage(t *testing.T) {
 func TestMaxMessageBytesBoundary(t *testing.T) {
 	const max = 200
 	msgOf := func(n int) string { // a request of exactly n bytes
-		head := `{"id":1,"method":"echo","params":{"s":"`
+		head := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"s":"`
 		tail := `"}}`
 		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail
 	}

@@ -208,6 +208,9 @@ func (s *stream) accept(msg []byte, v any) (bool, error) {
 		if hasResult || hasError {
 			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: both "method" and "result" or "error"`)
 		}
+		if !isVersion2(fields["jsonrpc"]) {
+			return false, s.reject(replyID, CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+		}
 		if hasID && !validID(rawID) && s.server {
 			// A number jsonrpc2 cannot hold, null (which it would take for a
 			// notification) or a string in our aliases' namespace: the request
@@ -248,6 +251,13 @@ func (s *stream) accept(msg []byte, v any) (bool, error) {
 		return false, s.reject(replyID, CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	return true, nil
+}
+
+// isVersion2 reports whether raw, a message's "jsonrpc" member, is the
+// string "2.0" (however escaped), as JSON-RPC 2.0 requires of a request.
+func isVersion2(raw json.RawMessage) bool {
+	var v string
+	return json.Unmarshal(raw, &v) == nil && v == "2.0"
 }
 
 // reject answers bad input with an error reply (a server) or logs it (a
