@@ -65,16 +65,6 @@ func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (S
 	return &capture{opt: opt, stream: stream, open: open, keep: KeepBytes(opt.MaxBytes)}
 }
 
-// maxLine is how much of a line the scanner keeps: enough for a line shown
-// clipped at MaxLineChars characters (of up to 4 bytes), or the capture's
-// keep when lines are not clipped.
-func (c *capture) maxLine() int {
-	if c.opt.MaxLineChars <= 0 {
-		return c.keep
-	}
-	return min(max(4*c.opt.MaxLineChars, 4096), c.keep)
-}
-
 func (c *capture) lines() int64 {
 	if c.total > 0 && c.last != '\n' {
 		return c.newlines + 1
@@ -110,7 +100,7 @@ func (c *capture) write(p []byte) {
 	}
 	if !c.binary {
 		if c.scan == nil {
-			c.scan = newScanner(c.opt.Clean, c.maxLine(), int64(c.keep))
+			c.scan = newScanner(c.opt, c.keep)
 		}
 		// Past the spool's cap, where page cannot reach, the scanner only
 		// counts: searching 1 GiB would hold up the reads (the search of
@@ -211,18 +201,15 @@ func (c *capture) finish() Stream {
 		}
 	} else {
 		o := truncate.Output{Prefix: c.prefix, Suffix: c.tail(), TotalBytes: c.total, TotalLines: s.TotalLines, Known: known}
-		pr := o.Preview(c.ranked(found), c.opt)
+		pr := PreviewFound(o, found, c.linesOf, c.opt)
 		s.Head, s.Tail = pr.Head, pr.Tail
 		s.ShownLines, s.ShownBytes, s.ClippedLines = pr.ShownLines, pr.ShownBytes, pr.ClippedLines
 		s.Truncated = pr.Truncated
 		s.Omitted = pr.Omitted
 		s.Clip = pr.Clip
 		s.Highlights = pr.Highlights
-		if s.Omitted != nil {
-			// Groups the detector did not keep were left out too.
-			s.HighlightsOmitted = pr.HighlightsOmitted + found.Found - len(found.Groups)
-		}
-		s.HighlightErrors = shownErrors(pr.Highlights, found.Groups)
+		s.HighlightsOmitted = pr.HighlightsOmitted
+		s.HighlightErrors = pr.Errors
 	}
 	// Nothing shown partially may be lost. Not yet spooled means the
 	// prefix still holds the whole output.
@@ -245,25 +232,6 @@ func (c *capture) finish() Stream {
 	return s
 }
 
-// ranked turns the detector's groups into the preview's, in the order they
-// earn a place (highlight.Rank), each verdict's evidence (the log lines of a
-// failed go test, which have left the detector's memory) read back from the
-// spool, or the prefix, just before it.
-func (c *capture) ranked(found highlight.Result) []truncate.Highlight {
-	var out []truncate.Highlight
-	for _, i := range highlight.Rank(found.Groups) {
-		g := found.Groups[i]
-		for _, ev := range g.Evidence {
-			if raw := c.linesOf(ev.FromLine, ev.ToLine); raw != nil {
-				out = append(out, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine,
-					Lines: splitLines(raw), Hit: ev.FromLine})
-			}
-		}
-		out = append(out, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit})
-	}
-	return out
-}
-
 // linesOf returns the raw lines from..to of the output: from the prefix
 // when it holds the whole output, else from the spool; nil when neither
 // has them all.
@@ -279,7 +247,7 @@ func (c *capture) linesOf(from, to int64) []byte {
 		read = scanLines
 	}
 	b, err := read(c.sp.Path(), from, to)
-	if err != nil || int64(bytes.Count(b, []byte{'\n'})) < to-from {
+	if err != nil {
 		return nil
 	}
 	return b
