@@ -33,7 +33,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: driver gen|bench|grow [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver gen|bench|grow|execcat [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -44,6 +44,8 @@ func main() {
 		err = benchMain(os.Args[2:])
 	case "grow":
 		err = growMain(os.Args[2:])
+	case "execcat":
+		err = execCatMain(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown subcommand %q", os.Args[1])
 	}
