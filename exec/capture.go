@@ -42,8 +42,14 @@ type capture struct {
 	waited atomic.Int64
 
 	prefix  []byte // the first keep bytes; grows as needed
-	ring    []byte // the last keep bytes, allocated once the output passes keep
+	ring    []byte // the last keep bytes before pend, allocated once the output passes keep
 	ringPos int    // where the next byte goes in ring
+	// pend is the newest chunk, held in the reader's buffer rather than
+	// copied into ring: a chunk of keep bytes or more replaces the whole
+	// ring, so most of a long output is never copied. The ring's last
+	// keep-len(pend) bytes are those before it. The reader does not reuse
+	// its buffer while pend holds it (holds), and flush ends it.
+	pend []byte
 
 	total    int64
 	newlines int64
@@ -87,12 +93,12 @@ func (c *capture) write(p []byte) {
 		c.prefix = append(c.prefix, p[:min(len(p), c.keep-n)]...)
 	}
 	if c.ring != nil {
-		c.ringWrite(p)
+		c.ringAdd(p)
 	} else if c.total > int64(c.keep) {
 		// Until now the prefix held everything: seed the ring from it.
 		c.ring = make([]byte, c.keep)
 		c.ringWrite(c.prefix[:prev])
-		c.ringWrite(p)
+		c.ringAdd(p)
 	}
 	if !c.sniffed && len(c.prefix) >= sniffLen {
 		c.sniffed = true
@@ -131,6 +137,28 @@ func (c *capture) mustSpool() bool {
 		!c.opt.Clean && c.total > int64(c.opt.MaxBytes)
 }
 
+// ringAdd makes p the pending chunk, and copies into the ring the bytes of
+// the one before that the last keep bytes still hold.
+func (c *capture) ringAdd(p []byte) {
+	if need := len(c.ring) - len(p); need > 0 && c.pend != nil {
+		c.ringWrite(c.pend[max(0, len(c.pend)-need):])
+	}
+	c.pend = p
+}
+
+// holds reports whether the capture holds the last chunk written: the
+// reader must read the next one into another buffer.
+func (c *capture) holds() bool { return c.pend != nil }
+
+// flush copies the pending chunk into the ring: the reader's buffer is
+// free again.
+func (c *capture) flush() {
+	if c.pend != nil {
+		c.ringWrite(c.pend)
+		c.pend = nil
+	}
+}
+
 func (c *capture) ringWrite(p []byte) {
 	if len(p) >= len(c.ring) {
 		copy(c.ring, p[len(p)-len(c.ring):])
@@ -147,6 +175,7 @@ func (c *capture) ringWrite(p []byte) {
 
 // tail returns the last bytes kept, in order.
 func (c *capture) tail() []byte {
+	c.flush()
 	if c.ring == nil {
 		return c.prefix
 	}
