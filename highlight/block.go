@@ -36,7 +36,7 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 		pos = ls
 		if kind == testLine {
 			body, _ := truncate.SplitEnding(b[ls:le])
-			d.tests.line(n, body)
+			d.testLine(n, body)
 			pos, n = le, n+1
 		} else {
 			d.sync(b, pos, n)

@@ -35,7 +35,7 @@ func TestExecHighlights(t *testing.T) {
 // highlightCases are the corpus cases the end-to-end tests of highlights
 // run: each shape of output a detector must handle, and clean ones.
 var highlightCases = []string{"make-k-warnings", "go-test-v-subtest", "python-log-traceback", "minified-json-3mb",
-	"progress-bar", "pytest-failures", "go-test-clean", "jsonl-60k"}
+	"progress-bar", "pytest-failures", "pytest-logged-errors", "go-test-clean", "jsonl-60k"}
 
 // checkHighlights checks stream s of output c (shown at maxBytes, with
 // notice n): every key line shown, none in a clean run, counts that hold
