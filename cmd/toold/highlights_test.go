@@ -74,9 +74,16 @@ func TestProcessHighlights(t *testing.T) {
 			c := keys[name]
 			var r protocol.ExecResult
 			p.mustCall("exec", map[string]any{"command": "seq 1 500; read x; cat " + filepath.Join(dir, name), "background": true}, &r)
+			// The 500 lines are out (1892 bytes) and the process waits for
+			// its input: the cursor stands after them.
 			var w protocol.ProcessOutput
-			// Idle: the 500 lines are out, the process waits for its input.
-			p.mustCall("process/wait", map[string]any{"id": r.Process, "until": map[string]any{"idleMs": 300}}, &w)
+			w.Cursor = fmt.Sprintf("%d:0", r.Stdout.TotalBytes)
+			for got := r.Stdout.TotalBytes; got < 1892; got += w.Stdout.TotalBytes {
+				p.mustCall("process/wait", map[string]any{"id": r.Process, "timeoutMs": 30000, "until": map[string]any{"idleMs": 200}}, &w)
+				if w.Reason == protocol.ReasonTimeout || !w.Running {
+					t.Fatalf("%s: waiting for the 500 lines: %+v", name, w)
+				}
+			}
 			p.mustCall("process/write", map[string]any{"id": r.Process, "stdin": "go\n"}, nil)
 			var out struct {
 				Reason string  `json:"reason"`
