@@ -42,8 +42,14 @@ type capture struct {
 	waited atomic.Int64
 
 	prefix  []byte // the first keep bytes; grows as needed
-	ring    []byte // the last keep bytes, allocated once the output passes keep
+	ring    []byte // the last keep bytes before pend, allocated once the output passes keep
 	ringPos int    // where the next byte goes in ring
+	// pend is the newest chunk, held in the reader's buffer rather than
+	// copied into ring: a chunk of keep bytes or more replaces the whole
+	// ring, so most of a long output is never copied. The ring's last
+	// keep-len(pend) bytes are those before it. The reader does not reuse
+	// its buffer while pend holds it (holds), and flush ends it.
+	pend []byte
 
 	total    int64
 	newlines int64
@@ -63,16 +69,6 @@ type capture struct {
 
 func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (SpoolFile, error)) *capture {
 	return &capture{opt: opt, stream: stream, open: open, keep: KeepBytes(opt.MaxBytes)}
-}
-
-// maxLine is how much of a line the scanner keeps: enough for a line shown
-// clipped at MaxLineChars characters (of up to 4 bytes), or the capture's
-// keep when lines are not clipped.
-func (c *capture) maxLine() int {
-	if c.opt.MaxLineChars <= 0 {
-		return c.keep
-	}
-	return min(max(4*c.opt.MaxLineChars, 4096), c.keep)
 }
 
 func (c *capture) lines() int64 {
@@ -97,12 +93,12 @@ func (c *capture) write(p []byte) {
 		c.prefix = append(c.prefix, p[:min(len(p), c.keep-n)]...)
 	}
 	if c.ring != nil {
-		c.ringWrite(p)
+		c.ringAdd(p)
 	} else if c.total > int64(c.keep) {
 		// Until now the prefix held everything: seed the ring from it.
 		c.ring = make([]byte, c.keep)
 		c.ringWrite(c.prefix[:prev])
-		c.ringWrite(p)
+		c.ringAdd(p)
 	}
 	if !c.sniffed && len(c.prefix) >= sniffLen {
 		c.sniffed = true
@@ -110,7 +106,7 @@ func (c *capture) write(p []byte) {
 	}
 	if !c.binary {
 		if c.scan == nil {
-			c.scan = newScanner(c.opt.Clean, c.maxLine(), int64(c.keep))
+			c.scan = newScanner(c.opt, c.keep)
 		}
 		// Past the spool's cap, where page cannot reach, the scanner only
 		// counts: searching 1 GiB would hold up the reads (the search of
@@ -141,6 +137,28 @@ func (c *capture) mustSpool() bool {
 		!c.opt.Clean && c.total > int64(c.opt.MaxBytes)
 }
 
+// ringAdd makes p the pending chunk, and copies into the ring the bytes of
+// the one before that the last keep bytes still hold.
+func (c *capture) ringAdd(p []byte) {
+	if need := len(c.ring) - len(p); need > 0 && c.pend != nil {
+		c.ringWrite(c.pend[max(0, len(c.pend)-need):])
+	}
+	c.pend = p
+}
+
+// holds reports whether the capture holds the last chunk written: the
+// reader must read the next one into another buffer.
+func (c *capture) holds() bool { return c.pend != nil }
+
+// flush copies the pending chunk into the ring: the reader's buffer is
+// free again.
+func (c *capture) flush() {
+	if c.pend != nil {
+		c.ringWrite(c.pend)
+		c.pend = nil
+	}
+}
+
 func (c *capture) ringWrite(p []byte) {
 	if len(p) >= len(c.ring) {
 		copy(c.ring, p[len(p)-len(c.ring):])
@@ -157,6 +175,7 @@ func (c *capture) ringWrite(p []byte) {
 
 // tail returns the last bytes kept, in order.
 func (c *capture) tail() []byte {
+	c.flush()
 	if c.ring == nil {
 		return c.prefix
 	}
@@ -211,18 +230,15 @@ func (c *capture) finish() Stream {
 		}
 	} else {
 		o := truncate.Output{Prefix: c.prefix, Suffix: c.tail(), TotalBytes: c.total, TotalLines: s.TotalLines, Known: known}
-		pr := o.Preview(c.ranked(found), c.opt)
+		pr := PreviewFound(o, found, c.linesOf, c.opt)
 		s.Head, s.Tail = pr.Head, pr.Tail
 		s.ShownLines, s.ShownBytes, s.ClippedLines = pr.ShownLines, pr.ShownBytes, pr.ClippedLines
 		s.Truncated = pr.Truncated
 		s.Omitted = pr.Omitted
 		s.Clip = pr.Clip
 		s.Highlights = pr.Highlights
-		if s.Omitted != nil {
-			// Groups the detector did not keep were left out too.
-			s.HighlightsOmitted = pr.HighlightsOmitted + found.Found - len(found.Groups)
-		}
-		s.HighlightErrors = shownErrors(pr.Highlights, found.Groups)
+		s.HighlightsOmitted = pr.HighlightsOmitted
+		s.HighlightErrors = pr.Errors
 	}
 	// Nothing shown partially may be lost. Not yet spooled means the
 	// prefix still holds the whole output.
@@ -245,25 +261,6 @@ func (c *capture) finish() Stream {
 	return s
 }
 
-// ranked turns the detector's groups into the preview's, in the order they
-// earn a place (highlight.Rank), each verdict's evidence (the log lines of a
-// failed go test, which have left the detector's memory) read back from the
-// spool, or the prefix, just before it.
-func (c *capture) ranked(found highlight.Result) []truncate.Highlight {
-	var out []truncate.Highlight
-	for _, i := range highlight.Rank(found.Groups) {
-		g := found.Groups[i]
-		for _, ev := range g.Evidence {
-			if raw := c.linesOf(ev.FromLine, ev.ToLine); raw != nil {
-				out = append(out, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine,
-					Lines: splitLines(raw), Hit: ev.FromLine})
-			}
-		}
-		out = append(out, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit})
-	}
-	return out
-}
-
 // linesOf returns the raw lines from..to of the output: from the prefix
 // when it holds the whole output, else from the spool; nil when neither
 // has them all.
@@ -279,7 +276,7 @@ func (c *capture) linesOf(from, to int64) []byte {
 		read = scanLines
 	}
 	b, err := read(c.sp.Path(), from, to)
-	if err != nil || int64(bytes.Count(b, []byte{'\n'})) < to-from {
+	if err != nil {
 		return nil
 	}
 	return b

@@ -50,13 +50,26 @@ func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int)
 	if keep > 0 {
 		c.keep = max(keep, opt.MaxBytes) // as in production: keep >= MaxBytes
 	}
+	// Two buffers used as the reader uses them: the next chunk goes to the
+	// other one while the capture holds the last; a buffer is scribbled
+	// over before it is reused, as a read would.
+	var bufs [2][]byte
+	k := 0
 	for i := 0; len(out) > 0; i++ {
 		n := 1
 		if len(chunks) > 0 {
 			n = max(chunks[i%len(chunks)], 1)
 		}
 		n = min(n, len(out))
-		c.write(out[:n])
+		if c.holds() {
+			k ^= 1
+		}
+		b := bufs[k][:cap(bufs[k])]
+		for j := range b {
+			b[j] = 0xff
+		}
+		bufs[k] = append(b[:0], out[:n]...)
+		c.write(bufs[k])
 		out = out[n:]
 	}
 	return c.finish(), sp

@@ -330,10 +330,22 @@ func (r *Runner) start(spec Spec) (*process, error) {
 
 // read captures f until it ends or is closed.
 func (p *process) read(f *os.File, c *capture) {
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
+	// A second buffer once the capture holds the chunk it was given (see
+	// capture.pend): the next chunk goes to the other one.
+	bufs := [2]*[]byte{readBufs.Get().(*[]byte)}
+	buf := bufs[0]
 	grown := false
 	for {
+		if c.holds() {
+			if bufs[1] == nil {
+				bufs[1] = readBufs.Get().(*[]byte)
+			}
+			if buf == bufs[0] {
+				buf = bufs[1]
+			} else {
+				buf = bufs[0]
+			}
+		}
 		n, err := f.Read(*buf)
 		if n >= smallPipe && !grown {
 			// The command fills the pipe: fewer wake-ups with a larger one.
@@ -350,6 +362,12 @@ func (p *process) read(f *os.File, c *capture) {
 		}
 		if err != nil {
 			break
+		}
+	}
+	c.flush()
+	for _, b := range bufs {
+		if b != nil {
+			readBufs.Put(b)
 		}
 	}
 	p.readerDone <- struct{}{}

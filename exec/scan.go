@@ -27,9 +27,9 @@ type scanner struct {
 	skipped              bool // some bytes were skipped
 
 	// Owned by the goroutine until done is closed.
-	ls  truncate.LineStream
-	det *highlight.Detector
-	res highlight.Result
+	ls    *lineScan
+	res   highlight.Result
+	known []truncate.KnownLine
 }
 
 // scanMsg is a chunk to scan, or a run of bytes skipped unread.
@@ -38,13 +38,12 @@ type scanMsg struct {
 	skipBytes, skipLines int64
 }
 
-func newScanner(clean bool, maxLine int, prefixLen int64) *scanner {
+func newScanner(opt truncate.PreviewOptions, keep int) *scanner {
 	s := &scanner{
 		ch:   make(chan scanMsg, scanChunks),
 		free: make(chan []byte, scanChunks),
 		done: make(chan struct{}),
-		ls:   truncate.LineStream{Clean: clean, MaxLine: maxLine, LongLine: prefixLen / 4, PrefixLen: prefixLen},
-		det:  highlight.New(highlight.Options{MaxLineBytes: maxLine}),
+		ls:   newLineScan(opt, keep),
 	}
 	go s.run()
 	return s
@@ -52,18 +51,15 @@ func newScanner(clean bool, maxLine int, prefixLen int64) *scanner {
 
 func (s *scanner) run() {
 	defer close(s.done)
-	block := func(first int64, lines []byte) { s.det.Block(first, lines) }
 	for m := range s.ch {
 		if m.data == nil {
-			s.ls.Skip(m.skipBytes, m.skipLines)
-			s.det.Gap()
+			s.ls.skip(m.skipBytes, m.skipLines)
 			continue
 		}
-		s.ls.Write(m.data, block)
+		s.ls.write(m.data)
 		s.free <- m.data[:0]
 	}
-	s.ls.Close(block)
-	s.res = s.det.Finish()
+	s.res, s.known = s.ls.finish()
 }
 
 // write hands the scanner a copy of p, newlines of which are '\n'; it
@@ -114,12 +110,5 @@ func (s *scanner) finish() (highlight.Result, []truncate.KnownLine) {
 	}
 	close(s.ch)
 	<-s.done
-	var known []truncate.KnownLine
-	if k := s.ls.First; k != nil {
-		known = append(known, *k)
-	}
-	if k := s.ls.Last; k != nil && k != s.ls.First {
-		known = append(known, *k)
-	}
-	return s.res, known
+	return s.res, s.known
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/truncate"
 )
 
 // TestScanner: fed a stream in chunks of any size, the scanner finds what
@@ -19,7 +20,7 @@ func TestScanner(t *testing.T) {
 	}
 	for _, c := range cs {
 		for _, n := range []int{1 << 10, 64 << 10, 256 << 10} {
-			s := newScanner(true, 4096, 64<<10)
+			s := newScanner(truncate.PreviewOptions{Clean: true, MaxLineChars: 1000}, 64<<10)
 			for b := c.Output; len(b) > 0; {
 				k := min(n, len(b))
 				s.write(b[:k], int64(bytes.Count(b[:k], []byte("\n"))), false)
@@ -46,7 +47,7 @@ func TestScannerSkips(t *testing.T) {
 		fmt.Fprintf(&out, "2026-11-22 02:00:00 INFO job %d done in %d ms\n", i, i%97)
 	}
 	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
-	s := newScanner(true, 4096, 64<<10)
+	s := newScanner(truncate.PreviewOptions{Clean: true, MaxLineChars: 1000}, 64<<10)
 	for b := out.Bytes(); len(b) > 0; {
 		k := min(4096, len(b))
 		s.write(b[:k], int64(bytes.Count(b[:k], []byte("\n"))), true)

@@ -36,7 +36,7 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 		pos = ls
 		if kind == testLine {
 			body, _ := truncate.SplitEnding(b[ls:le])
-			d.tests.line(n, body)
+			d.testLine(n, body)
 			pos, n = le, n+1
 		} else {
 			d.sync(b, pos, n)
@@ -98,8 +98,9 @@ func nextAnchor(b []byte, i int) (int, uint32) {
 	}
 	// Eight bytes a step, one branch: most steps find nothing.
 	for ; i+8 <= len(b); i += 8 {
-		t0, t1, t2, t3 := pairBits[b[i]], pairBits[b[i+1]], pairBits[b[i+2]], pairBits[b[i+3]]
-		t4, t5, t6, t7 := pairBits[b[i+4]], pairBits[b[i+5]], pairBits[b[i+6]], pairBits[b[i+7]]
+		w := b[i : i+8 : i+8] // one bounds check for the eight bytes
+		t0, t1, t2, t3 := pairBits[w[0]], pairBits[w[1]], pairBits[w[2]], pairBits[w[3]]
+		t4, t5, t6, t7 := pairBits[w[4]], pairBits[w[5]], pairBits[w[6]], pairBits[w[7]]
 		if uint32(prev&(t0>>32)|t0&(t1>>32)|t1&(t2>>32)|t2&(t3>>32)|
 			t3&(t4>>32)|t4&(t5>>32)|t5&(t6>>32)|t6&(t7>>32)) != 0 {
 			break

@@ -78,6 +78,7 @@ type Detector struct {
 	sev   [3]int // groups found per severity
 
 	tests  goTests
+	py     pyTests
 	shapes matchCache
 }
 
@@ -88,7 +89,7 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}, shapes: matchCache{}}
+	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}, py: pyTests{spans: map[string]Span{}}, shapes: matchCache{}}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -96,7 +97,7 @@ func New(opt Options) *Detector {
 // that cannot matter. line is not kept.
 func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
-	d.tests.line(n, body)
+	d.testLine(n, body)
 	var r *Rule
 	if m := scan(body); m != 0 {
 		r = d.shapes.match(body, m)
@@ -118,6 +119,24 @@ func (d *Detector) Line(n int64, line []byte) {
 func (d *Detector) Gap() {
 	d.close()
 	d.tests.open = ""
+	d.py.reset()
+}
+
+// testLine feeds the trackers of verdicts and their evidence (go test's,
+// pytest's) a line they may need.
+func (d *Detector) testLine(n int64, body []byte) {
+	d.tests.line(n, body)
+	if len(body) > 0 && (body[0] == '_' || body[0] == '=') {
+		d.py.line(n, body)
+	}
+}
+
+// evidence returns the lines far before it that a verdict's test printed.
+func (d *Detector) evidence(body []byte) (Span, bool) {
+	if hasPrefix(body, "FAILED ") || hasPrefix(body, "ERROR ") {
+		return d.py.evidence(body)
+	}
+	return d.tests.evidence(body)
 }
 
 // Finish closes the stream and returns the groups kept, in output order.
@@ -166,8 +185,11 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
 	g.Hits++
 	d.lastHit = n
 	d.rule, d.left, d.indent = r, r.After, indentOf(body)
+	if r.Cont == contPytestE {
+		d.py.sawE(n)
+	}
 	if r.Verdict {
-		if sp, ok := d.tests.evidence(body); ok && sp.ToLine < g.FromLine {
+		if sp, ok := d.evidence(body); ok && sp.ToLine < g.FromLine {
 			sp.ToLine = min(sp.ToLine, sp.FromLine+int64(d.opt.MaxGroupLines)-1)
 			g.Evidence = append(g.Evidence, sp)
 		}

@@ -65,8 +65,9 @@ var keywords = []keyword{
 var startPairs = []string{"\nE", "\nF", "\nW", "\nT", "\nC", "\nn", "\nm", "\ng", "\n*", "\xe2\x97", "\xe2\x9c", "\xc3\x97"}
 
 // testPairs anchor go test -v's "=== RUN" and "--- PASS" lines in Block,
-// which goTests follows.
-var testPairs = []string{"\n=", "SS"}
+// which goTests follows, and pytest's section lines ("=== FAILURES ===")
+// and body headers ("____ test_x ____"), which pyTests follows.
+var testPairs = []string{"\n=", "SS", "\n_"}
 
 // anchor is one byte pair and what it may mark.
 type anchor struct {

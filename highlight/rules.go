@@ -50,7 +50,7 @@ type Rule struct {
 	Before   int            // context lines before the hit (at most maxBefore)
 	Cont     cont           // which following lines belong to the hit
 	After    int            // at most this many of them
-	Verdict  bool           // a go test verdict: bring the test's log lines as evidence
+	Verdict  bool           // a go test or pytest verdict: bring the test's log lines or body as evidence
 }
 
 // maxBefore is how many lines the detector keeps for "before" context.
@@ -111,7 +111,7 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "py-traceback", Severity: Error, Need: kStart, Re: re(`^Traceback \(most recent call last\):`), Before: 3, Cont: contTraceback, After: 80},
 		{Name: "pytest-e", Severity: Error, Need: kStart, Re: re(`^E {2,}\S`), Before: 3, Cont: contPytestE, After: 30},
 		{Name: "pytest-section", Severity: Error, Need: kFail | kErr, Re: re(`^=+ (?:FAILURES|ERRORS) =+$`), Cont: contAny, After: 1},
-		{Name: "pytest-summary", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAILED|ERROR) \S+\.py\b`)},
+		{Name: "pytest-summary", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAILED|ERROR) \S+\.py\b`), Verdict: true},
 		{Name: "unittest", Severity: Error, Need: kFail | kErr, Re: re(`^(?:FAIL|ERROR): \w+ \(`), Cont: contBlank, After: 40},
 		{Name: "unittest-summary", Severity: Error, Need: kFail, Re: re(`^FAILED \((?:failures|errors)=`)},
 

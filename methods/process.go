@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
@@ -90,20 +91,22 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 		}
 		return out, nil
 	}
-	o, err := pr.Read(nil, exec.KeepBytes(spec.Output.MaxBytes))
+	o, err := pr.Read(nil, exec.KeepBytes(spec.Output.MaxBytes), &spec.Output)
 	if err != nil {
 		return nil, err
 	}
+	stdout, outErrs := svc.spanStream(ctx, &o.Stdout, spec.Output, o.Result != nil)
+	stderr, errErrs := svc.spanStream(ctx, &o.Stderr, spec.Output, o.Result != nil)
 	out := &protocol.ExecResult{
 		DurationMs: time.Since(start).Milliseconds(),
-		Stdout:     spanStream(&o.Stdout, spec.Output),
-		Stderr:     spanStream(&o.Stderr, spec.Output),
+		Stdout:     stdout,
+		Stderr:     stderr,
 		Process:    &pr.ID,
 	}
 	if o.Result != nil { // it exited just now: still readable as a process
 		out.ExitCode, out.Signal = o.Result.ExitCode, o.Result.Signal
 	}
-	n := notice.ExecRunning(notice.ExecFacts{Result: out}, yield)
+	n := notice.ExecRunning(notice.ExecFacts{Result: out, StdoutErrors: outErrs, StderrErrors: errErrs}, yield)
 	out.Notice = &n
 	return out, nil
 }
@@ -117,41 +120,88 @@ func commandLine(spec *exec.Spec) string {
 }
 
 // spanStream previews a span of a process's output as exec previews a
-// stream, with the spool's line numbers.
-func spanStream(sp *process.Span, o truncate.PreviewOptions) protocol.Stream {
+// stream, with the spool's line numbers, and reports whether a shown
+// highlight is an error. complete says the output has ended: the span's
+// last line is whole even without its newline.
+func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate.PreviewOptions, complete bool) (protocol.Stream, bool) {
 	have := sp.To - sp.From - sp.Lost
 	w := protocol.Stream{TotalBytes: sp.To - sp.From, TotalLines: sp.Lines, Highlights: []protocol.Highlight{}}
+	shift := sp.FirstLine - 1 // a span's line k is the spool's line k+shift
+	errs := false
 	if have > 0 && truncate.IsBinary(sp.Head) {
 		w.Binary, w.Truncated = true, true
 		w.Omitted = &protocol.Omitted{FromLine: sp.FirstLine, ToLine: sp.FirstLine + sp.Lines - 1, Bytes: have}
 	} else if have > 0 {
-		pr := truncate.Preview(sp.Head, sp.Tail, have, sp.Lines, o)
+		var pr exec.Preview
+		out := truncate.Output{Prefix: sp.Head, Suffix: sp.Tail, TotalBytes: have, TotalLines: sp.Lines}
+		if sc := sp.Scan; sc != nil {
+			out.Known = sc.Known
+			lines := func(from, to int64) []byte {
+				b, err := svc.readLines(ctx, sp.SpoolPath, from+shift, to+shift)
+				if err != nil {
+					return nil
+				}
+				return b
+			}
+			found := sc.Found
+			found.Groups = spanLines(found.Groups, sp.MidLine, !complete && sp.Tail[len(sp.Tail)-1] != '\n', sp.Lines)
+			pr = exec.PreviewFound(out, found, lines, o)
+		} else {
+			pr.PreviewResult = out.Preview(nil, o)
+		}
 		w.Head, w.Tail = pr.Head, pr.Tail
 		w.ShownLines, w.ShownBytes, w.ClippedLines, w.Truncated = pr.ShownLines, pr.ShownBytes, pr.ClippedLines, pr.Truncated
 		if om := pr.Omitted; om != nil {
-			w.Omitted = &protocol.Omitted{FromLine: sp.FirstLine + om.FromLine - 1, ToLine: sp.FirstLine + om.ToLine - 1, Bytes: om.Bytes}
+			w.Omitted = &protocol.Omitted{FromLine: om.FromLine + shift, ToLine: om.ToLine + shift, Bytes: om.Bytes}
 		}
+		for _, h := range pr.Highlights {
+			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text})
+		}
+		w.HighlightsOmitted, errs = pr.HighlightsOmitted, pr.Errors
 	}
 	if (w.Truncated || w.ClippedLines > 0 || sp.Lost > 0) && sp.SpoolID != "" {
 		w.Spool = &protocol.SpoolRef{ID: sp.SpoolID, Path: sp.SpoolPath, Bytes: sp.To - sp.Lost, Capped: sp.Lost > 0}
 	}
-	return w
+	return w, errs
+}
+
+// spanLines drops from groups a span's partial lines, which the spool
+// numbers as whole ones: the first when the span began inside it, the
+// last, lines of them, while more of it may come. Head and tail show them.
+func spanLines(gs []highlight.Group, first, last bool, lines int64) []highlight.Group {
+	out := gs[:0:0]
+	for _, g := range gs {
+		if first && g.FromLine == 1 && len(g.Lines) > 0 {
+			g.FromLine, g.Lines = 2, g.Lines[1:]
+		}
+		if last && g.ToLine == lines && len(g.Lines) > 0 {
+			g.ToLine, g.Lines = lines-1, g.Lines[:len(g.Lines)-1]
+		}
+		if len(g.Lines) == 0 {
+			continue
+		}
+		g.Hit = min(max(g.Hit, g.FromLine), g.ToLine)
+		out = append(out, g)
+	}
+	return out
 }
 
 // processOutput reads pr's output since the cursor and shapes the result of
 // process/read (reason "") or process/wait.
-func processOutput(pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
-	out, err := pr.Read(since, exec.KeepBytes(o.MaxBytes))
+func (svc *Service) processOutput(ctx context.Context, pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
+	out, err := pr.Read(since, exec.KeepBytes(o.MaxBytes), &o)
 	if errors.Is(err, process.ErrCursor) {
 		return nil, rpc.InvalidParams("since", "%v", err)
 	}
 	if err != nil {
 		return nil, err
 	}
+	stdout, outErrs := svc.spanStream(ctx, &out.Stdout, o, out.Result != nil)
+	stderr, errErrs := svc.spanStream(ctx, &out.Stderr, o, out.Result != nil)
 	r := &protocol.ProcessOutput{
 		ID:      pr.ID,
-		Stdout:  spanStream(&out.Stdout, o),
-		Stderr:  spanStream(&out.Stderr, o),
+		Stdout:  stdout,
+		Stderr:  stderr,
 		Since:   out.From.String(),
 		Cursor:  out.To.String(),
 		Running: out.Result == nil,
@@ -160,7 +210,8 @@ func processOutput(pr *process.Proc, since *process.Cursor, o truncate.PreviewOp
 	if res := out.Result; res != nil {
 		r.ExitCode, r.Signal = res.ExitCode, res.Signal
 	}
-	n := notice.Process(notice.ProcessFacts{Out: r, Timeout: timeout, LostStdout: out.Stdout.Lost, LostStderr: out.Stderr.Lost})
+	n := notice.Process(notice.ProcessFacts{Out: r, Timeout: timeout, LostStdout: out.Stdout.Lost, LostStderr: out.Stderr.Lost,
+		StdoutErrors: outErrs, StderrErrors: errErrs})
 	r.Notice = &n
 	return r, nil
 }
@@ -183,7 +234,7 @@ func (svc *Service) ProcessRead(ctx context.Context, s *Session, params []byte) 
 		}
 		since = &c
 	}
-	return processOutput(pr, since, o, "", 0)
+	return svc.processOutput(ctx, pr, since, o, "", 0)
 }
 
 // ProcessWait answers process/wait: it returns at the process's exit, at a
@@ -222,7 +273,7 @@ func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) 
 	if err != nil {
 		return nil, err
 	}
-	return processOutput(pr, nil, o, reason, u.Timeout)
+	return svc.processOutput(ctx, pr, nil, o, reason, u.Timeout)
 }
 
 // ProcessWrite answers process/write: input on the process's stdin.

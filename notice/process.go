@@ -28,6 +28,9 @@ type ProcessFacts struct {
 	// LostStdout and LostStderr count new bytes the spool could not keep
 	// (past its cap): counted, not shown.
 	LostStdout, LostStderr int64
+	// StdoutErrors and StderrErrors are set when a shown highlight of the
+	// stream is an error (else its highlights are warnings).
+	StdoutErrors, StderrErrors bool
 }
 
 // Process returns the notice of a process's new output: how the wait
@@ -52,8 +55,9 @@ func Process(f ProcessFacts) string {
 		name string
 		st   *protocol.Stream
 		lost int64
-	}{{"stdout", &o.Stdout, f.LostStdout}, {"stderr", &o.Stderr, f.LostStderr}} {
-		p := stream(s.name, s.st, "", false, nil)
+		errs bool
+	}{{"stdout", &o.Stdout, f.LostStdout, f.StdoutErrors}, {"stderr", &o.Stderr, f.LostStderr, f.StderrErrors}} {
+		p := stream(s.name, s.st, "", s.errs, nil)
 		if s.lost > 0 {
 			if p == "" {
 				p = s.name

@@ -23,7 +23,9 @@
 // lies between a cursor and the ends counted at that moment and moves the
 // process's own cursor there, so reads that follow one another return every
 // byte exactly once. The preview of a read is the caller's business (Span
-// gives it the first and last bytes, the line count and the spool).
+// gives it the first and last bytes, the line count, the spool and, when
+// asked, what exec's highlight detector finds in the span, read back from
+// the spool a block at a time).
 //
 // # Ownership
 //

@@ -98,7 +98,7 @@ func TestFastExit(t *testing.T) {
 		if res == nil || res.ExitCode == nil || *res.ExitCode != i%4+1 || res.Stderr.Head != fmt.Sprintf("err%d\n", i) {
 			t.Fatalf("result %+v", res)
 		}
-		out, err := p.Read(nil, 1<<16)
+		out, err := p.Read(nil, 1<<16, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestFastExit(t *testing.T) {
 			t.Fatalf("read %+v", out)
 		}
 		// The status stays: a second read returns it with nothing new.
-		out, err = p.Read(nil, 1<<16)
+		out, err = p.Read(nil, 1<<16, nil)
 		if err != nil || out.Stdout.To != out.Stdout.From || out.Result == nil {
 			t.Fatalf("second read %+v, %v", out, err)
 		}
@@ -138,7 +138,7 @@ func readAllOnce(t testing.TB, p *process.Proc, rng *rand.Rand) (stdout, stderr 
 	var o, e strings.Builder
 	for {
 		time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
-		out, err := p.Read(nil, 1<<20)
+		out, err := p.Read(nil, 1<<20, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestReadSince(t *testing.T) {
 	tb, spec := newTable(t, 0)
 	p := start(t, tb, spec(`printf 'abc\ndef\n'; printf 'x' >&2`))
 	wait(t, p, process.Until{})
-	all, err := p.Read(nil, 1<<16)
+	all, err := p.Read(nil, 1<<16, nil)
 	if err != nil || all.To != (process.Cursor{Stdout: 8, Stderr: 1}) {
 		t.Fatalf("read %+v %v", all, err)
 	}
@@ -190,12 +190,12 @@ func TestReadSince(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.Read(&c, 1<<16)
+	out, err := p.Read(&c, 1<<16, nil)
 	if err != nil || whole(t, out.Stdout) != "def\n" || whole(t, out.Stderr) != "x" || out.Stdout.Lines != 1 {
 		t.Fatalf("since 4:0: %+v %v", out, err)
 	}
 	bad := process.Cursor{Stdout: 9}
-	if _, err := p.Read(&bad, 1<<16); !errors.Is(err, process.ErrCursor) {
+	if _, err := p.Read(&bad, 1<<16, nil); !errors.Is(err, process.ErrCursor) {
 		t.Fatalf("past the end: %v", err)
 	}
 	for _, s := range []string{"", "1", "a:b", "-1:0", "1:2:3"} {
@@ -218,7 +218,7 @@ func TestLongSpan(t *testing.T) {
 	if r, _ := p.Wait(ctx, process.Until{Pattern: regexp.MustCompile(`^100000$`)}); r != process.ReasonPattern {
 		t.Fatalf("reason %q", r)
 	}
-	out, err := p.Read(nil, 4096)
+	out, err := p.Read(nil, 4096, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestWriteAndPrompt(t *testing.T) {
 	if r := wait(t, p, process.Until{}); r != process.ReasonExit {
 		t.Fatal(r)
 	}
-	out, _ := p.Read(nil, 1<<16)
+	out, _ := p.Read(nil, 1<<16, nil)
 	if got := whole(t, out.Stdout); got != "name? hi bob\nvia cat\nend\n" {
 		t.Fatalf("stdout %q", got)
 	}
@@ -336,7 +336,7 @@ func TestKill(t *testing.T) {
 	ctx := context.Background()
 	p := start(t, tb, spec(`sleep 60 & echo $!; sleep 60`))
 	wait(t, p, process.Until{Pattern: regexp.MustCompile(`^\d+$`)})
-	out, _ := p.Read(nil, 1<<10)
+	out, _ := p.Read(nil, 1<<10, nil)
 	var child int
 	fmt.Sscan(whole(t, out.Stdout), &child)
 	res, err := p.Kill(ctx, 0)
@@ -420,7 +420,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			wait(t, p, process.Until{Pattern: regexp.MustCompile(`^\d+$`)})
-			out, _ := p.Read(nil, 1<<10)
+			out, _ := p.Read(nil, 1<<10, nil)
 			var pid int
 			fmt.Sscan(string(out.Stdout.Head), &pid)
 			pids = append(pids, pid)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/truncate"
 )
 
 // Cursor is a position in a process's output: a byte offset into each
@@ -62,6 +63,13 @@ type Span struct {
 	// Lost is how many of the span's bytes the spool does not hold (past
 	// its cap, or it could not be written): they are counted, not shown.
 	Lost int64
+	// Scan is what exec's clean-up and highlight detector found in the
+	// bytes the spool holds (lines numbered from 1 at From); nil when Read
+	// was not asked to scan or there was nothing to scan.
+	Scan *exec.Scan
+	// MidLine is set when From falls inside a line: the span's first line
+	// is the end of the output's line FirstLine.
+	MidLine bool
 }
 
 // Output is what a read returns: the span of each stream between From and
@@ -75,8 +83,10 @@ type Output struct {
 
 // Read returns the output from since (nil: where the last read ended) to
 // the ends counted now, and moves the process's cursor there. Head and Tail
-// hold up to keep bytes each.
-func (p *Proc) Read(since *Cursor, keep int) (*Output, error) {
+// hold up to keep bytes each. When scan is set, the spans are also run
+// through exec's clean-up and highlight detector, as exec runs them for a
+// preview of scan (Span.Scan).
+func (p *Proc) Read(since *Cursor, keep int, scan *truncate.PreviewOptions) (*Output, error) {
 	p.mu.Lock()
 	from := p.cursor
 	if since != nil {
@@ -107,7 +117,7 @@ func (p *Proc) Read(since *Cursor, keep int) (*Output, error) {
 	for i, sp := range []*Span{&out.Stdout, &out.Stderr} {
 		s := &st[i]
 		*sp = Span{From: from.at(i), To: to.at(i), SpoolID: s.spoolID, SpoolPath: s.spoolPath}
-		if err := sp.load(keep, nl[i]); err != nil {
+		if err := sp.load(keep, nl[i], scan); err != nil {
 			return nil, err
 		}
 	}
@@ -117,9 +127,10 @@ func (p *Proc) Read(since *Cursor, keep int) (*Output, error) {
 // readBlock is the size of the reads that count a long span's lines.
 const readBlock = 256 << 10
 
-// load reads the span's head and tail from the spool and counts its lines;
-// nl is the count of newlines before From, or -1 to count them.
-func (sp *Span) load(keep int, nl int64) error {
+// load reads the span's head and tail from the spool and counts its lines,
+// scanning them when scan is set; nl is the count of newlines before From,
+// or -1 to count them.
+func (sp *Span) load(keep int, nl int64, scan *truncate.PreviewOptions) error {
 	sp.FirstLine = max(nl, 0) + 1
 	if sp.To == sp.From && nl >= 0 {
 		return nil
@@ -156,6 +167,20 @@ func (sp *Span) load(keep int, nl int64) error {
 	if end == sp.From {
 		return nil
 	}
+	if sp.From > 0 {
+		var b [1]byte
+		if _, err := f.ReadAt(b[:], sp.From-1); err != nil {
+			return fmt.Errorf("process: reading the output: %w", err)
+		}
+		sp.MidLine = b[0] != '\n'
+	}
+	if scan != nil {
+		sc, err := exec.ScanRange(f, sp.From, end, *scan)
+		if err != nil {
+			return err
+		}
+		sp.Scan = &sc
+	}
 	if end-sp.From <= int64(2*keep) {
 		b := make([]byte, end-sp.From)
 		if _, err := f.ReadAt(b, sp.From); err != nil && err != io.EOF {
@@ -173,11 +198,15 @@ func (sp *Span) load(keep int, nl int64) error {
 	if _, err := f.ReadAt(sp.Tail, end-int64(keep)); err != nil && err != io.EOF {
 		return fmt.Errorf("process: reading the output: %w", err)
 	}
-	mid, err := countNewlines(f, sp.From+int64(keep), end-int64(keep))
-	if err != nil {
-		return err
+	if sp.Scan != nil {
+		sp.Lines = sp.Scan.Newlines
+	} else {
+		mid, err := countNewlines(f, sp.From+int64(keep), end-int64(keep))
+		if err != nil {
+			return err
+		}
+		sp.Lines = int64(bytes.Count(sp.Head, newline)+bytes.Count(sp.Tail, newline)) + mid
 	}
-	sp.Lines = int64(bytes.Count(sp.Head, newline)+bytes.Count(sp.Tail, newline)) + mid
 	if sp.Tail[len(sp.Tail)-1] != '\n' {
 		sp.Lines++
 	}

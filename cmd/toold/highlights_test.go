@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/protocol"
 )
 
 // TestExecHighlights runs exec of cat of real tool outputs (the corpus) in
@@ -16,41 +18,102 @@ import (
 // every highlight holds the whole lines page gives at its numbers; shown
 // counts include them; the notice names them.
 func TestExecHighlights(t *testing.T) {
-	cs, err := corpus.Load("../../testdata/outputs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string][]byte{}
-	var names []string
-	for _, c := range cs {
-		switch c.Name {
-		case "make-k-warnings", "go-test-v-subtest", "python-log-traceback", "minified-json-3mb",
-			"progress-bar", "pytest-failures", "go-test-clean", "jsonl-60k":
-			files[c.Name] = c.Output
-			names = append(names, c.Name)
-		}
-	}
-	dir := ctFiles(t, files)
-	keys := map[string]corpus.Case{}
-	for _, c := range cs {
-		keys[c.Name] = c
-	}
+	dir, keys := highlightFiles(t)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
-		for _, name := range names {
+		for _, name := range highlightCases {
 			c := keys[name]
 			for _, maxBytes := range []int{51200, 5120} {
 				var r execResult
 				p.mustCall("exec", map[string]any{"argv": []string{"cat", filepath.Join(dir, name)}, "maxBytes": maxBytes}, &r)
-				checkHighlights(t, p, fmt.Sprintf("%s at %d", name, maxBytes), c, r, maxBytes)
+				checkHighlights(t, p, fmt.Sprintf("%s at %d", name, maxBytes), c, r.Stdout, r.Notice, maxBytes)
 			}
 		}
 	})
 }
 
-func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, r execResult, maxBytes int) {
+// highlightCases are the corpus cases the end-to-end tests of highlights
+// run: each shape of output a detector must handle, and clean ones.
+var highlightCases = []string{"make-k-warnings", "go-test-v-subtest", "python-log-traceback", "minified-json-3mb",
+	"progress-bar", "pytest-failures", "pytest-logged-errors", "go-test-clean", "jsonl-60k"}
+
+// checkHighlights checks stream s of output c (shown at maxBytes, with
+// notice n): every key line shown, none in a clean run, counts that hold
+// the highlights, and each highlight the whole lines page gives at its
+// numbers, within the omitted ones.
+// highlightFiles writes highlightCases to files of a directory named as
+// the cases, and returns it with the corpus by name.
+func highlightFiles(t *testing.T) (string, map[string]corpus.Case) {
+	cs, err := corpus.Load("../../testdata/outputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	keys := map[string]corpus.Case{}
+	for _, c := range cs {
+		keys[c.Name] = c
+		if slices.Contains(highlightCases, c.Name) {
+			files[c.Name] = c.Output
+		}
+	}
+	if len(files) != len(highlightCases) {
+		t.Fatalf("the corpus has %d of the %d cases", len(files), len(highlightCases))
+	}
+	return ctFiles(t, files), keys
+}
+
+// TestProcessHighlights: the output of a background process read through
+// process/wait and process/read shows what exec of the same output shows,
+// the highlights of the middle among it, numbered as the spool numbers
+// lines (the process printed 500 lines before it), in every mode.
+func TestProcessHighlights(t *testing.T) {
+	dir, keys := highlightFiles(t)
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		for _, name := range highlightCases {
+			c := keys[name]
+			var r protocol.ExecResult
+			p.mustCall("exec", map[string]any{"command": "seq 1 500; read x; cat " + filepath.Join(dir, name), "background": true}, &r)
+			// The 500 lines are out (1892 bytes) and the process waits for
+			// its input: the cursor stands after them.
+			var w protocol.ProcessOutput
+			w.Cursor = fmt.Sprintf("%d:0", r.Stdout.TotalBytes)
+			for got := r.Stdout.TotalBytes; got < 1892; got += w.Stdout.TotalBytes {
+				p.mustCall("process/wait", map[string]any{"id": r.Process, "timeoutMs": 30000, "until": map[string]any{"idleMs": 200}}, &w)
+				if w.Reason == protocol.ReasonTimeout || !w.Running {
+					t.Fatalf("%s: waiting for the 500 lines: %+v", name, w)
+				}
+			}
+			p.mustCall("process/write", map[string]any{"id": r.Process, "stdin": "go\n"}, nil)
+			var out struct {
+				Reason string  `json:"reason"`
+				Since  string  `json:"since"`
+				Stdout stream  `json:"stdout"`
+				Notice *string `json:"notice"`
+			}
+			p.mustCall("process/wait", map[string]any{"id": r.Process, "timeoutMs": 60000, "maxBytes": 51200}, &out)
+			if out.Reason != protocol.ReasonExit || out.Since != w.Cursor {
+				t.Fatalf("%s: wait ended by %q, since %s (want %s)", name, out.Reason, out.Since, w.Cursor)
+			}
+			checkProcessStream(t, p, name+" wait at 51200", c, out.Stdout, out.Notice, 51200)
+			p.mustCall("process/read", map[string]any{"id": r.Process, "since": out.Since, "maxBytes": 5120}, &out)
+			checkProcessStream(t, p, name+" read at 5120", c, out.Stdout, out.Notice, 5120)
+		}
+	})
+}
+
+// checkProcessStream checks a process's stream as checkHighlights does,
+// and that its lines are numbered on from the 500 lines before it.
+func checkProcessStream(t *testing.T, p *peer, name string, c corpus.Case, s stream, n *string, maxBytes int) {
 	t.Helper()
-	s := r.Stdout
+	checkHighlights(t, p, name, c, s, n, maxBytes)
+	if s.Omitted != nil && s.Omitted.FromLine <= 501 {
+		t.Errorf("%s: omitted %+v, numbered as if the output began at line 1", name, s.Omitted)
+	}
+}
+
+func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, s stream, n *string, maxBytes int) {
+	t.Helper()
 	if s.Highlights == nil {
 		t.Fatalf("%s: highlights is null", name)
 	}
@@ -75,8 +138,8 @@ func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, r execRe
 	if len(s.Highlights) == 0 {
 		return
 	}
-	if r.Notice == nil || !strings.Contains(*r.Notice, fmt.Sprintf("at lines %d", s.Highlights[0].FromLine)) {
-		t.Errorf("%s: the notice does not name the highlights: %s", name, ctStr(r.Notice))
+	if n == nil || !strings.Contains(*n, fmt.Sprintf("at lines %d", s.Highlights[0].FromLine)) {
+		t.Errorf("%s: the notice does not name the highlights: %s", name, ctStr(n))
 	}
 	for _, h := range s.Highlights {
 		if s.Omitted == nil || h.FromLine < s.Omitted.FromLine || h.ToLine > s.Omitted.ToLine {

@@ -1,0 +1,132 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/toold/toold/highlight"
+	"github.com/toold/toold/truncate"
+)
+
+// lineScan is the clean-up (truncate.LineStream) and the highlight detector
+// of one stream, fed its bytes in order. A capture's scanner runs one on
+// its goroutine; ScanRange runs one over output read back from a spool.
+type lineScan struct {
+	ls    truncate.LineStream
+	det   *highlight.Detector
+	block func(first int64, lines []byte)
+}
+
+func newLineScan(opt truncate.PreviewOptions, keep int) *lineScan {
+	maxLine := scanLine(opt, keep)
+	s := &lineScan{
+		ls:  truncate.LineStream{Clean: opt.Clean, MaxLine: maxLine, LongLine: int64(keep) / 4, PrefixLen: int64(keep)},
+		det: highlight.New(highlight.Options{MaxLineBytes: maxLine}),
+	}
+	s.block = func(first int64, lines []byte) { s.det.Block(first, lines) }
+	return s
+}
+
+// scanLine is how much of a line the scan keeps: enough for a line shown
+// clipped at MaxLineChars characters (of up to 4 bytes), or keep when lines
+// are not clipped.
+func scanLine(opt truncate.PreviewOptions, keep int) int {
+	if opt.MaxLineChars <= 0 {
+		return keep
+	}
+	return min(max(4*opt.MaxLineChars, 4096), keep)
+}
+
+func (s *lineScan) write(p []byte) { s.ls.Write(p, s.block) }
+
+// skip passes n bytes holding newlines '\n' unread.
+func (s *lineScan) skip(n, newlines int64) {
+	s.ls.Skip(n, newlines)
+	s.det.Gap()
+}
+
+// finish ends the stream and returns what the detector found and the long
+// lines that passed.
+func (s *lineScan) finish() (highlight.Result, []truncate.KnownLine) {
+	s.ls.Close(s.block)
+	var known []truncate.KnownLine
+	if k := s.ls.First; k != nil {
+		known = append(known, *k)
+	}
+	if k := s.ls.Last; k != nil && k != s.ls.First {
+		known = append(known, *k)
+	}
+	return s.det.Finish(), known
+}
+
+// Scan is what ScanRange found in a run of output.
+type Scan struct {
+	Found    highlight.Result     // the detector's groups, lines numbered from 1 at the run's start
+	Known    []truncate.KnownLine // long lines, their bytes counted from the run's start
+	Newlines int64                // '\n' bytes in the run
+}
+
+// scanBlock is the size of ScanRange's reads.
+const scanBlock = 256 << 10
+
+// ScanRange runs a capture's clean-up and highlight detector over the bytes
+// [from, to) of r, a block at a time in bounded memory, as a capture of a
+// preview of opt runs them over a stream: what exec finds as output passes,
+// for output read back from its spool (a background process's new output).
+// Bytes past r's end count as none.
+func ScanRange(r io.ReaderAt, from, to int64, opt truncate.PreviewOptions) (Scan, error) {
+	s := newLineScan(opt, KeepBytes(opt.MaxBytes))
+	var sc Scan
+	buf := make([]byte, min(scanBlock, max(to-from, 0)))
+	for off := from; off < to; {
+		b := buf[:min(int64(len(buf)), to-off)]
+		k, err := r.ReadAt(b, off)
+		sc.Newlines += int64(bytes.Count(b[:k], []byte{'\n'}))
+		s.write(b[:k])
+		if err == io.EOF || k == 0 {
+			break
+		}
+		if err != nil {
+			return Scan{}, fmt.Errorf("exec: scanning the output: %w", err)
+		}
+		off += int64(k)
+	}
+	sc.Found, sc.Known = s.finish()
+	return sc, nil
+}
+
+// Preview is an output's preview with the groups the detector found in it.
+type Preview struct {
+	truncate.PreviewResult
+	// Errors is set when a shown highlight holds an error group's hit
+	// (else the highlights are warnings).
+	Errors bool
+}
+
+// PreviewFound renders o's preview with the groups found in it: in the order
+// highlight.Rank gives, each verdict's evidence (the log lines of a failed
+// go test, which have left the detector's memory) read by lines just before
+// it, and the groups the detector found but did not keep counted as left
+// out. lines returns the raw lines from..to (1-based, inclusive, as found
+// numbers them), or nil when it cannot.
+func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to int64) []byte, opt truncate.PreviewOptions) Preview {
+	var ranked []truncate.Highlight
+	for _, i := range highlight.Rank(found.Groups) {
+		g := found.Groups[i]
+		for _, ev := range g.Evidence {
+			raw := lines(ev.FromLine, ev.ToLine)
+			if raw != nil && int64(bytes.Count(raw, []byte{'\n'})) >= ev.ToLine-ev.FromLine {
+				ranked = append(ranked, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine,
+					Lines: splitLines(raw), Hit: ev.FromLine})
+			}
+		}
+		ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit})
+	}
+	pr := Preview{PreviewResult: o.Preview(ranked, opt)}
+	if pr.Omitted != nil {
+		pr.HighlightsOmitted += found.Found - len(found.Groups)
+	}
+	pr.Errors = shownErrors(pr.Highlights, found.Groups)
+	return pr
+}
