@@ -225,12 +225,17 @@ type fileJob struct {
 
 // jobFile is one file of a job.
 type jobFile struct {
-	name, rel string
+	// dir is the path of its directory relative to the searched one: its
+	// own path is joined only where it is needed (a match, a symlink).
+	name, dir string
 	symlink   bool
 	// ignored is how many entries the walk had ignored when it met this
 	// file, so that the count follows walk order wherever the search stops.
 	ignored int
 }
+
+// rel is the path of f relative to the searched directory.
+func (f *jobFile) rel() string { return joinRel(f.dir, f.name) }
 
 // outcome is a searched file: its matches, or why it was skipped.
 type outcome struct {
@@ -315,7 +320,7 @@ func (c *collector) addJob(j *fileJob, outs []outcome) bool {
 		case skipTooLarge:
 			c.res.Skipped.TooLarge++
 		case 0:
-			if !c.add(j.files[i].rel, o.res, o.hit) {
+			if o.res.Count > 0 && !c.add(j.files[i].rel(), o.res, o.hit) {
 				return false
 			}
 		}
@@ -357,7 +362,10 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
 			return nil
 		}
-		rel := joinRel(dirRel, e.name)
+		rel := "" // a name glob needs no path
+		if !g.nameOnly {
+			rel = joinRel(dirRel, e.name)
+		}
 		if !g.match(rel, e.name) {
 			return nil
 		}
@@ -368,9 +376,9 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		if cur == nil {
 			h.acquire()
-			cur = &fileJob{dir: h, out: make(chan []outcome, 1)}
+			cur = &fileJob{dir: h, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
 		}
-		cur.files = append(cur.files, jobFile{name: e.name, rel: rel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
+		cur.files = append(cur.files, jobFile{name: e.name, dir: dirRel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
 		return nil
 	})
 	if ferr := flush(); err == nil {
@@ -390,6 +398,7 @@ type worker struct {
 	root *os.Root
 	s    *scanner
 	buf  []byte
+	name []byte // openFile's scratch
 }
 
 // search searches the files of j, then releases its directory.
@@ -414,7 +423,7 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 		defer r.Close()
 		return w.scan(r, size, 0)
 	}
-	fd, err := openAt(dir.fd, f.name)
+	fd, err := openFile(dir.fd, f.name, &w.name)
 	if err != nil {
 		return outcome{skip: skipOther}
 	}
@@ -511,7 +520,7 @@ func openJob(ctx context.Context, root *os.Root, dir *dirHandle, f *jobFile) (re
 	if !f.symlink {
 		return openFileAt(dir.fd, f.name)
 	}
-	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	file, err := root.OpenFile(f.rel(), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, err
 	}
