@@ -13,6 +13,9 @@
 # run that puts the tree in the page cache; runs of the tools are interleaved so
 # that load from elsewhere falls on all of them alike. toold's side is
 # bench/search (the engine run once per process, printing every match as rg does).
+# toold's walk uses every core; when other work holds the cores (load well
+# above the core count) each process gets about one core's share, and toold's
+# wall time follows its CPU time: quote the load with the figures.
 # Needs rg (apt-get install -y ripgrep) and GNU time (/usr/bin/time).
 set -euo pipefail
 
@@ -100,24 +103,27 @@ for tree in "$goroot" "$gen"; do
   bench_case "$name: find -type d" "$s" find -type d "$tree" -- -- find "$tree" -type d
 done
 echo
-echo "Through the daemon: \`toold call\` (a daemon in the process, JSON result, the contract's limits"
-echo "but limit 2000), beside rg. RSS is the whole daemon's peak."
+echo "Through the daemon: \`toold call\` (a process that starts a daemon in itself, JSON result, the"
+echo "contract's limits but limit 2000), beside rg and grep -rn. RSS is the whole daemon's peak."
 echo
-echo "| case | toold call | rg | toold/rg | toold RSS MiB |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| case | toold call | rg | grep -rn | toold/rg | toold/grep | toold RSS MiB |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
 for tree in "$goroot" "$gen"; do
   name="GOROOT/src"; [ "$tree" = "$gen" ] && name="gen $files files"
-  rm -f "$tmp/toold.t" "$tmp/rg"
+  rm -f "$tmp/toold.t" "$tmp/rg" "$tmp/other"
   for _ in $(seq "$runs"); do
     run toold.t "$tmp/toold-bin" call grep "{\"pattern\":\"func main\",\"literal\":true,\"path\":\"$tree\",\"limit\":2000}"
     run rg rg -n -F 'func main' "$tree"
+    run other grep -rn -F 'func main' "$tree"
   done
-  tt="$(median "$tmp/toold.t" 1)"; rt="$(median "$tmp/rg" 1)"; rss="$(median "$tmp/toold.t" 2)"
-  printf '| %s: grep literal | %s | %s | %s | %d |\n' "$name" "$tt" "$rt" "$(ratio "$tt" "$rt")" "$((rss / 1024))"
+  tt="$(median "$tmp/toold.t" 1)"; rt="$(median "$tmp/rg" 1)"; ot="$(median "$tmp/other" 1)"; rss="$(median "$tmp/toold.t" 2)"
+  printf '| %s: grep literal | %s | %s | %s | %s | %s | %d |\n' "$name" "$tt" "$rt" "$ot" "$(ratio "$tt" "$rt")" "$(ratio "$tt" "$ot")" "$((rss / 1024))"
   rm -f "$tmp/toold.t"
   for _ in $(seq "$runs"); do run toold.t "$tmp/toold-bin" call find "{\"pattern\":\"*.go\",\"path\":\"$tree\"}"; done
-  printf '| %s: find *.go | %s | - | - | %d |\n' "$name" "$(median "$tmp/toold.t" 1)" "$(( $(median "$tmp/toold.t" 2) / 1024 ))"
+  printf '| %s: find *.go | %s | - | - | - | - | %d |\n' "$name" "$(median "$tmp/toold.t" 1)" "$(( $(median "$tmp/toold.t" 2) / 1024 ))"
 done
+echo
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$tmp/results.md"
 if [ "${WRITE:-0}" = "1" ]; then
   cp "$tmp/results.md" "$here/search-results.md"

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -64,17 +65,24 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
-var wide struct {
+// madeDir is a directory the benchmarks make once per run and share.
+type madeDir struct {
 	once sync.Once
 	dir  string
 	err  error
 }
 
-// TestMain removes the benchmarks' wide directory, shared by them.
+// wide is a directory of 100,000 small files; deep a tree of as many, 100
+// to a directory, as bench/search.sh generates.
+var wide, deep madeDir
+
+// TestMain removes the benchmarks' directories.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if wide.dir != "" {
-		os.RemoveAll(wide.dir)
+	for _, d := range []*madeDir{&wide, &deep} {
+		if d.dir != "" {
+			os.RemoveAll(d.dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -92,6 +100,52 @@ func wideDir(b *testing.B) string {
 		b.Fatal(wide.err)
 	}
 	return wide.dir
+}
+
+// deepDir is a tree of 100,000 small files, 100 to a directory and 100
+// directories to a parent, made once per run; TOOLD_BENCH_TREE names one
+// made before (bench/search.sh keeps its own).
+func deepDir(b *testing.B) string {
+	if dir := os.Getenv("TOOLD_BENCH_TREE"); dir != "" {
+		return dir
+	}
+	deep.once.Do(func() {
+		deep.dir, deep.err = os.MkdirTemp("", "toold-deep-")
+		for i := 0; i < 100000 && deep.err == nil; i++ {
+			dir := filepath.Join(deep.dir, fmt.Sprintf("d%03d", i/10000), fmt.Sprintf("e%03d", i/100%100))
+			if i%100 == 0 {
+				deep.err = os.MkdirAll(dir, 0o755)
+			}
+			if deep.err == nil {
+				body := fmt.Sprintf("package p%d\n\nfunc F%d() int { return %d }\n", i, i, i*7)
+				deep.err = os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.go", i)), []byte(body), 0o644)
+			}
+		}
+	})
+	if deep.err != nil {
+		b.Fatal(deep.err)
+	}
+	return deep.dir
+}
+
+// BenchmarkGrepDeep greps a tree of 100,000 small files for a literal none
+// holds: the cost of the walk and of opening and reading each file.
+func BenchmarkGrepDeep(b *testing.B) {
+	dir := deepDir(b)
+	m, err := Compile(Query{Pattern: "func main", Literal: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	peakHeap(b, func() {
+		for b.Loop() {
+			res, err := Grep(context.Background(), m, dir, GrepOptions{Limit: 2000})
+			if err != nil || res.TotalMatches != 0 {
+				b.Fatal(err, res.TotalMatches)
+			}
+		}
+	})
 }
 
 // peakHeap samples the live heap while f runs and reports its peak, so

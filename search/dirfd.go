@@ -155,16 +155,9 @@ func modeOf(m uint32) fs.FileMode {
 // openFileAt opens the regular file name beneath dirfd and returns it
 // with its size; anything else (a FIFO, a directory) is ErrNotRegular.
 func openFileAt(dirfd int, name string) (fdReader, int64, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = unix.Openat(dirfd, name, fileFlags, 0)
-		if err != unix.EINTR {
-			break
-		}
-	}
+	fd, err := openAt(dirfd, name)
 	if err != nil {
-		return -1, 0, pathErr("open", name, err)
+		return -1, 0, err
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
@@ -176,6 +169,17 @@ func openFileAt(dirfd int, name string) (fdReader, int64, error) {
 		return -1, 0, ErrNotRegular
 	}
 	return fdReader(fd), st.Size, nil
+}
+
+// openAt opens name beneath dirfd without following a symlink or blocking
+// on a FIFO.
+func openAt(dirfd int, name string) (int, error) {
+	for {
+		fd, err := unix.Openat(dirfd, name, fileFlags, 0)
+		if err != unix.EINTR {
+			return fd, pathErr("open", name, err)
+		}
+	}
 }
 
 // fdReader reads a file descriptor with pread.
@@ -198,6 +202,16 @@ func (r fdReader) ReadAt(p []byte, off int64) (int, error) {
 		done += n
 	}
 	return done, nil
+}
+
+// preadOnce reads the start of the file fd into buf with one pread.
+func preadOnce(fd int, buf []byte) (int, error) {
+	for {
+		n, err := unix.Pread(fd, buf, 0)
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
 }
 
 func (r fdReader) Close() error { return unix.Close(int(r)) }

@@ -17,10 +17,11 @@
 // clipped on a character boundary. It is fast because most lines are never
 // looked at: a literal that every match must contain is searched with
 // bytes.Index over whole buffers before any line is split (for a regexp, a
-// literal every match must contain, found in its syntax tree), small files
-// are read in one call into a buffer each worker reuses, lines are counted
-// with bytes.Count only up to the matches, and a file is judged binary only
-// at its first match.
+// literal every match must contain, found in its syntax tree), a small
+// file costs three system calls (openat, one pread into a buffer its
+// worker reuses, close: no stat, no read that returns 0) and no
+// allocation, lines are counted with bytes.Count only up to the matches,
+// and a file is judged binary only at its first match.
 //
 // It returns its own plain types and holds no policy: defaults, caps, wire
 // types and the notices a model reads belong to the callers (methods,

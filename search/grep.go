@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // LimitKind says which limit ended a grep. The zero value is LimitNone.
@@ -195,7 +197,7 @@ func GrepReader(ctx context.Context, m *Matcher, r io.ReaderAt, size int64, name
 	c := &collector{opt: &opt}
 	s := newScanner(m, &opt)
 	var buf []byte
-	err := s.scanReaderAt(ctx, r, size, &buf)
+	err := s.scanReaderAt(ctx, r, size, &buf, 0)
 	switch {
 	case errors.Is(err, errBinary):
 		c.res.Skipped.Binary++
@@ -223,12 +225,17 @@ type fileJob struct {
 
 // jobFile is one file of a job.
 type jobFile struct {
-	name, rel string
+	// dir is the path of its directory relative to the searched one: its
+	// own path is joined only where it is needed (a match, a symlink).
+	name, dir string
 	symlink   bool
 	// ignored is how many entries the walk had ignored when it met this
 	// file, so that the count follows walk order wherever the search stops.
 	ignored int
 }
+
+// rel is the path of f relative to the searched directory.
+func (f *jobFile) rel() string { return joinRel(f.dir, f.name) }
 
 // outcome is a searched file: its matches, or why it was skipped.
 type outcome struct {
@@ -313,7 +320,7 @@ func (c *collector) addJob(j *fileJob, outs []outcome) bool {
 		case skipTooLarge:
 			c.res.Skipped.TooLarge++
 		case 0:
-			if !c.add(j.files[i].rel, o.res, o.hit) {
+			if o.res.Count > 0 && !c.add(j.files[i].rel(), o.res, o.hit) {
 				return false
 			}
 		}
@@ -355,7 +362,10 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
 			return nil
 		}
-		rel := joinRel(dirRel, e.name)
+		rel := "" // a name glob needs no path
+		if !g.nameOnly {
+			rel = joinRel(dirRel, e.name)
+		}
 		if !g.match(rel, e.name) {
 			return nil
 		}
@@ -366,9 +376,9 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		if cur == nil {
 			h.acquire()
-			cur = &fileJob{dir: h, out: make(chan []outcome, 1)}
+			cur = &fileJob{dir: h, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
 		}
-		cur.files = append(cur.files, jobFile{name: e.name, rel: rel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
+		cur.files = append(cur.files, jobFile{name: e.name, dir: dirRel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
 		return nil
 	})
 	if ferr := flush(); err == nil {
@@ -388,6 +398,7 @@ type worker struct {
 	root *os.Root
 	s    *scanner
 	buf  []byte
+	name []byte // openFile's scratch
 }
 
 // search searches the files of j, then releases its directory.
@@ -401,17 +412,63 @@ func (w *worker) search(j *fileJob) []outcome {
 }
 
 func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
-	r, size, err := openJob(w.ctx, w.root, dir, f)
+	if err := w.ctx.Err(); err != nil {
+		return outcome{skip: skipOther}
+	}
+	if f.symlink {
+		r, size, err := openJob(w.ctx, w.root, dir, f)
+		if err != nil {
+			return outcome{skip: skipOther}
+		}
+		defer r.Close()
+		return w.scan(r, size, 0)
+	}
+	fd, err := openFile(dir.fd, f.name, &w.name)
 	if err != nil {
 		return outcome{skip: skipOther}
 	}
-	defer r.Close()
+	defer unix.Close(fd)
+	// Most files of a tree are small: one read into the worker's buffer
+	// holds them whole, and a read that comes back short of the buffer
+	// has met the file's end (as a regular file's read does), so neither
+	// a stat nor a read that returns 0 is needed. The name was a regular
+	// file when its directory was read; should it have become something
+	// else since, a pipe refuses pread and a directory read, and what
+	// fills the buffer is looked at with fstat as a large file is.
+	head := headSize
+	if limit := w.s.opt.MaxFileSize; limit > 0 && limit < headSize {
+		head = int(limit) + 1 // a file that fills it is too large
+	}
+	if cap(w.buf) < head {
+		w.buf = make([]byte, head)
+	}
+	buf := w.buf[:head]
+	n, err := preadOnce(fd, buf)
+	switch {
+	case err != nil:
+		return outcome{skip: skipOther}
+	case n < len(buf):
+		return w.scanAll(buf[:n])
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return outcome{skip: skipOther}
+	}
+	// A file that shrank since the read is searched as it was read.
+	return w.scan(fdReader(fd), max(st.Size, int64(n)), n)
+}
+
+// headSize is how much of a file the first read asks for.
+const headSize = chunkSize
+
+// scan searches the first size bytes of r, of which w.buf[:have] are read.
+func (w *worker) scan(r io.ReaderAt, size int64, have int) outcome {
 	if opt := w.s.opt; opt.MaxFileSize > 0 && size > opt.MaxFileSize {
 		return outcome{skip: skipTooLarge}
 	}
 	s := w.s
 	s.reset()
-	switch err := s.scanReaderAt(w.ctx, r, size, &w.buf); {
+	switch err := s.scanReaderAt(w.ctx, r, size, &w.buf, have); {
 	case errors.Is(err, errBinary):
 		return outcome{skip: skipBinary}
 	case err != nil:
@@ -419,6 +476,16 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 	}
 	if cap(w.buf) > 2*chunkSize {
 		w.buf = nil // a long line grew it: do not keep that much
+	}
+	return outcome{res: s.res, hit: s.hit}
+}
+
+// scanAll searches a whole file held in buf.
+func (w *worker) scanAll(buf []byte) outcome {
+	s := w.s
+	s.reset()
+	if err := s.scanBuffer(buf); err != nil {
+		return outcome{skip: skipBinary}
 	}
 	return outcome{res: s.res, hit: s.hit}
 }
@@ -453,7 +520,7 @@ func openJob(ctx context.Context, root *os.Root, dir *dirHandle, f *jobFile) (re
 	if !f.symlink {
 		return openFileAt(dir.fd, f.name)
 	}
-	file, err := root.OpenFile(f.rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	file, err := root.OpenFile(f.rel(), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, 0, err
 	}

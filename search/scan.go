@@ -60,17 +60,18 @@ func (s *scanner) reset() {
 var errBinary = errors.New("binary file")
 
 // scanReaderAt searches the first size bytes of r, reading them in chunks
-// into *bufp (grown as needed and kept for the next file).
+// into *bufp (grown as needed and kept for the next file), of which
+// (*bufp)[:have] are read already.
 // ctx is checked between chunks: a large file or spool stops soon after a
 // cancel.
-func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, bufp *[]byte) error {
+func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, bufp *[]byte, have int) error {
 	buf := *bufp
 	defer func() { *bufp = buf }()
 	var (
-		off   int64 // next byte of r to read
-		old   int   // buf[:old] are lines already searched, kept for context
-		n     int   // buf[:n] holds data
-		line  = 1   // number of the line that starts at buf[old]
+		off   = int64(have) // next byte of r to read
+		old   int           // buf[:old] are lines already searched, kept for context
+		n     = have        // buf[:n] holds data
+		line  = 1           // number of the line that starts at buf[old]
 		first = true
 	)
 	for {
@@ -125,6 +126,16 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 		copy(buf, buf[keep:n])
 		old, n = end-keep, n-keep
 	}
+}
+
+// scanBuffer searches buf, a whole file, as scanReaderAt would.
+func (s *scanner) scanBuffer(buf []byte) error {
+	s.sample = append(s.sample[:0], buf[:min(len(buf), sniffLen)]...)
+	s.scan(buf, 0, 1)
+	if s.binary {
+		return errBinary
+	}
+	return nil
 }
 
 // maxLine is the longest line searched whole: maxLineBuf, or less for a

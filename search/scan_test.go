@@ -62,7 +62,7 @@ func scanChunked(t testing.TB, data []byte, lit string, opt GrepOptions, chunk i
 	s := newScanner(m, &opt)
 	s.chunk = chunk
 	var buf []byte
-	return s, s.scanReaderAt(context.Background(), bytes.NewReader(data), int64(len(data)), &buf)
+	return s, s.scanReaderAt(context.Background(), bytes.NewReader(data), int64(len(data)), &buf, 0)
 }
 
 func plain(ms []Match) []Match {

@@ -413,3 +413,77 @@ func TestAllow(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepFileSizes: a file is read whole in one call when it is shorter
+// than the first read, and in chunks after an fstat when it fills it; the
+// size cap holds on both sides of that boundary.
+func TestGrepFileSizes(t *testing.T) {
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	line := "needle\n"
+	for _, tc := range []struct {
+		size     int
+		maxSize  int64
+		tooLarge bool
+	}{
+		{size: 0},
+		{size: len(line)},
+		{size: headSize - 1},
+		{size: headSize},
+		{size: headSize + 1},
+		{size: 3*headSize + 5},
+		{size: 100, maxSize: 100},
+		{size: 100, maxSize: 99, tooLarge: true},
+		{size: headSize + 1, maxSize: headSize + 1},
+		{size: headSize + 1, maxSize: headSize, tooLarge: true},
+		{size: headSize, maxSize: headSize - 1, tooLarge: true},
+	} {
+		t.Run(strconv.Itoa(tc.size)+"/"+strconv.FormatInt(tc.maxSize, 10), func(t *testing.T) {
+			dir := t.TempDir()
+			body := []byte(strings.Repeat("x", max(0, tc.size)))
+			want := 0
+			if tc.size >= 2*len(line) { // a needle on the first line and the last
+				copy(body, line)
+				copy(body[len(body)-len(line):], line)
+				want = 2
+			} else if tc.size == len(line) {
+				copy(body, line)
+				want = 1
+			}
+			must(t, os.WriteFile(filepath.Join(dir, "f.txt"), body, 0o644))
+			res, err := Grep(context.Background(), m, dir, GrepOptions{MaxFileSize: tc.maxSize})
+			must(t, err)
+			if tc.tooLarge {
+				want = 0
+			}
+			if res.TotalMatches != want || (res.Skipped.TooLarge == 1) != tc.tooLarge {
+				t.Errorf("matches %d, skipped %+v; want %d matches, too large %v", res.TotalMatches, res.Skipped, want, tc.tooLarge)
+			}
+			if want == 2 && res.Files[0].Matches[1].Line != 2 {
+				t.Errorf("last needle on line %d, want 2", res.Files[0].Matches[1].Line)
+			}
+		})
+	}
+}
+
+// TestSearchSwapped: a name that was a regular file when its directory
+// was read and is something else when it is opened is skipped, and a FIFO
+// does not block.
+func TestSearchSwapped(t *testing.T) {
+	dir := t.TempDir()
+	must(t, unix.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	must(t, os.Mkdir(filepath.Join(dir, "dir"), 0o755))
+	fd, err := openDir(dir)
+	must(t, err)
+	h := newDirHandle(fd)
+	defer h.release()
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	opt := &GrepOptions{}
+	w := &worker{ctx: context.Background(), s: newScanner(m, opt)}
+	for _, name := range []string{"fifo", "dir", "gone"} {
+		if o := w.searchFile(h, &jobFile{name: name}); o.skip != skipOther {
+			t.Errorf("%s: %+v, want skipped", name, o)
+		}
+	}
+}
