@@ -118,7 +118,11 @@ func (c *client) handle(ctx context.Context, req *rpc.Request) (any, error) {
 		c.mu.Unlock()
 		return nil, nil
 	case protocol.MethodInitialize:
-		return c.initialize(req.Params)
+		result, err := c.initialize(req.Params)
+		if err == nil {
+			noteUnknown(req, result)
+		}
+		return result, err
 	case protocol.MethodSessionClose:
 		c.closeSession(0)
 		return nil, nil

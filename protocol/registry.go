@@ -43,6 +43,9 @@ type Noticed interface {
 }
 
 // AddNotice implements Noticed.
+func (r *InitializeResult) AddNotice(s string) { r.Notice = prepend(s, r.Notice) }
+
+// AddNotice implements Noticed.
 func (w *Window) AddNotice(s string) { w.Notice = prepend(s, w.Notice) }
 
 // AddNotice implements Noticed.

@@ -7,6 +7,9 @@ type InitializeResult struct {
 	SpoolDir   string     `json:"spoolDir"`
 	Limits     Limits     `json:"limits"` // the effective ones
 	Methods    []string   `json:"methods"`
+	// Notice names the params initialize ignored (a misspelt limit would
+	// otherwise leave its default in force without a word); null when none.
+	Notice *string `json:"notice"`
 }
 
 // ServerInfo names the server.

@@ -121,8 +121,28 @@ func TestLongNumber(t *testing.T) {
 	}
 	var v struct{ A int }
 	err := DecodeParams([]byte(`{"a":`+strings.Repeat("1", 3_000_000)+`}`), &v)
-	if e, ok := err.(*Error); !ok || e.Code != CodeInvalidParams {
-		t.Errorf("3M digits: %v, want -32602", err)
+	if e, ok := err.(*Error); !ok || e.Code != CodeInvalidParams || !strings.HasPrefix(e.Message, "invalid params: a: ") {
+		t.Errorf("3M digits: %v, want -32602 naming a", err)
+	}
+}
+
+// TestPathAt names the field whose value starts at an offset, as the
+// -32602 of a number literal too long to decode does.
+func TestPathAt(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"limit":#}`, "limit"},
+		{`{ "a" : 1, "b": "x:y", "limit" :  #}`, "limit"},
+		{`{"limits":{"read":{"offset":1,"limit":#}}}`, "limits.read.limit"},
+		{`{"a":{"b":1},"c":[1,{"d":2}],"e":#}`, "e"},
+		{`{"roots":[1,#]}`, "roots"},
+		{`{"roots":[{"x":1},{"y":#}]}`, "roots.y"},
+		{`{"a\"b":#}`, `a"b`},
+		{`[#]`, ""},
+	} {
+		at := strings.IndexByte(tc.in, '#')
+		if got := pathAt([]byte(tc.in), at); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 

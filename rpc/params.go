@@ -30,7 +30,7 @@ func DecodeParams(params json.RawMessage, v any) error {
 		return Errorf(CodeInvalidParams, nil, "invalid params: must be an object, not %s", jsonKind(p[0]))
 	}
 	if at, n := longNumber(p, MaxNumberChars); n > 0 {
-		return Errorf(CodeInvalidParams, nil, "invalid params: a number literal of %d characters at byte %d; at most %d are allowed", n, at, MaxNumberChars)
+		return InvalidParams(pathAt(p, at), "a number literal of %d characters at byte %d; at most %d are allowed", n, at, MaxNumberChars)
 	}
 	err := json.Unmarshal(p, v)
 	if err == nil {
@@ -166,4 +166,50 @@ func longNumber(p []byte, max int) (at, n int) {
 
 func isNumberByte(c byte) bool {
 	return c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9'
+}
+
+// pathAt is the dotted path of the field whose value starts at byte at of
+// p, a JSON object (an array element's is its array's; "" when the value is
+// not at a member's value): the JSON before it is read token by token,
+// which stops where the value begins.
+func pathAt(p []byte, at int) string {
+	type level struct {
+		obj, wantKey bool
+		key          string
+	}
+	var stack []level
+	dec := json.NewDecoder(bytes.NewReader(p[:at]))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				stack = append(stack, level{obj: d == '{', wantKey: d == '{'})
+				continue
+			}
+			if stack = stack[:len(stack)-1]; len(stack) > 0 {
+				stack[len(stack)-1].wantKey = stack[len(stack)-1].obj
+			}
+			continue
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj {
+			if stack[n-1].wantKey {
+				stack[n-1].key, _ = tok.(string)
+			}
+			stack[n-1].wantKey = !stack[n-1].wantKey
+		}
+	}
+	var keys []string
+	for _, l := range stack {
+		switch {
+		case !l.obj:
+			continue // an array's element: named by the array's field
+		case l.wantKey:
+			return "" // not at a member's value
+		}
+		keys = append(keys, l.key)
+	}
+	return strings.Join(keys, ".")
 }

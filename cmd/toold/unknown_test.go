@@ -26,6 +26,9 @@ func TestContractUnknownParams(t *testing.T) {
 			"[Unknown param ignored: startbytes (did you mean startByte?)]"},
 		{"exec", map[string]any{"command": "true", "timeout": 5},
 			"[Unknown param ignored: timeout (did you mean timeoutMs?)]"},
+		// A misspelt limit would leave its default in force without a word.
+		{"initialize", map[string]any{"cwd": dir, "limits": map[string]any{"read": map[string]any{"limt": 2}}},
+			"[Unknown param ignored: limits.read.limt (did you mean limits.read.limit?)]"},
 	}
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
@@ -35,6 +38,11 @@ func TestContractUnknownParams(t *testing.T) {
 			if res.Notice == nil || !strings.HasPrefix(*res.Notice, tt.want) {
 				t.Errorf("%s %v: notice %v, want %q", tt.method, tt.params, res.Notice, tt.want)
 			}
+		}
+		var init struct{ Notice *string }
+		p.mustCall("initialize", map[string]any{"cwd": dir}, &init)
+		if init.Notice != nil {
+			t.Errorf("initialize with known params: notice %q", *init.Notice)
 		}
 		// Known params only, in any case encoding/json accepts: no word.
 		var w window
