@@ -5,4 +5,13 @@
 //
 // It wires a connection (package rpc) to the working methods (package
 // methods) and holds nothing of their logic.
+//
+// Order: a client's requests run concurrently, but the lifecycle methods
+// (initialize, session/close, shutdown, exit) run on the read loop, and
+// every other request is admitted there too (rpc.Server.Admit): refused if
+// it came after shutdown, else registered in flight on its session. So what
+// a client pipes is judged in the order it wrote it: a read before shutdown
+// is answered, an exec before session/close is cancelled by it. Whatever
+// ends a session (session/close, shutdown after the drain time, exit, the
+// end of input, a signal) cancels what runs and waits for its replies.
 package lifecycle
