@@ -1,6 +1,8 @@
 package methods
 
 import (
+	"math"
+
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
@@ -11,6 +13,9 @@ import (
 func count(field string, v *protocol.Num, def, lo, hi int64) (int64, error) {
 	if v == nil {
 		return def, nil
+	}
+	if *v == math.MinInt64 { // saturated: the client wrote a larger one
+		return 0, rpc.InvalidParams(field, "must not be negative, got a number below %d", math.MinInt64+1)
 	}
 	if *v < 0 {
 		return 0, rpc.InvalidParams(field, "must not be negative, got %d", *v)
