@@ -29,8 +29,9 @@ type ShownHighlight struct {
 // tail, within MaxLines and MaxBytes (see choose): first the hit line of
 // each, in rank order while they fit (the first one cut to the budget when
 // it alone is too long); then a head and a tail of two lines each when
-// what is left allows; then the groups' context around their hits, a line
-// each in turn; head and tail share the rest as Preview shares the whole.
+// what is left allows; then whole groups in rank order while they fit, and
+// the others' context around their hits, a line each in turn; head and
+// tail share the rest as Preview shares the whole.
 // Highlights come out in output order, trimmed of the lines head and tail
 // show, touching ones merged.
 func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
@@ -90,27 +91,34 @@ func shows(hd, tl part, totalLines int64, g Highlight) bool {
 }
 
 // settle lays out head and tail beside the taken groups: they get what
-// the groups leave, and then again what the groups' lines that they show
-// leave, until that stops changing (head and tail only grow, so the
-// groups, trimmed of them, only shrink: the budget holds).
+// the groups leave, and then again what the groups' lines that they do not
+// show leave, while that changes and the whole stays within the budget
+// (head and tail need not grow with it: a larger head leaves the tail
+// less).
 func (w walker) settle(o Output, taken []group, maxLines, maxBytes int, mode string) (hd, tl part) {
-	lines, size := 0, 0
-	for _, g := range taken {
-		lines, size = lines+len(g.lines), size+g.shown
-	}
+	lines, size := usage(taken)
 	hd, tl = w.headTail(o, maxLines-lines, maxBytes-size, mode)
 	for range 4 {
-		lines, size = 0, 0
-		for _, g := range merge(taken, int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1) {
-			lines, size = lines+len(g.lines), size+g.shown
-		}
+		lines, size = usage(merge(taken, int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1))
 		h2, t2 := w.headTail(o, maxLines-lines, maxBytes-size, mode)
 		if len(h2.lines) == len(hd.lines) && len(t2.lines) == len(tl.lines) && h2.shown == hd.shown && t2.shown == tl.shown {
+			break
+		}
+		lines, size = usage(merge(taken, int64(len(h2.lines)), o.TotalLines-int64(len(t2.lines))+1))
+		if lines+len(h2.lines)+len(t2.lines) > maxLines || size+h2.shown+t2.shown > maxBytes {
 			break
 		}
 		hd, tl = h2, t2
 	}
 	return hd, tl
+}
+
+// usage counts the lines and bytes groups show.
+func usage(gs []group) (lines, size int) {
+	for _, g := range gs {
+		lines, size = lines+len(g.lines), size+g.shown
+	}
+	return lines, size
 }
 
 // pick is a group being chosen: lines lo..hi-1 of g are taken.
@@ -138,7 +146,9 @@ func (p *pick) next() int {
 // choose takes groups from cands (in rank order) within maxLines and
 // maxBytes: the hit line of each while it fits, the rest counted as
 // omitted; then, keeping back a head and a tail of two lines each, the
-// lines around each hit, one per group in turn, while they fit.
+// groups that fit whole, in rank order (a traceback to its exception
+// line), and the lines around the others' hits, one per group in turn,
+// while they fit.
 func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode string) ([]group, int) {
 	var picks []*pick
 	lines, size, omitted := 0, 0, 0
@@ -165,6 +175,14 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 	}
 	hd, tl := w.headTail(o, min(reserve, maxLines-lines), maxBytes-size, mode)
 	lines, size = lines+len(hd.lines)+len(tl.lines), size+hd.shown+tl.shown
+	// Whole groups first, in rank order, while they fit; then the others
+	// grow around their hits a line each in turn.
+	for _, p := range picks {
+		more, moreSize := len(p.g.lines)-1, p.g.shown-len(p.g.lines[p.lo])
+		if lines+more <= maxLines && size+moreSize <= maxBytes {
+			lines, size, p.lo, p.hi = lines+more, size+moreSize, 0, len(p.g.lines)
+		}
+	}
 	for grew := true; grew; {
 		grew = false
 		for _, p := range picks {
