@@ -50,7 +50,7 @@ func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 	// and tail shrink for them, more groups may become candidates.
 	in := make([]bool, len(ranked))
 	var taken []group
-	omitted := 0
+	var left []Highlight
 	for {
 		added := false
 		for i, g := range ranked {
@@ -67,10 +67,10 @@ func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 				cands = append(cands, g)
 			}
 		}
-		taken, omitted = w.choose(o, cands, maxLines, maxBytes, opt.Mode)
+		taken, left = w.choose(o, cands, maxLines, maxBytes, opt.Mode)
 		hd, tl = w.settle(o, taken, maxLines, maxBytes, opt.Mode)
 	}
-	if taken == nil && omitted == 0 {
+	if taken == nil && left == nil {
 		return base
 	}
 	r := w.result(hd, tl, o.TotalBytes, o.TotalLines)
@@ -81,7 +81,12 @@ func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 		r.ShownBytes += sg.shown
 		r.ClippedLines += sg.clipped
 	}
-	r.HighlightsOmitted = omitted
+	// A group left out whose hit head or tail show after all is shown.
+	for _, g := range left {
+		if g.Hit > int64(len(hd.lines)) && g.Hit < o.TotalLines-int64(len(tl.lines))+1 {
+			r.HighlightsOmitted++
+		}
+	}
 	return r
 }
 
@@ -144,14 +149,13 @@ func (p *pick) next() int {
 }
 
 // choose takes groups from cands (in rank order) within maxLines and
-// maxBytes: the hit line of each while it fits, the rest counted as
-// omitted; then, keeping back a head and a tail of two lines each, the
+// maxBytes: the hit line of each while it fits, the rest left out; then, keeping back a head and a tail of two lines each, the
 // groups that fit whole, in rank order (a traceback to its exception
 // line), and the lines around the others' hits, one per group in turn,
 // while they fit.
-func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode string) ([]group, int) {
+func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode string) (taken []group, left []Highlight) {
 	var picks []*pick
-	lines, size, omitted := 0, 0, 0
+	lines, size := 0, 0
 	for _, h := range cands {
 		g := w.group(h)
 		i := int(min(max(h.Hit-h.FromLine, 0), int64(len(g.lines)-1)))
@@ -159,7 +163,7 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 		if lines+1 > maxLines || size+len(l) > maxBytes {
 			f, ok := fitLine(l, maxBytes-size)
 			if len(picks) > 0 || lines+1 > maxLines || !ok {
-				omitted++
+				left = append(left, h)
 				continue
 			}
 			g.shown += len(f) - len(l)
@@ -202,7 +206,7 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 			}
 		}
 	}
-	taken := make([]group, 0, len(picks))
+	taken = make([]group, 0, len(picks))
 	for _, p := range picks {
 		var sg group
 		sg.from = p.g.from + int64(p.lo)
@@ -211,7 +215,7 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 		}
 		taken = append(taken, sg)
 	}
-	return taken, omitted
+	return taken, left
 }
 
 // group is a highlight's lines as shown, from line from on.
