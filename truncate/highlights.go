@@ -24,72 +24,198 @@ type ShownHighlight struct {
 // o.Known where the kept bytes cut a line, and with groups of lines from
 // the middle.
 // ranked holds the groups in the order they earn a place (highlight.Rank:
-// the first error first). Groups that the head or tail show anyway need
-// none. The others take up to half of MaxLines and MaxBytes, the first of
-// them cut around its Hit line when it alone does not fit; head and tail
-// share what is left as Preview shares the whole. Highlights come out in
-// output order, trimmed of the lines head and tail show, touching ones
-// merged.
+// the first error, the last, distinct ones, repeats, then warnings). Groups
+// that head or tail show whole need none. The others come before head and
+// tail, within MaxLines and MaxBytes (see choose): first the hit line of
+// each, in rank order while they fit (the first one cut to the budget when
+// it alone is too long); then a head and a tail of two lines each when
+// what is left allows; then whole groups in rank order while they fit, and
+// the others' context around their hits, a line each in turn; head and
+// tail share the rest as Preview shares the whole.
+// Highlights come out in output order, trimmed of the lines head and tail
+// show, touching ones merged.
 func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 	if o.TotalBytes <= 0 {
 		return PreviewResult{Highlights: []ShownHighlight{}}
 	}
-	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars}
 	maxLines, maxBytes := max(opt.MaxLines, 0), max(opt.MaxBytes, 0)
+	w := walker{clean: opt.Clean, maxChars: opt.MaxLineChars, budget: maxBytes, fit: true}
 	hd, tl := w.headTail(o, maxLines, maxBytes, opt.Mode)
 	base := w.result(hd, tl, o.TotalBytes, o.TotalLines)
 	base.Highlights = []ShownHighlight{}
-	if base.Omitted == nil || len(ranked) == 0 || maxLines == 0 || maxBytes == 0 {
+	if base.Omitted == nil || maxLines == 0 || maxBytes == 0 {
 		return base
 	}
-	var mid []Highlight
-	for _, g := range ranked {
-		if g.ToLine >= base.Omitted.FromLine && g.FromLine <= base.Omitted.ToLine && len(g.Lines) > 0 {
-			mid = append(mid, g)
-		}
-	}
-	if len(mid) == 0 {
-		return base
-	}
+	// Candidates are the groups head and tail do not show whole; as head
+	// and tail shrink for them, more groups may become candidates.
+	in := make([]bool, len(ranked))
 	var taken []group
-	var used part
-	omitted := 0
-	for i, g := range mid {
-		sg := w.group(g)
-		switch {
-		case len(used.lines)+len(sg.lines) <= maxLines/2 && used.shown+sg.shown <= maxBytes/2:
-		case i == 0:
-			sg = w.cut(g, sg, maxLines/2, maxBytes/2, maxBytes)
-		default:
-			omitted++
-			continue
+	var left []Highlight
+	for {
+		added := false
+		for i, g := range ranked {
+			if !in[i] && len(g.Lines) > 0 && !shows(hd, tl, o.TotalLines, g) {
+				in[i], added = true, true
+			}
 		}
-		if len(sg.lines) == 0 {
-			omitted++
-			continue
+		if !added {
+			break
 		}
-		taken = append(taken, sg)
-		for _, l := range sg.lines {
-			used.add(l, 0, false)
+		var cands []Highlight
+		for i, g := range ranked {
+			if in[i] {
+				cands = append(cands, g)
+			}
 		}
-		used.clipped += sg.clipped
+		taken, left = w.choose(o, cands, maxLines, maxBytes, opt.Mode)
+		hd, tl = w.settle(o, taken, maxLines, maxBytes, opt.Mode)
 	}
-	hd, tl = w.headTail(o, maxLines-len(used.lines), maxBytes-used.shown, opt.Mode)
+	if taken == nil && left == nil {
+		return base
+	}
 	r := w.result(hd, tl, o.TotalBytes, o.TotalLines)
-	headEnd, tailStart := int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1
-	for _, sg := range merge(taken, headEnd, tailStart) {
+	r.Highlights = []ShownHighlight{}
+	for _, sg := range merge(taken, int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1) {
 		r.Highlights = append(r.Highlights, ShownHighlight{FromLine: sg.from, ToLine: sg.from + int64(len(sg.lines)) - 1, Text: strings.Join(sg.lines, "")})
 		r.ShownLines += len(sg.lines)
-		for _, l := range sg.lines {
-			r.ShownBytes += len(l)
-		}
+		r.ShownBytes += sg.shown
 		r.ClippedLines += sg.clipped
 	}
-	if r.Highlights == nil {
-		r.Highlights = []ShownHighlight{}
+	// A group left out whose hit head or tail show after all is shown.
+	for _, g := range left {
+		if g.Hit > int64(len(hd.lines)) && g.Hit < o.TotalLines-int64(len(tl.lines))+1 {
+			r.HighlightsOmitted++
+		}
 	}
-	r.HighlightsOmitted = omitted
 	return r
+}
+
+// shows reports whether head hd or tail tl shows all of g's lines.
+func shows(hd, tl part, totalLines int64, g Highlight) bool {
+	return g.ToLine <= int64(len(hd.lines)) || g.FromLine > totalLines-int64(len(tl.lines))
+}
+
+// settle lays out head and tail beside the taken groups: they get what
+// the groups leave, and then again what the groups' lines that they do not
+// show leave, while that changes and the whole stays within the budget
+// (head and tail need not grow with it: a larger head leaves the tail
+// less).
+func (w walker) settle(o Output, taken []group, maxLines, maxBytes int, mode string) (hd, tl part) {
+	lines, size := usage(taken)
+	hd, tl = w.headTail(o, maxLines-lines, maxBytes-size, mode)
+	for range 4 {
+		lines, size = usage(merge(taken, int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1))
+		h2, t2 := w.headTail(o, maxLines-lines, maxBytes-size, mode)
+		if len(h2.lines) == len(hd.lines) && len(t2.lines) == len(tl.lines) && h2.shown == hd.shown && t2.shown == tl.shown {
+			break
+		}
+		lines, size = usage(merge(taken, int64(len(h2.lines)), o.TotalLines-int64(len(t2.lines))+1))
+		if lines+len(h2.lines)+len(t2.lines) > maxLines || size+h2.shown+t2.shown > maxBytes {
+			break
+		}
+		hd, tl = h2, t2
+	}
+	return hd, tl
+}
+
+// usage counts the lines and bytes groups show.
+func usage(gs []group) (lines, size int) {
+	for _, g := range gs {
+		lines, size = lines+len(g.lines), size+g.shown
+	}
+	return lines, size
+}
+
+// pick is a group being chosen: lines lo..hi-1 of g are taken.
+type pick struct {
+	g      group
+	lo, hi int
+	full   bool // its next line did not fit
+}
+
+// next is the index of the line p takes next: the lines after its hit to
+// the group's end (a traceback, a compiler error's source and caret),
+// then those before it; -1 when it has them all.
+func (p *pick) next() int {
+	switch {
+	case p.full:
+		return -1
+	case p.hi < len(p.g.lines):
+		return p.hi
+	case p.lo > 0:
+		return p.lo - 1
+	}
+	return -1
+}
+
+// choose takes groups from cands (in rank order) within maxLines and
+// maxBytes: the hit line of each while it fits, the rest left out; then, keeping back a head and a tail of two lines each, the
+// groups that fit whole, in rank order (a traceback to its exception
+// line), and the lines around the others' hits, one per group in turn,
+// while they fit.
+func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode string) (taken []group, left []Highlight) {
+	var picks []*pick
+	lines, size := 0, 0
+	for _, h := range cands {
+		g := w.group(h)
+		i := int(min(max(h.Hit-h.FromLine, 0), int64(len(g.lines)-1)))
+		l := g.lines[i]
+		if lines+1 > maxLines || size+len(l) > maxBytes {
+			f, ok := fitLine(l, maxBytes-size)
+			if len(picks) > 0 || lines+1 > maxLines || !ok {
+				left = append(left, h)
+				continue
+			}
+			g.shown += len(f) - len(l)
+			g.lines[i], g.clip[i], g.clipped = f, true, g.clipped+1
+			l = f
+		}
+		picks = append(picks, &pick{g: g, lo: i, hi: i + 1})
+		lines, size = lines+1, size+len(l)
+	}
+	reserve := 4
+	if mode == ModeHead || mode == ModeTail {
+		reserve = 2
+	}
+	hd, tl := w.headTail(o, min(reserve, maxLines-lines), maxBytes-size, mode)
+	lines, size = lines+len(hd.lines)+len(tl.lines), size+hd.shown+tl.shown
+	// Whole groups first, in rank order, while they fit; then the others
+	// grow around their hits a line each in turn.
+	for _, p := range picks {
+		more, moreSize := len(p.g.lines)-1, p.g.shown-len(p.g.lines[p.lo])
+		if lines+more <= maxLines && size+moreSize <= maxBytes {
+			lines, size, p.lo, p.hi = lines+more, size+moreSize, 0, len(p.g.lines)
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, p := range picks {
+			j := p.next()
+			if j < 0 {
+				continue
+			}
+			if l := p.g.lines[j]; lines+1 <= maxLines && size+len(l) <= maxBytes {
+				lines, size, grew = lines+1, size+len(l), true
+				if j == p.hi {
+					p.hi++
+				} else {
+					p.lo--
+				}
+			} else {
+				p.full = true
+			}
+		}
+	}
+	taken = make([]group, 0, len(picks))
+	for _, p := range picks {
+		var sg group
+		sg.from = p.g.from + int64(p.lo)
+		for j := p.lo; j < p.hi; j++ {
+			sg.add(p.g.lines[j], p.g.clip[j])
+		}
+		taken = append(taken, sg)
+	}
+	return taken, left
 }
 
 // group is a highlight's lines as shown, from line from on.
@@ -125,33 +251,11 @@ func (g *group) add(l string, clipped bool) {
 	}
 }
 
-// cut shrinks the first group to fit maxLines and maxBytes: from its hit
-// on, as many lines as fit. The hit line is kept whatever its size, up to
-// hardBytes (cut at a character boundary past that).
-func (w walker) cut(g Highlight, sg group, maxLines, maxBytes, hardBytes int) group {
-	i := int(min(max(g.Hit-g.FromLine, 0), int64(len(sg.lines)-1)))
-	out := group{from: g.FromLine + int64(i)}
-	for j := i; j < len(sg.lines); j++ {
-		l, clipped := sg.lines[j], sg.clip[j]
-		if j > i && (len(out.lines)+1 > maxLines || out.shown+len(l) > maxBytes) {
-			break
-		}
-		if j == i && len(l) > hardBytes {
-			l = l[:CutBack([]byte(l), hardBytes-1)] + "\n"
-			if len(l) > hardBytes || len(l) == 1 {
-				return group{} // no room for a character of it
-			}
-			clipped = true
-		}
-		out.add(l, clipped)
-	}
-	return out
-}
-
 // merge puts groups in output order, drops the lines at or before headEnd
 // and at or after tailStart (head and tail show them), and joins groups
 // that overlap or touch.
 func merge(gs []group, headEnd, tailStart int64) []group {
+	gs = slices.Clone(gs)
 	slices.SortFunc(gs, func(a, b group) int { return int(a.from - b.from) })
 	var out []group
 	for _, g := range gs {
@@ -168,16 +272,17 @@ func merge(gs []group, headEnd, tailStart int64) []group {
 			last := &out[n-1]
 			if end := last.from + int64(len(last.lines)); g.from <= end {
 				g = g.drop(int(end - g.from))
-				last.lines = append(last.lines, g.lines...)
-				last.clip = append(last.clip, g.clip...)
+				last.lines = append(slices.Clip(last.lines), g.lines...)
+				last.clip = append(slices.Clip(last.clip), g.clip...)
 				continue
 			}
 		}
 		out = append(out, g)
 	}
 	for i := range out {
-		out[i].clipped = 0
-		for _, c := range out[i].clip {
+		out[i].clipped, out[i].shown = 0, 0
+		for j, c := range out[i].clip {
+			out[i].shown += len(out[i].lines[j])
 			if c {
 				out[i].clipped++
 			}

@@ -64,8 +64,11 @@ type PreviewResult struct {
 // overlap); otherwise the bytes between them are unknown and omitted.
 //
 // Head and Tail hold whole lines with their endings. A line that does not fit
-// the budget ends the head (or, walking back, the tail); so a line longer than
-// the whole budget is omitted unless MaxLineChars clips it. The tail never
+// the budget ends the head (or, walking back, the tail). A line longer than
+// the whole budget, even clipped at MaxLineChars, is shown cut to the bytes
+// left where the walk meets it (the tail's walk first, with headTail), and
+// counts as clipped: the budget holds and the line is not dropped. With
+// MaxLineChars 0 lines are only shown whole, so such a line is omitted. The tail never
 // uses the suffix's first line, which may have begun before the suffix. Lines
 // are numbered in the raw output: cleaning only acts inside lines.
 func Preview(prefix, suffix []byte, totalBytes, totalLines int64, opt PreviewOptions) PreviewResult {
@@ -118,20 +121,42 @@ func (w walker) headTail(o Output, maxLines, maxBytes int, mode string) (hd, tl 
 
 	switch mode {
 	case ModeHead:
-		return w.headKnown(o, headSrc, maxLines, maxBytes), part{}
+		return w.headOf(o, whole, headSrc, maxLines, maxBytes), part{}
 	case ModeTail:
-	default:
-		hd = w.head(headSrc, (maxLines+1)/2, maxBytes/2)
-		if whole == nil {
-			hd = w.headKnown(o, headSrc, (maxLines+1)/2, maxBytes/2)
-		}
+		return part{}, w.tailOf(o, part{}, whole, tailSrc, maxLines, maxBytes)
 	}
+	// The head leaves a line too long for the budget to the tail, which
+	// has more room for it when it reaches it; when it does not, the head
+	// shows it clipped after all.
+	nofit := w
+	nofit.fit = false
+	hd = nofit.headOf(o, whole, headSrc, (maxLines+1)/2, maxBytes/2)
+	tl = w.tailOf(o, hd, whole, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
+	if hd.stuck && w.fit && int64(hd.raw+tl.raw) < totalBytes {
+		hd = w.headOf(o, whole, headSrc, (maxLines+1)/2, maxBytes/2)
+		tl = w.tailOf(o, hd, whole, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
+	}
+	return hd, tl
+}
+
+// headOf is the head of a whole output or, when only its ends were kept,
+// of the prefix's complete lines and the long line known to follow them.
+func (w walker) headOf(o Output, whole, headSrc []byte, maxLines, maxBytes int) part {
 	if whole != nil {
-		// In a whole output the tail must stop where the head ended.
-		return hd, w.tail(tailSrc, 0, hd.raw, maxLines-len(hd.lines), maxBytes-hd.shown)
+		return w.head(headSrc, maxLines, maxBytes)
 	}
-	tl = w.tail(tailSrc, totalBytes-int64(len(tailSrc)), 0, maxLines-len(hd.lines), maxBytes-hd.shown)
-	return hd, w.tailKnown(o, hd, tl, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
+	return w.headKnown(o, headSrc, maxLines, maxBytes)
+}
+
+// tailOf is the tail after hd: of a whole output, stopping where hd ends;
+// else of the suffix's complete lines and the long line known to end where
+// they begin.
+func (w walker) tailOf(o Output, hd part, whole, tailSrc []byte, maxLines, maxBytes int) part {
+	if whole != nil {
+		return w.tail(tailSrc, 0, hd.raw, maxLines, maxBytes)
+	}
+	tl := w.tail(tailSrc, o.TotalBytes-int64(len(tailSrc)), 0, maxLines, maxBytes)
+	return w.tailKnown(o, hd, tl, tailSrc, maxLines, maxBytes)
 }
 
 // headKnown is the head of the complete lines of headSrc, and then, when
@@ -199,19 +224,45 @@ func (w walker) known(k KnownLine, maxBytes int) (string, bool, bool) {
 	if w.maxChars <= 0 && (k.Cut || len(s) > maxBytes) {
 		return "", false, false
 	}
-	clipped = clipped || k.Cut
-	if len(s) > maxBytes {
-		body, ending := SplitEnding([]byte(s))
-		n := maxBytes - len(ending)
-		if n < 1 {
-			return "", false, false
-		}
-		if c := CutBack(body, n); c <= n {
-			n = c
-		}
-		s, clipped = string(body[:n])+string(ending), true
+	f, ok := fitLine(s, maxBytes)
+	return f, clipped || k.Cut || f != s, ok
+}
+
+// fitLine cuts the shown line s to at most maxBytes bytes, at a character
+// boundary, keeping its ending; ok is false when not a character fits.
+func fitLine(s string, maxBytes int) (string, bool) {
+	if len(s) <= maxBytes {
+		return s, s != ""
 	}
-	return s, clipped, s != ""
+	body, ending := SplitEnding([]byte(s))
+	n := maxBytes - len(ending)
+	if n < 1 {
+		return "", false
+	}
+	if n = CutBack(body, n); n > maxBytes-len(ending) {
+		return "", false
+	}
+	return string(body[:n]) + string(ending), true
+}
+
+// long reports whether the shown line s is too long for the whole budget:
+// such a line is shown clipped rather than left out, unless clipping is
+// off (maxChars 0), when lines are only shown whole.
+func (w walker) long(s string) bool {
+	return w.maxChars > 0 && len(s) > w.budget
+}
+
+// fitted renders the line src[i:j] clipped to the bytes left, for a line
+// too long for the budget, with the raw offset (src at srcAbs) where its
+// shown part ends; ok is false when not a character fits.
+func (w walker) fitted(src []byte, srcAbs int64, i, j int, s string, left int) (string, *clipAt, bool) {
+	f, ok := fitLine(s, left)
+	if !ok || !w.fit {
+		return "", nil, false
+	}
+	body, _ := SplitEnding([]byte(f))
+	end := srcAbs + int64(i) + min(clipEnd(src[i:j], w.maxChars), int64(len(body)))
+	return f, &clipAt{end: end}, true
 }
 
 // part is the head or the tail of a preview.
@@ -221,6 +272,7 @@ type part struct {
 	shown   int      // bytes of the shown lines
 	clipped int      // lines clipped at maxChars
 	clip    *clipAt  // the first clipped line, if any
+	stuck   bool     // it ended at a line too long for the whole budget
 }
 
 // clipAt is a clipped line of a part: its index, and the raw offset in the
@@ -258,6 +310,8 @@ func (p *part) text() string {
 type walker struct {
 	clean    bool
 	maxChars int
+	budget   int  // the preview's MaxBytes: a longer line never fits whole
+	fit      bool // show a line longer than budget clipped to the bytes left
 }
 
 // head takes the lines of src from its start while they fit in maxLines and
@@ -274,6 +328,15 @@ func (w walker) head(src []byte, maxLines, maxBytes int) part {
 		}
 		s, clipped := ShowLine(src[i:j], w.clean, w.maxChars)
 		if p.shown+len(s) > maxBytes {
+			if w.long(s) {
+				p.stuck = true
+				if f, at, ok := w.fitted(src, 0, i, j, s, maxBytes-p.shown); ok {
+					if p.clip == nil {
+						at.idx, p.clip = len(p.lines), at
+					}
+					p.add(f, j-i, true)
+				}
+			}
 			break
 		}
 		if clipped && p.clip == nil {
@@ -297,6 +360,10 @@ func (w walker) tail(src []byte, srcAbs int64, lo, maxLines, maxBytes int) part 
 		}
 		s, clipped := ShowLine(src[i:j], w.clean, w.maxChars)
 		if p.shown+len(s) > maxBytes {
+			if f, at, ok := w.fitted(src, srcAbs, i, j, s, maxBytes-p.shown); ok && w.long(s) {
+				at.idx, p.clip = len(p.lines), at
+				p.add(f, j-i, true)
+			}
 			break
 		}
 		if clipped { // walking back, the last one found is the first
@@ -338,7 +405,13 @@ func (w walker) result(hd, tl part, totalBytes, totalLines int64) PreviewResult 
 	case tl.clip != nil:
 		r.Clip = &Clip{Line: totalLines - int64(len(tl.lines)) + int64(tl.clip.idx) + 1, StartByte: tl.clip.end}
 	}
-	if omitted := totalBytes - int64(hd.raw) - int64(tl.raw); omitted > 0 {
+	omitted := totalBytes - int64(hd.raw) - int64(tl.raw)
+	if omitted <= 0 && r.Tail != "" {
+		// A line clipped to the budget joined head and tail: nothing is
+		// omitted, and untruncated output is all in Head.
+		r.Head, r.Tail = r.Head+r.Tail, ""
+	}
+	if omitted > 0 {
 		r.Omitted = &Omitted{
 			FromLine: int64(len(hd.lines)) + 1,
 			ToLine:   totalLines - int64(len(tl.lines)),

@@ -63,6 +63,36 @@ func TestPreview(t *testing.T) {
 			tail: "a\nb\n", omitted: &Omitted{1, 1, 101}, shownLine: 2,
 		},
 		{
+			name: "a line longer than the budget is clipped to it, not dropped", out: strings.Repeat("0", 5000) + "\n",
+			opt:  PreviewOptions{MaxLines: 10, MaxBytes: 1000, MaxLineChars: 2000},
+			head: strings.Repeat("0", 999) + "\n", clipped: 1, shownLine: 1,
+		},
+		{
+			name: "the same in head mode", out: strings.Repeat("0", 5000) + "\n",
+			opt:  PreviewOptions{MaxLines: 10, MaxBytes: 1000, MaxLineChars: 2000, Mode: ModeHead},
+			head: strings.Repeat("0", 999) + "\n", clipped: 1, shownLine: 1,
+		},
+		{
+			name: "the same in tail mode", out: strings.Repeat("0", 5000) + "\n",
+			opt:  PreviewOptions{MaxLines: 10, MaxBytes: 1000, MaxLineChars: 2000, Mode: ModeTail},
+			head: strings.Repeat("0", 999) + "\n", clipped: 1, shownLine: 1,
+		},
+		{
+			name: "a long line between two short ones: the tail clips it to what is left", out: "a\n" + long + "\nb\n",
+			opt:  PreviewOptions{MaxLines: 10, MaxBytes: 10, MaxLineChars: 50},
+			head: "a\nxxxxx\nb\n", clipped: 1, shownLine: 3,
+		},
+		{
+			name: "a long line after a few short ones, many after it: the head clips it", out: "a\na\na\n" + strings.Repeat("x", 500) + "\n" + strings.Repeat("b\n", 50),
+			opt:  PreviewOptions{MaxLines: 10, MaxBytes: 100, MaxLineChars: 200},
+			head: "a\na\na\n" + strings.Repeat("x", 43) + "\n", tail: strings.Repeat("b\n", 6), omitted: &Omitted{5, 48, 88}, clipped: 1, shownLine: 10,
+		},
+		{
+			name: "a long line among many short ones at a small budget is in the omitted middle", out: strings.Repeat("a\n", 30) + strings.Repeat("x", 500) + "\n" + strings.Repeat("b\n", 30),
+			opt:  PreviewOptions{MaxLines: 10, MaxBytes: 100, MaxLineChars: 200},
+			head: strings.Repeat("a\n", 5), tail: strings.Repeat("b\n", 5), omitted: &Omitted{6, 56, 601}, shownLine: 10,
+		},
+		{
 			name: "clipped", out: "abcdef\nab\n", opt: PreviewOptions{MaxLines: 10, MaxBytes: 100, MaxLineChars: 3},
 			head: "abc\nab\n", clipped: 1, shownLine: 2,
 		},

@@ -202,3 +202,60 @@ func TestExecLongLines(t *testing.T) {
 		}
 	})
 }
+
+// TestExecPriority: the two deviations a reviewer found, through exec in
+// every mode. A 5000-byte line at maxBytes 1000 is shown clipped to the
+// budget, on stdout and stderr, in each preview mode; errors from the
+// middle come before head and tail: five among 6000 numbers at maxLines
+// 100 are all shown, and an error then a Python traceback at maxLines 14
+// show the traceback to its exception line; the notice names them.
+func TestExecPriority(t *testing.T) {
+	five := `seq 1000; for k in 1 2 3 4 5; do echo "error: problem $k"; seq 1000; done`
+	tb := `seq 100; echo "error: config not found"; seq 100; printf 'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n  File "app.py", line 2, in main\n    raise ValueError("bad value")\nValueError: bad value\n'; seq 100`
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		for _, mode := range []string{"headTail", "head", "tail"} {
+			for _, cmd := range []string{`printf "%05000d\n" 0`, `printf "%05000d\n" 0 >&2`} {
+				var r execResult
+				p.mustCall("exec", map[string]any{"command": cmd, "maxBytes": 1000, "preview": mode}, &r)
+				s := r.Stdout
+				if strings.HasSuffix(cmd, ">&2") {
+					s = r.Stderr
+				}
+				if want := strings.Repeat("0", 999) + "\n"; s.Head != want || s.Tail != "" || s.ClippedLines != 1 || s.ShownLines != 1 ||
+					s.ShownBytes != 1000 || s.Omitted != nil || r.Notice == nil || !strings.Contains(*r.Notice, "startByte=999") {
+					t.Errorf("%s, %s: head %d bytes, tail %q, clipped %d, shown %d/%d, omitted %+v, notice %s",
+						cmd, mode, len(s.Head), s.Tail, s.ClippedLines, s.ShownLines, s.ShownBytes, s.Omitted, ctStr(r.Notice))
+				}
+			}
+			for _, c := range []struct {
+				cmd      string
+				maxLines int
+				want     []string
+			}{
+				{five, 100, []string{"error: problem 1\n", "error: problem 2\n", "error: problem 3\n", "error: problem 4\n", "error: problem 5\n"}},
+				{tb, 14, []string{"error: config not found\n", "Traceback (most recent call last):\n", "ValueError: bad value\n"}},
+			} {
+				var r execResult
+				p.mustCall("exec", map[string]any{"command": c.cmd, "maxLines": c.maxLines, "preview": mode}, &r)
+				s := r.Stdout
+				shown, lines := s.Head+s.Tail, countShown(s.Head)+countShown(s.Tail)
+				for _, h := range s.Highlights {
+					shown, lines = shown+h.Text, lines+countShown(h.Text)
+				}
+				for _, w := range c.want {
+					if !strings.Contains("\n"+shown, "\n"+w) {
+						t.Errorf("%s at maxLines %d, %s: %q not shown; head %q highlights %+v tail %q", c.cmd, c.maxLines, mode, w, s.Head, s.Highlights, s.Tail)
+					}
+				}
+				if s.HighlightsOmitted != 0 || lines != s.ShownLines || s.ShownLines > c.maxLines || len(s.Highlights) == 0 ||
+					r.Notice == nil || !strings.Contains(*r.Notice, fmt.Sprintf("errors at lines %d", s.Highlights[0].FromLine)) {
+					t.Errorf("%s, %s: %d groups omitted, %d lines shown (counted %d), notice %s", c.cmd, mode, s.HighlightsOmitted, s.ShownLines, lines, ctStr(r.Notice))
+				}
+				if mode != "tail" && !strings.HasPrefix(s.Head, "1\n") || mode != "head" && !strings.HasSuffix(s.Tail, "\n100\n") && !strings.HasSuffix(s.Tail, "\n1000\n") {
+					t.Errorf("%s, %s: head %q tail %q", c.cmd, mode, s.Head, s.Tail)
+				}
+			}
+		}
+	})
+}
