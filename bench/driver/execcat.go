@@ -2,11 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -18,24 +15,12 @@ import (
 func execCatMain(args []string) error {
 	fs := flag.NewFlagSet("execcat", flag.ExitOnError)
 	var c config
-	fs.StringVar(&c.toold, "toold", "", "toold binary")
-	fs.StringVar(&c.file, "file", "", "the generated text file")
-	fs.IntVar(&c.runs, "runs", 5, "runs of each (the median is reported)")
-	fs.StringVar(&c.tmpDir, "tmp", os.TempDir(), "scratch directory")
+	c.bind(fs)
 	_ = fs.Parse(args)
-	if c.toold == "" || c.file == "" || c.runs < 1 {
-		return errors.New("execcat: -toold, -file and -runs >= 1 are required")
-	}
-	abs, err := filepath.Abs(c.file)
+	size, err := c.check("execcat")
 	if err != nil {
 		return err
 	}
-	c.file = abs
-	st, err := os.Stat(c.file)
-	if err != nil {
-		return err
-	}
-	size := st.Size()
 	d, err := startDaemon(&c)
 	if err != nil {
 		return err

@@ -129,26 +129,14 @@ type config struct {
 func benchMain(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
 	var c config
-	fs.StringVar(&c.toold, "toold", "", "toold binary")
-	fs.StringVar(&c.file, "file", "", "the generated text file")
-	fs.IntVar(&c.runs, "runs", 5, "runs per measurement (the median is reported)")
+	c.bind(fs)
 	fs.IntVar(&c.deepReqs, "deep-reqs", 200, "deep reads per run")
 	fs.IntVar(&c.execCalls, "exec-calls", 200, "exec true / bash -c true calls per run")
-	fs.StringVar(&c.tmpDir, "tmp", os.TempDir(), "scratch directory")
 	_ = fs.Parse(args)
-	if c.toold == "" || c.file == "" || c.runs < 1 {
-		return errors.New("bench: -toold, -file and -runs >= 1 are required")
-	}
-	abs, err := filepath.Abs(c.file)
+	size, err := c.check("bench")
 	if err != nil {
 		return err
 	}
-	c.file = abs
-	st, err := os.Stat(c.file)
-	if err != nil {
-		return err
-	}
-	size := st.Size()
 
 	logf("counting lines of %s (%s)", c.file, mib(size))
 	totalLines, err := countLines(c.file)
@@ -947,4 +935,30 @@ func shellQuote(s string) string {
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+// bind adds the flags every driver command takes.
+func (c *config) bind(fs *flag.FlagSet) {
+	fs.StringVar(&c.toold, "toold", "", "toold binary")
+	fs.StringVar(&c.file, "file", "", "the generated text file")
+	fs.IntVar(&c.runs, "runs", 5, "runs per measurement (the median is reported)")
+	fs.StringVar(&c.tmpDir, "tmp", os.TempDir(), "scratch directory")
+}
+
+// check checks the flags bind added, makes -file absolute and returns its
+// size.
+func (c *config) check(cmd string) (int64, error) {
+	if c.toold == "" || c.file == "" || c.runs < 1 {
+		return 0, errors.New(cmd + ": -toold, -file and -runs >= 1 are required")
+	}
+	abs, err := filepath.Abs(c.file)
+	if err != nil {
+		return 0, err
+	}
+	c.file = abs
+	st, err := os.Stat(c.file)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
 }
