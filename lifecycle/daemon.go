@@ -145,9 +145,7 @@ func (d *Daemon) Close() error {
 }
 
 // endSessions ends every session as session/close does, their running
-// requests cancelled and answered, and opens no more. Listen calls it before
-// it ends its connections, so that a request running at SIGTERM gets its
-// reply.
+// requests cancelled and answered, and opens no more.
 func (d *Daemon) endSessions() {
 	d.mu.Lock()
 	d.closed = true

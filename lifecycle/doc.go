@@ -11,7 +11,7 @@
 // every other request is admitted there too (rpc.Server.Admit): refused if
 // it came after shutdown, else registered in flight on its session. So what
 // a client pipes is judged in the order it wrote it: a read before shutdown
-// is answered, an exec before session/close is cancelled by it. Whatever
-// ends a session (session/close, shutdown after the drain time, exit, the
-// end of input, a signal) cancels what runs and waits for its replies.
+// is answered, an exec before session/close is cancelled by it.
+// session/close, shutdown (after the drain time), exit and the end of input
+// cancel what runs and wait for its replies.
 package lifecycle

@@ -57,11 +57,8 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 	d.log.Info("listening", "socket", path, "idleTimeout", idle)
 
 	ctx, cancel := context.WithCancel(ctx)
-	// The connections outlive ctx: on the way out their sessions end first,
-	// so that what runs is cancelled and answered, then they are cancelled.
-	connCtx, cancelConns := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	defer d.endConns(cancelConns, &wg)
+	defer wg.Wait() // last: the connections, cancelled just before
 	defer cancel()
 	defer context.AfterFunc(ctx, func() { ul.Close() })()
 
@@ -99,35 +96,14 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 		}
 		if !conns.add(uid) {
 			d.log.Warn("refused a connection: too many", "uid", uid, "max", conns.max)
-			wg.Go(func() { refuse(connCtx, conn, conns.max) })
+			wg.Go(func() { refuse(ctx, conn, conns.max) })
 			continue
 		}
 		wg.Go(func() {
 			defer conns.done(uid)
-			d.ServeConn(connCtx, conn)
+			d.ServeConn(ctx, conn)
 		})
 	}
-}
-
-// endConns ends Listen's connections: their sessions first, so that what
-// runs is cancelled and its replies written, for at most the drain time (a
-// client that reads nothing would hold a reply forever), then the
-// connections themselves, counted by wg.
-func (d *Daemon) endConns(cancelConns context.CancelFunc, wg *sync.WaitGroup) {
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		d.endSessions()
-	}()
-	t := time.NewTimer(d.drainTimeout())
-	select {
-	case <-ended:
-	case <-t.C:
-	}
-	t.Stop()
-	cancelConns()
-	wg.Wait()
-	<-ended // the writes it waited for fail with their connections
 }
 
 // listenLocked listens on path unless a daemon answers there, under the

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1327,42 +1326,4 @@ func TestContractExitAnswersInFlight(t *testing.T) {
 			t.Errorf("exit without shutdown: code %d, want 1", code)
 		}
 	})
-}
-
-// TestSigtermAnswersInFlight: SIGTERM to the shared daemon cleans up as
-// session/close does: the exec it cancels answers, through the forwarder,
-// before the connection ends.
-func TestSigtermAnswersInFlight(t *testing.T) {
-	sock, d := startSocketDaemon(t)
-	f := exec.Command(binPath, "--remote="+sock)
-	stdin, _ := f.StdinPipe()
-	out, _ := f.StdoutPipe()
-	if err := f.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { f.Process.Kill(); f.Wait() }()
-	dec := json.NewDecoder(out)
-	type reply struct {
-		ID     int             `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  *wireError      `json:"error"`
-	}
-	stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"exec","params":{"command":"echo started; sleep 20"}}` + "\n"))
-	for id := 2; ; id++ { // until the daemon says the exec runs
-		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":"stats"}`+"\n", id)
-		var m reply
-		if err := dec.Decode(&m); err != nil || m.ID != id {
-			t.Fatalf("stats: %+v %v", m, err)
-		}
-		if strings.Contains(string(m.Result), `"execsRunning":1`) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	d.Process.Signal(syscall.SIGTERM)
-	var m reply
-	var r execResult
-	if err := dec.Decode(&m); err != nil || m.ID != 1 || m.Error != nil || json.Unmarshal(m.Result, &r) != nil || !r.Cancelled {
-		t.Errorf("the exec running at SIGTERM: %+v %v", m, err)
-	}
 }
