@@ -239,6 +239,7 @@ func (c *capture) finish() Stream {
 		s.Highlights = pr.Highlights
 		s.HighlightsOmitted = pr.HighlightsOmitted
 		s.HighlightErrors = pr.Errors
+		s.Kinds = pr.Kinds
 	}
 	// Nothing shown partially may be lost. Not yet spooled means the
 	// prefix still holds the whole output.

@@ -96,12 +96,18 @@ func ScanRange(r io.ReaderAt, from, to int64, opt truncate.PreviewOptions) (Scan
 	return sc, nil
 }
 
+// Kind is a shape of the failure lines of an output (highlight.Kind).
+type Kind = highlight.Kind
+
 // Preview is an output's preview with the groups the detector found in it.
 type Preview struct {
 	truncate.PreviewResult
 	// Errors is set when a shown highlight holds an error group's hit
 	// (else the highlights are warnings).
 	Errors bool
+	// Kinds are the shapes of the failure lines found, when groups of them
+	// were left out (HighlightsOmitted > 0); nil when every one is shown.
+	Kinds []highlight.Kind
 }
 
 // PreviewFound renders o's preview with the groups found in it: in the order
@@ -128,5 +134,8 @@ func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to
 		pr.HighlightsOmitted += found.Found - len(found.Groups)
 	}
 	pr.Errors = shownErrors(pr.Highlights, found.Groups)
+	if pr.HighlightsOmitted > 0 {
+		pr.Kinds = found.Kinds
+	}
 	return pr
 }

@@ -50,6 +50,7 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 		n++
 	}
 	d.sync(b, len(b), n)
+	d.seen = max(d.seen, n-1)
 	return n - first
 }
 

@@ -47,6 +47,7 @@ type Group struct {
 	Hits     int      // lines that matched a rule
 	Hit      int64    // the line of its worst hit (its first of that severity)
 	Repeat   bool     // an earlier group had the same Key
+	kind     int      // the template of its first hit (see templates), -1 for none
 	// Evidence are lines far before the group that it needs, no longer in
 	// memory: the log lines a go test printed under its "=== RUN" line,
 	// whose "--- FAIL" verdict this group holds. The caller reads them from
@@ -80,6 +81,10 @@ type Detector struct {
 	tests  goTests
 	py     pyTests
 	shapes matchCache
+
+	tmpl      templates   // the shapes of the hit lines
+	weakKinds map[int]int // groups of the vocab rule closed, by kind
+	seen      int64       // the last line fed
 }
 
 type ringLine struct {
@@ -89,7 +94,8 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}, py: pyTests{spans: map[string]Span{}}, shapes: matchCache{}}
+	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}},
+		py: pyTests{spans: map[string]Span{}}, shapes: matchCache{}, weakKinds: map[int]int{}}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -97,12 +103,19 @@ func New(opt Options) *Detector {
 // that cannot matter. line is not kept.
 func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
+	d.seen = max(d.seen, n)
 	d.testLine(n, body)
 	var r *Rule
 	if m := scan(body); m != 0 {
-		r = d.shapes.match(body, m)
+		if r = d.shapes.match(body, m); r != nil && r.Severity == 0 {
+			r = nil
+		}
 	}
 	switch {
+	case r != nil && r.weak() && d.left > 0 && d.continues(body):
+		// A word of failure inside a report a rule opened is part of it.
+		d.left--
+		d.appendLine(n, line)
 	case r != nil:
 		d.hit(n, line, body, r)
 	case d.left > 0 && d.continues(body):
@@ -139,17 +152,31 @@ func (d *Detector) evidence(body []byte) (Span, bool) {
 	return d.tests.evidence(body)
 }
 
-// Finish closes the stream and returns the groups kept, in output order.
+// Finish closes the stream and returns the groups kept, in output order:
+// but those of words of failure that the output repeats all through it
+// (see templates.noise), which are not counted either.
 func (d *Detector) Finish() Result {
 	d.close()
 	gs := make([]Group, 0, len(d.kept)+1)
-	for _, g := range d.kept {
-		gs = append(gs, *g)
+	for _, g := range append(d.kept, d.last) {
+		if g != nil && !(g.Rule == vocabRule && d.tmpl.noise(g.kind, d.seen)) {
+			gs = append(gs, *g)
+		}
 	}
-	if d.last != nil {
-		gs = append(gs, *d.last)
+	res := Result{Groups: gs, Found: d.found, Errors: d.sev[Error], Warnings: d.sev[Warning], HitLines: d.tmpl.other}
+	for k, n := range d.weakKinds {
+		if d.tmpl.noise(k, d.seen) {
+			res.Found -= n
+			res.Errors -= n
+		}
 	}
-	return Result{Groups: gs, Found: d.found, Errors: d.sev[Error], Warnings: d.sev[Warning]}
+	for i, k := range d.tmpl.kinds {
+		if !d.tmpl.noise(i, d.seen) {
+			res.HitLines += k.Count
+		}
+	}
+	res.Kinds = d.tmpl.top(d.seen)
+	return res
 }
 
 // Result is what a Detector found.
@@ -158,6 +185,10 @@ type Result struct {
 	Found    int     // groups found, kept or not
 	Errors   int     // groups found whose severity is Error
 	Warnings int     // groups found whose severity is Warning
+	// HitLines counts the lines found that a rule (or a word of failure)
+	// marks; Kinds are their shapes, most frequent first (at most 10).
+	HitLines int64
+	Kinds    []Kind
 }
 
 func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
@@ -166,19 +197,28 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
 		k++
 	}
 	from := n - int64(k)
+	kind := d.tmpl.add(n, body, r)
+	if g := d.cur; r.weak() && g != nil && n <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
+		// A word of failure right after a group joins it, and leaves its
+		// continuation as it is.
+		d.appendLine(n, line)
+		g.Hits++
+		d.lastHit = n
+		return
+	}
 	if g := d.cur; g != nil && from <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
 		d.fill(g.ToLine+1, n-1)
 	} else {
 		d.close()
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n}
+		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n, kind: kind}
 		d.firstHit = n
 		d.fill(from, n-1)
 	}
 	g := d.cur
 	d.appendLine(n, line)
-	if r.Severity > g.Severity {
+	if r.Severity > g.Severity || g.Rule == vocabRule && !r.weak() {
 		// The group is known by its worst hit.
 		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, Key(body), n
 	}
@@ -266,6 +306,9 @@ func (d *Detector) close() {
 	}
 	d.found++
 	d.sev[g.Severity]++
+	if g.Rule == vocabRule && g.kind >= 0 {
+		d.weakKinds[g.kind]++
+	}
 	if d.last != nil {
 		d.keep(d.last)
 	}
@@ -333,6 +376,11 @@ func (d *Detector) continues(body []byte) bool {
 		t := body[ind:]
 		return ind > 0 && (hasPrefix(t, "at ") || hasPrefix(t, "... ")) ||
 			hasPrefix(t, "Caused by: ") || hasPrefix(t, "Suppressed: ")
+	case contPID:
+		// "==PID==    at 0x...: f (x.c:6)", "==PID==  Address ...": the
+		// report's lines, indented after the prefix; not "==PID== " alone.
+		p := pidPrefix(body)
+		return p > 0 && indentOf(body[p:]) >= 2
 	case contPytestE:
 		if hasPrefix(body, "E ") || body == nil || len(body) == 1 && body[0] == 'E' {
 			return true
