@@ -89,7 +89,7 @@ var keywords = []keyword{
 // startPairs anchor the markers of startMarks in Block: a line start and
 // the marker's first byte, or the first two bytes of ● ✖ ✗ ✕ ×. They share
 // two anchors: one for the line starts, one for the symbols.
-var startPairs = []string{"\nE", "\nF", "\nW", "\nT", "\nC", "\nn", "\nm", "\ng", "\n*", "\xe2\x97", "\xe2\x9c", "\xc3\x97"}
+var startPairs = []string{"\nE", "\nF", "\nW", "\nT", "\nC", "\nn", "\nm", "\ng", "\n*", "\nS", "\xe2\x97", "\xe2\x9c", "\xc3\x97"}
 
 // testPairs anchor go test -v's "=== RUN" and "--- PASS" lines in Block,
 // which goTests follows, and pytest's section lines ("=== FAILURES ===")
@@ -318,6 +318,10 @@ func startMarks(line []byte) kw {
 		}
 	case '*':
 		if hasPrefix(b, "* What went wrong") {
+			return kStart
+		}
+	case 'S':
+		if hasPrefix(b, "SUMMARY: ") { // a sanitizer's last line
 			return kStart
 		}
 	case '=':

@@ -141,8 +141,8 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "fatal", Severity: Error, Need: kFatal, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
 
 		// Sanitizers and valgrind: a report and its stack frames.
-		{Name: "sanitizer", Severity: Error, Need: kStart, Re: re(`^==\d+==(?:ERROR|WARNING): \w*Sanitizer`), Cont: contAny, After: 16},
-		{Name: "sanitizer-summary", Severity: Error, Need: kErr | kVocab, Lits: []string{"Sanitizer"}, Re: re(`^SUMMARY: \w*Sanitizer: `)},
+		{Name: "sanitizer", Severity: Error, Need: kStart | kErr | kWarn, Lits: []string{"Sanitizer"}, Re: re(`^(?:==\d+==)?(?:ERROR|WARNING): \w*Sanitizer`), Cont: contAny, After: 16},
+		{Name: "sanitizer-summary", Severity: Error, Need: kStart | kErr | kVocab, Lits: []string{"Sanitizer"}, Re: re(`^SUMMARY: \w*Sanitizer: `)},
 		{Name: "ubsan", Severity: Error, Need: kErr | kVocab, Lits: []string{"runtime error: "}, Re: re(`^\S+:\d+:\d+: runtime error: `), Before: 1},
 		{Name: "valgrind-clean", Need: kStart, Re: re(`^==\d+== (?:ERROR SUMMARY: 0 errors|\S.* 0 bytes in 0 blocks|Memcheck, a memory error detector|For (?:lists|counts) of detected and suppressed errors)`)},
 		{Name: "valgrind-summary", Severity: Error, Need: kStart, Re: re(`^==\d+== ERROR SUMMARY: [1-9]`)},

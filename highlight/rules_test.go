@@ -76,7 +76,7 @@ var samples = []struct {
 	{"oom", []want{{1, 1, "oom", Error}}},
 	{"git-fatal", []want{{1, 1, "fatal", Error}}},
 	// Sanitizers and valgrind (the words of failure of any tool: vocab).
-	{"sanitizers", []want{{2, 9, "sanitizer", Error}, {11, 12, "ubsan", Error}, {14, 17, "valgrind", Error}, {19, 19, "valgrind-summary", Error}}},
+	{"sanitizers", []want{{2, 9, "sanitizer", Error}, {11, 12, "ubsan", Error}, {14, 17, "valgrind", Error}, {19, 19, "valgrind-summary", Error}, {23, 27, "sanitizer", Error}}},
 	{"vocab", []want{{2, 5, "vocab", Error}}},
 	{"vocab-clean", nil},
 	// Logs.
