@@ -109,6 +109,11 @@ func (d *Detector) Line(n int64, line []byte) {
 	if m := scan(body); m != 0 {
 		if r = d.shapes.match(body, m); r != nil && r.Severity == 0 {
 			r = nil
+		} else if r == nil && m&kVocab != 0 && d.cur != nil && n == d.cur.ToLine+1 && failureWord(body, 0) >= 0 {
+			// Right after a group, a word of failure need not be shaped
+			// as a message ("BEGIN failed--compilation aborted" after
+			// perl's "Can't locate").
+			r = vocabRuleRow()
 		}
 	}
 	switch {

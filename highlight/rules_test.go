@@ -40,7 +40,7 @@ var samples = []struct {
 	{"go-fatal", []want{{1, 6, "go-fatal", Error}}},
 	{"go-race", []want{{2, 16, "go-race", Error}}},
 	// Rust.
-	{"rust-error", []want{{2, 11, "rust-error", Error}}},
+	{"rust-error", []want{{2, 8, "rust-error", Error}, {11, 11, "rust-error", Error}}},
 	{"rust-panic", []want{{2, 4, "rust-panic", Error}}},
 	{"rust-warning", []want{{2, 8, "rust-warning", Warning}, {10, 11, "rust-warning", Warning}}},
 	{"rust-test", []want{{3, 13, "rust-test-case", Error}, {16, 19, "rust-test-result", Error}, {21, 21, "rust-error", Error}}},
@@ -55,7 +55,7 @@ var samples = []struct {
 	{"py-logging", []want{{2, 4, "log-error", Error}}},
 	// JavaScript test runners, npm and friends.
 	{"jest", []want{{1, 2, "fail-line", Error}, {5, 20, "jest-failure", Error}}},
-	{"vitest", []want{{4, 5, "test-cross", Error}, {8, 11, "fail-line", Error}, {29, 30, "test-summary", Error}}},
+	{"vitest", []want{{5, 5, "test-cross", Error}, {10, 11, "fail-line", Error}, {29, 30, "test-summary", Error}}},
 	{"node-test-spec", []want{{1, 19, "test-cross", Error}, {25, 25, "test-summary", Error}, {31, 31, "test-cross", Error}, {34, 52, "test-cross", Error}}},
 	{"node-test-tap", []want{{3, 27, "tap-not-ok", Error}, {37, 37, "test-summary", Error}}},
 	{"node-exception", []want{{1, 12, "exception", Error}}},
@@ -68,7 +68,7 @@ var samples = []struct {
 	{"java-caused-by", []want{{1, 6, "exception", Error}}},
 	{"javac-warning", []want{{1, 5, "javac-warning", Warning}, {7, 11, "javac-warning", Warning}}},
 	{"gradle", []want{{1, 7, "gradle-task", Error}, {9, 15, "gradle-failure", Error}, {18, 18, "gradle-task", Error}}},
-	{"maven", []want{{3, 3, "maven-warning", Warning}, {5, 5, "maven-error", Error}, {7, 7, "maven-error", Error}, {9, 10, "vocab", Error}, {12, 12, "maven-failure", Error}}},
+	{"maven", []want{{3, 3, "maven-warning", Warning}, {5, 5, "maven-error", Error}, {7, 7, "maven-error", Error}, {12, 12, "maven-failure", Error}}},
 	// The process died.
 	{"segfault", []want{{1, 1, "segfault", Error}}},
 	{"killed", []want{{1, 1, "killed", Error}}},

@@ -25,9 +25,8 @@ const (
 	maxKindShown = 10  // kinds a Result lists
 	maxKindText  = 200 // bytes of a kind's text
 	// A template of words of failure only (the vocab rule) that repeats
-	// more than vocabMaxRepeat times, or more than vocabMinRepeat times and
-	// on more than one line in vocabShare, is the output's ordinary talk.
-	vocabMaxRepeat = 8
+	// more than vocabMinRepeat times and on more than one line in
+	// vocabShare is the output's ordinary talk.
 	vocabMinRepeat = 3
 	vocabShare     = 50
 )
@@ -123,7 +122,7 @@ func (t *templates) noise(i int, lines int64) bool {
 		return false
 	}
 	c := t.kinds[i].Count
-	return c > vocabMaxRepeat || c > vocabMinRepeat && c*vocabShare > lines
+	return c > vocabMinRepeat && c*vocabShare > lines
 }
 
 // top returns the kinds most frequent first (the first found first among

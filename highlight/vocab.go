@@ -1,6 +1,9 @@
 package highlight
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // The vocabulary of failure: words that say something went wrong whatever
 // tool printed them. A line that holds one as a word (not inside another
@@ -16,6 +19,17 @@ const vocabRule = "vocab"
 // weak reports whether r is the vocabulary's rule, whose hits give way to
 // those of the rules that know a format.
 func (r *Rule) weak() bool { return r.Name == vocabRule }
+
+// vocabRuleRow returns the vocabulary's row of the table.
+var vocabRuleRow = sync.OnceValue(func() *Rule {
+	rs := Rules()
+	for i := range rs {
+		if rs[i].Name == vocabRule {
+			return &rs[i]
+		}
+	}
+	panic("highlight: no vocab rule")
+})
 
 // vocabWord is a word or phrase of the vocabulary, lower case; suffixes
 // are the endings it may take and stay the same word.
@@ -36,9 +50,20 @@ var vocabulary = []vocabWord{
 }
 
 // vocabHit reports whether line holds a word of the vocabulary, as a word
-// and not negated.
+// and not negated, in a line shaped as a message (see message).
 func vocabHit(line []byte) bool {
-	for i := 0; i < len(line); i++ {
+	for i := failureWord(line, 0); i >= 0; i = failureWord(line, i+1) {
+		if message(line, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// failureWord returns where the first word of the vocabulary that line
+// holds from from on, as a word and not negated, starts; -1 for none.
+func failureWord(line []byte, from int) int {
+	for i := from; i < len(line); i++ {
 		c := lower[line[i]]
 		if c < 'a' || c > 'z' || i > 0 && wordByte(line[i-1]) {
 			continue
@@ -54,10 +79,69 @@ func vocabHit(line []byte) bool {
 			if !bounded(line, i, end) || negated(line, i, end) || alone(line, i, end) {
 				continue
 			}
+			return i
+		}
+	}
+	return -1
+}
+
+// message reports whether line, whose word of failure starts at i, is
+// shaped as a tool's message rather than prose (a man page, a license, a
+// package's description, Markdown):
+//   - its first word ends in ':' ("cp: cannot stat", "tar: x: Cannot
+//     stat", "x.sh: line 7: y: command not found"), the failure after it;
+//   - or the word opens a part of the line after ": " ("near line 12: no
+//     such table");
+//   - or the word opens the line, capitalized, and is not a noun that prose
+//     uses ("Cannot find module", "Can't locate"; not "Errors returned");
+//   - or it is one of the line's first two words and ends in ':' ("fatal
+//     error: x", "Error: y").
+//
+// Markdown is not a message: a table row, a heading, a list item, a line
+// that quotes code in backticks.
+func message(line []byte, i int) bool {
+	body := bytes.TrimLeft(line, " \t")
+	if len(body) == 0 || bytes.IndexByte([]byte("|#>*-"), body[0]) >= 0 || codeSpan(line) {
+		return false
+	}
+	lead := line[:i]
+	first := body
+	if k := bytes.IndexAny(body, " \t"); k >= 0 {
+		first = body[:k]
+	}
+	if len(first) > 1 && first[len(first)-1] == ':' && len(line)-len(body)+len(first) <= i {
+		return true
+	}
+	if bytes.HasSuffix(lead, []byte(": ")) {
+		return true
+	}
+	opens := len(bytes.TrimLeft(lead, " \t[(")) == 0
+	if opens && 'A' <= line[i] && line[i] <= 'Z' && !noun(line[i:]) {
+		return true
+	}
+	j := i
+	for j < len(line) && (isLetter(line[j]) || line[j] == '\'') {
+		j++
+	}
+	return j < len(line) && line[j] == ':' && len(bytes.Fields(lead)) <= 1
+}
+
+// noun reports whether w starts with a word of the vocabulary that prose
+// uses as a noun ("Errors returned from this package ...").
+func noun(w []byte) bool {
+	for _, n := range []string{"error", "exception", "failure", "conflict", "violation", "overflow", "panic", "fatal", "invalid", "abort"} {
+		if hasFold(w, n) {
 			return true
 		}
 	}
 	return false
+}
+
+// codeSpan reports whether line quotes code in Markdown's backticks: a
+// '`' closed by another on the line (ld's "`name'" is no code span).
+func codeSpan(line []byte) bool {
+	i := bytes.IndexByte(line, '`')
+	return i >= 0 && bytes.IndexByte(line[i+1:], '`') >= 0
 }
 
 // wordEnd moves end past one of suffixes when the word goes on with it,
@@ -91,8 +175,10 @@ func bounded(line []byte, i, end int) bool {
 		switch c := line[end]; {
 		case c == '_' || isDigit(c) || c == '(' && hasPrefix(line[end:], "()"):
 			return false
-		case (c == '.' || c == '-' || c == '/') && end+1 < len(line) && isLetter(line[end+1]):
-			return false // error.go, fail-over, error/handler
+		case c == '.' && end+1 < len(line) && wordByte(line[end+1]):
+			return false // error.go, ABORT.7.gz
+		case (c == '-' || c == '/') && end+1 < len(line) && isLetter(line[end+1]):
+			return false // fail-over, error/handler
 		}
 	}
 	return true
