@@ -105,16 +105,14 @@ func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
 	d.seen = max(d.seen, n)
 	d.testLine(n, body)
-	var r *Rule
-	if m := scan(body); m != 0 {
-		if r = d.shapes.match(body, m); r != nil && r.Severity == 0 {
-			r = nil
-		} else if r == nil && m&kVocab != 0 && d.cur != nil && n == d.cur.ToLine+1 && failureWord(body, 0) >= 0 {
-			// Right after a group, a word of failure need not be shaped
-			// as a message ("BEGIN failed--compilation aborted" after
-			// perl's "Can't locate").
-			r = vocabRuleRow()
-		}
+	r, m, h := d.shapes.match(body)
+	if r != nil && r.Severity == 0 {
+		r = nil
+	} else if r == nil && m&kVocab != 0 && d.cur != nil && n == d.cur.ToLine+1 && failureWord(body, 0) >= 0 {
+		// Right after a group, a word of failure need not be shaped as a
+		// message ("BEGIN failed--compilation aborted" after perl's
+		// "Can't locate").
+		r = vocabRuleRow()
 	}
 	switch {
 	case r != nil && r.weak() && d.left > 0 && d.continues(body):
@@ -122,7 +120,7 @@ func (d *Detector) Line(n int64, line []byte) {
 		d.left--
 		d.appendLine(n, line)
 	case r != nil:
-		d.hit(n, line, body, r)
+		d.hit(n, line, body, r, h)
 	case d.left > 0 && d.continues(body):
 		d.left--
 		d.appendLine(n, line)
@@ -196,13 +194,13 @@ type Result struct {
 	Kinds    []Kind
 }
 
-func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
+func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	k := 0
 	for k < r.Before && d.ringAt(n-int64(k)-1) != nil {
 		k++
 	}
 	from := n - int64(k)
-	kind := d.tmpl.add(n, body, r)
+	kind := d.tmpl.add(n, body, r, h)
 	if g := d.cur; r.weak() && g != nil && n <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
 		// A word of failure right after a group joins it, and leaves its
 		// continuation as it is.

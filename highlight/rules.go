@@ -174,32 +174,41 @@ func (r *Rule) Matches(line []byte) bool {
 	return r.Re.Match(line)
 }
 
-// matchCache remembers which rule matched lines of one shape (see shape),
-// so that a flood of alike lines (a log of nothing but errors) runs the
-// regexps once per shape, not once per line. It is bounded: full, it starts
-// over.
-type matchCache map[uint64]int16
+// matchCache remembers the keywords of lines of one shape (see shape) and
+// which rule matched them, so that a flood of alike lines (a log of
+// nothing but errors) runs the prefilter's checks and the regexps once per
+// shape, not once per line: a line's keywords, like the rules, do not look
+// at the value of a number of three digits or more. It is bounded: full,
+// it starts over. Lines without a keyword are not kept.
+type matchCache map[uint64]shapeEntry
+
+type shapeEntry struct {
+	rule int16 // index in Rules, -1 for none
+	m    kw
+}
 
 const maxShapes = 8192
 
-// match returns the first rule that matches line, whose keywords are m.
-func (c matchCache) match(line []byte, m kw) *Rule {
-	h := shape(line, m)
-	if i, ok := c[h]; ok {
-		if i < 0 {
-			return nil
+// match returns the keywords of line, the first rule that matches it (nil
+// for none) and its shape.
+func (c matchCache) match(line []byte) (*Rule, kw, uint64) {
+	h := shape(line, 0)
+	e, ok := c[h]
+	if !ok {
+		e = shapeEntry{rule: -1, m: scan(line)}
+		if e.m == 0 {
+			return nil, 0, h
 		}
-		return &Rules()[i]
+		if len(c) >= maxShapes {
+			clear(c)
+		}
+		e.rule = int16(ruleIndex(line, e.m))
+		c[h] = e
 	}
-	if len(c) >= maxShapes {
-		clear(c)
+	if e.rule < 0 {
+		return nil, e.m, h
 	}
-	i := ruleIndex(line, m)
-	c[h] = int16(i)
-	if i < 0 {
-		return nil
-	}
-	return &Rules()[i]
+	return &Rules()[e.rule], e.m, h
 }
 
 // shape hashes line (FNV-1a) with each run of three or more digits folded

@@ -54,10 +54,10 @@ type templates struct {
 	other   int64 // hit lines that found no room
 }
 
-// add counts the hit line n (body, without its ending) of rule r, and
-// returns the index of its kind, -1 when it found no room.
-func (t *templates) add(n int64, body []byte, r *Rule) int {
-	h := shape(body, 0)
+// add counts the hit line n (body, without its ending, of shape h: see
+// shape) of rule r, and returns the index of its kind, -1 when it found no
+// room.
+func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
 	if i, ok := t.byShape[h]; ok {
 		t.count(i, n, r)
 		return i
