@@ -65,6 +65,7 @@ type capture struct {
 
 	observer Observer // told of each chunk once it is spooled; may be nil
 	spoolAll bool     // spool from the first byte
+	failed   bool     // the command failed: its last lines weigh more
 }
 
 func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (SpoolFile, error)) *capture {
@@ -221,6 +222,9 @@ func (c *capture) finish() Stream {
 	if c.scan != nil {
 		found, known = c.scan.finish()
 		skipped = c.scan.skipped
+	}
+	if c.failed {
+		found = highlight.WithExit(found)
 	}
 	s := Stream{TotalBytes: c.total, TotalLines: c.lines(), Binary: c.binary, Highlights: []truncate.ShownHighlight{}, ScanSkipped: skipped}
 	if c.binary {

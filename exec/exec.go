@@ -231,8 +231,11 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	r.wait(ctx, p, spec.Timeout, res)
 	r.drain(p)
 	res.DurationMs = p.end.Sub(p.begin).Milliseconds()
+	failed := res.TimedOut || res.Cancelled || p.cmd.ProcessState == nil || !p.cmd.ProcessState.Success()
+	p.out.failed = failed
 	res.Stdout = p.out.finish()
 	if p.err != nil {
+		p.err.failed = failed
 		res.Stderr = p.err.finish()
 	}
 	r.status(p, res)

@@ -179,6 +179,58 @@ func (d *Detector) Finish() Result {
 		}
 	}
 	res.Kinds = d.tmpl.top(d.seen)
+	res.Last = d.lastLines()
+	return res
+}
+
+// lastLines returns the last lines fed (at most maxBefore, without the
+// blank ones at the end) as a group of the rule "exit": what a command
+// wrote last before it failed.
+func (d *Detector) lastLines() Group {
+	g := Group{Rule: ExitRule, Severity: Error, kind: -1}
+	to := d.seen
+	for to >= 1 {
+		if rl := d.ringAt(to); rl == nil || !isBlank(string(rl.b)) {
+			break
+		}
+		to--
+	}
+	from := to
+	for from > max(to-maxBefore+1, 1) && d.ringAt(from-1) != nil {
+		from--
+	}
+	for n := from; n <= to; n++ {
+		rl := d.ringAt(n)
+		if rl == nil {
+			return Group{}
+		}
+		g.Lines = append(g.Lines, string(rl.b))
+	}
+	if len(g.Lines) == 0 {
+		return Group{}
+	}
+	g.Span, g.Hit, g.Key = Span{FromLine: from, ToLine: to}, to, ExitRule
+	return g
+}
+
+// ExitRule names the group of the last lines of an output (Result.Last).
+const ExitRule = "exit"
+
+// WithExit returns res with its last lines (Last) as its last group, for
+// a command that failed: the lines written just before a non-zero exit
+// weigh more, ranked as the last error is (see Rank). When nothing else
+// was found, or the last group holds them already, res is as it was.
+func WithExit(res Result) Result {
+	if len(res.Groups) == 0 || len(res.Last.Lines) == 0 || res.Groups[len(res.Groups)-1].ToLine >= res.Last.ToLine {
+		return res
+	}
+	last := res.Groups[len(res.Groups)-1]
+	g := res.Last
+	for g.FromLine <= last.ToLine { // groups do not overlap
+		g.FromLine++
+		g.Lines = g.Lines[1:]
+	}
+	res.Groups = append(res.Groups[:len(res.Groups):len(res.Groups)], g)
 	return res
 }
 
@@ -192,6 +244,8 @@ type Result struct {
 	// marks; Kinds are their shapes, most frequent first (at most 10).
 	HitLines int64
 	Kinds    []Kind
+	// Last holds the last lines fed (see WithExit); no lines when none.
+	Last Group
 }
 
 func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
