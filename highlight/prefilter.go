@@ -76,6 +76,9 @@ var keywords = []keyword{
 	{word: "couldn't", anchor: 5, bit: kVocab, pairs: []string{"n'", "N'"}},
 	{word: "denied", anchor: 3, bit: kVocab, pairs: []string{"ie", "IE"}},
 	{word: "refused", anchor: 2, bit: kVocab, pairs: []string{"fu", "FU"}},
+	{word: "timed out", anchor: 7, bit: kVocab, pairs: []string{"ut", "UT"}},
+	{word: "illegal", anchor: 0, bit: kVocab, pairs: []string{"Il", "IL"}},
+	{word: "(core dumped)", anchor: 0, bit: kVocab, pairs: []string{"(c"}},
 	{word: "no such", anchor: 0, bit: kVocab, pairs: []string{"no", "No", "NO"}},
 	{word: "not ", anchor: 0, bit: kVocab, pairs: []string{"no", "No", "NO"}},
 }

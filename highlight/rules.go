@@ -138,6 +138,7 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "segfault", Severity: Error, Need: kSegv, Lits: []string{"Segmentation fault"}, Re: re(`Segmentation fault`)},
 		{Name: "killed", Severity: Error, Need: kKilled, Lits: []string{"Killed"}, Re: re(`(?:^|\s)Killed(?:\s|$)`)},
 		{Name: "aborted", Severity: Error, Need: kAbort, Lits: []string{"Aborted"}, Re: re(`(?:^|\s)Aborted(?:\s|$)`)},
+		{Name: "core-dumped", Severity: Error, Need: kVocab, Lits: []string{"(core dumped)"}, Re: re(`\(core dumped\)`)},
 		{Name: "fatal", Severity: Error, Need: kFatal, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
 
 		// Sanitizers and valgrind: a report and its stack frames.

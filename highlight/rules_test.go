@@ -77,7 +77,7 @@ var samples = []struct {
 	{"git-fatal", []want{{1, 1, "fatal", Error}}},
 	// Sanitizers and valgrind (the words of failure of any tool: vocab).
 	{"sanitizers", []want{{2, 9, "sanitizer", Error}, {11, 12, "ubsan", Error}, {14, 17, "valgrind", Error}, {19, 19, "valgrind-summary", Error}, {23, 27, "sanitizer", Error}}},
-	{"vocab", []want{{2, 5, "vocab", Error}}},
+	{"vocab", []want{{2, 5, "vocab", Error}, {7, 10, "core-dumped", Error}}},
 	{"vocab-clean", nil},
 	// Logs.
 	{"klog", []want{{2, 3, "klog-error", Error}}},
