@@ -183,34 +183,45 @@ func (d *Detector) Finish() Result {
 	return res
 }
 
-// lastLines returns the last lines fed (at most maxBefore, without the
-// blank ones at the end) as a group of the rule "exit": what a command
-// wrote last before it failed.
+// lastLines returns the last lines fed (at most maxBefore, without blank
+// ones at either end) as a group of the rule "exit": what a command wrote
+// last before it failed.
 func (d *Detector) lastLines() Group {
-	g := Group{Rule: ExitRule, Severity: Error, kind: -1}
 	to := d.seen
-	for to >= 1 {
-		if rl := d.ringAt(to); rl == nil || !isBlank(string(rl.b)) {
+	for {
+		b, ok := d.lineAt(to)
+		if !ok {
+			return Group{} // none, or not in memory
+		}
+		if !isBlank(string(b)) {
 			break
 		}
 		to--
 	}
 	from := to
-	for from > max(to-maxBefore+1, 1) && d.ringAt(from-1) != nil {
+	for from > to-maxBefore+1 {
+		b, ok := d.lineAt(from - 1)
+		if !ok || isBlank(string(b)) {
+			break
+		}
 		from--
 	}
+	g := Group{Span: Span{FromLine: from, ToLine: to}, Rule: ExitRule, Key: ExitRule, Severity: Error, Hit: to, kind: -1}
 	for n := from; n <= to; n++ {
-		rl := d.ringAt(n)
-		if rl == nil {
-			return Group{}
-		}
-		g.Lines = append(g.Lines, string(rl.b))
+		b, _ := d.lineAt(n)
+		g.Lines = append(g.Lines, string(b))
 	}
-	if len(g.Lines) == 0 {
-		return Group{}
-	}
-	g.Span, g.Hit, g.Key = Span{FromLine: from, ToLine: to}, to, ExitRule
 	return g
+}
+
+// lineAt returns line n from the ring; ok is false when it is not there.
+// (An empty line may be kept as nil: ringAt takes it for none.)
+func (d *Detector) lineAt(n int64) ([]byte, bool) {
+	if n < 1 {
+		return nil, false
+	}
+	rl := &d.ring[int(n%maxBefore)]
+	return rl.b, rl.n == n
 }
 
 // ExitRule names the group of the last lines of an output (Result.Last).
