@@ -47,7 +47,10 @@ type Group struct {
 	Hits     int      // lines that matched a rule
 	Hit      int64    // the line of its worst hit (its first of that severity)
 	Repeat   bool     // an earlier group had the same Key
-	kind     int      // the template of its first hit (see templates), -1 for none
+	// Rare is set when its first hit's shape (see templates) is rare: the
+	// first of its kind when found, or a kind of at most rareKind lines.
+	Rare bool
+	kind int // the template of its first hit (see templates), -1 for none
 	// Evidence are lines far before the group that it needs, no longer in
 	// memory: the log lines a go test printed under its "=== RUN" line,
 	// whose "--- FAIL" verdict this group holds. The caller reads them from
@@ -163,6 +166,9 @@ func (d *Detector) Finish() Result {
 	gs := make([]Group, 0, len(d.kept)+1)
 	for _, g := range append(d.kept, d.last) {
 		if g != nil && !(g.Rule == vocabRule && d.tmpl.noise(g.kind, d.seen)) {
+			if g.kind >= 0 && d.tmpl.kinds[g.kind].Count <= rareKind {
+				g.Rare = true
+			}
 			gs = append(gs, *g)
 		}
 	}
@@ -280,7 +286,8 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 		d.close()
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n, kind: kind}
+		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n, kind: kind,
+			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1}
 		d.firstHit = n
 		d.fill(from, n-1)
 	}
@@ -399,9 +406,13 @@ func (d *Detector) keep(g *Group) {
 	d.kept = append(d.kept[:v], d.kept[v+1:]...)
 }
 
-// priority: errors before warnings, distinct messages before repeats.
+// priority: errors before warnings, the first of a kind of line before
+// the others, distinct messages before repeats.
 func priority(g *Group) int {
-	p := 2 * int(g.Severity)
+	p := 4 * int(g.Severity)
+	if g.Rare {
+		p += 2
+	}
 	if !g.Repeat {
 		p++
 	}

@@ -24,6 +24,7 @@ const (
 	maxWords     = 40  // words of a line compared; the rest is one masked word
 	maxKindShown = 10  // kinds a Result lists
 	maxKindText  = 200 // bytes of a kind's text
+	rareKind     = 3   // a kind of at most this many lines is rare (Group.Rare)
 	// A template of words of failure only (the vocab rule) that repeats
 	// more than vocabMinRepeat times and on more than one line in
 	// vocabShare is the output's ordinary talk.
