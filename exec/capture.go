@@ -65,6 +65,7 @@ type capture struct {
 
 	observer Observer // told of each chunk once it is spooled; may be nil
 	spoolAll bool     // spool from the first byte
+	failed   bool     // the command failed: its last lines weigh more
 }
 
 func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (SpoolFile, error)) *capture {
@@ -222,6 +223,9 @@ func (c *capture) finish() Stream {
 		found, known = c.scan.finish()
 		skipped = c.scan.skipped
 	}
+	if c.failed {
+		found = highlight.WithExit(found)
+	}
 	s := Stream{TotalBytes: c.total, TotalLines: c.lines(), Binary: c.binary, Highlights: []truncate.ShownHighlight{}, ScanSkipped: skipped}
 	if c.binary {
 		if c.total > 0 {
@@ -239,6 +243,7 @@ func (c *capture) finish() Stream {
 		s.Highlights = pr.Highlights
 		s.HighlightsOmitted = pr.HighlightsOmitted
 		s.HighlightErrors = pr.Errors
+		s.Kinds = pr.Kinds
 	}
 	// Nothing shown partially may be lost. Not yet spooled means the
 	// prefix still holds the whole output.

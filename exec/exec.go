@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/truncate"
 )
 
@@ -128,6 +129,9 @@ type Stream struct {
 	Highlights        []truncate.ShownHighlight
 	HighlightsOmitted int
 	HighlightErrors   bool
+	// Kinds are the shapes of the failure lines found when some are not
+	// shown (see highlight.Kind); nil when all are.
+	Kinds []highlight.Kind
 	// Clip names the first line shown clipped, where its shown part ends
 	// in the raw output; nil when none is.
 	Clip *truncate.Clip
@@ -227,8 +231,11 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	r.wait(ctx, p, spec.Timeout, res)
 	r.drain(p)
 	res.DurationMs = p.end.Sub(p.begin).Milliseconds()
+	failed := res.TimedOut || res.Cancelled || p.cmd.ProcessState == nil || !p.cmd.ProcessState.Success()
+	p.out.failed = failed
 	res.Stdout = p.out.finish()
 	if p.err != nil {
+		p.err.failed = failed
 		res.Stderr = p.err.finish()
 	}
 	r.status(p, res)

@@ -498,3 +498,34 @@ func TestCloseCancelsRunning(t *testing.T) {
 		t.Fatalf("Run after Close: %v", err)
 	}
 }
+
+// TestExitWeighsLastLines: when errors crowd a small budget, the last
+// lines a command wrote before it failed are shown (ranked as its last
+// error); the same output of a command that succeeded spends the budget on
+// the errors.
+func TestExitWeighsLastLines(t *testing.T) {
+	r := newRunner(t)
+	_, d := newSpool(t)
+	script := `for i in $(seq 1 3000); do echo "step $i"; if [ $((i % 300)) = 0 ]; then echo "cp: cannot stat 'asset_$i.css': No such file or directory"; fi; done; echo "gave up after 3 retries"; exit $0`
+	shown := func(code string) bool {
+		spec := exec.Spec{Argv: []string{"bash", "-c", script, code}, Output: truncate.PreviewOptions{MaxLines: 8, MaxBytes: 51200, Clean: true}, Spool: spoolTo(d)}
+		res, err := r.Run(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := res.Stdout.Head + res.Stdout.Tail
+		for _, h := range res.Stdout.Highlights {
+			all += h.Text
+		}
+		if res.Stdout.ShownLines > 8 || !strings.Contains(all, "cp: cannot stat 'asset_300.css'") {
+			t.Errorf("exit %s: %d lines shown, the first error not among them:\n%s", code, res.Stdout.ShownLines, all)
+		}
+		return strings.Contains(all, "gave up after 3 retries")
+	}
+	if !shown("1") {
+		t.Error("exit 1: the last line is not shown")
+	}
+	if shown("0") {
+		t.Error("exit 0: the last line is shown: the test shows nothing")
+	}
+}

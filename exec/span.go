@@ -96,12 +96,20 @@ func ScanRange(r io.ReaderAt, from, to int64, opt truncate.PreviewOptions) (Scan
 	return sc, nil
 }
 
+// Kind is a shape of the failure lines of an output (highlight.Kind).
+type Kind = highlight.Kind
+
 // Preview is an output's preview with the groups the detector found in it.
 type Preview struct {
 	truncate.PreviewResult
 	// Errors is set when a shown highlight holds an error group's hit
 	// (else the highlights are warnings).
 	Errors bool
+	// Kinds are the shapes of the failure lines found, when groups of them
+	// were left out (HighlightsOmitted > 0); nil when every one is shown.
+	// Their texts (a line each) take their bytes from MaxBytes, at most a
+	// quarter of it.
+	Kinds []highlight.Kind
 }
 
 // PreviewFound renders o's preview with the groups found in it: in the order
@@ -123,10 +131,37 @@ func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to
 		}
 		ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit})
 	}
-	pr := Preview{PreviewResult: o.Preview(ranked, opt)}
-	if pr.Omitted != nil {
-		pr.HighlightsOmitted += found.Found - len(found.Groups)
+	preview := func(opt truncate.PreviewOptions) Preview {
+		pr := Preview{PreviewResult: o.Preview(ranked, opt)}
+		if pr.Omitted != nil {
+			pr.HighlightsOmitted += found.Found - len(found.Groups)
+		}
+		pr.Errors = shownErrors(pr.Highlights, found.Groups)
+		return pr
 	}
-	pr.Errors = shownErrors(pr.Highlights, found.Groups)
+	pr := preview(opt)
+	if pr.HighlightsOmitted > 0 && len(found.Kinds) > 0 {
+		// The kinds take their bytes from the budget: at most a quarter.
+		ks, size := fitKinds(found.Kinds, opt.MaxBytes/4)
+		if len(ks) > 0 {
+			less := opt
+			less.MaxBytes -= size
+			pr = preview(less)
+			pr.Kinds = ks
+		}
+	}
 	return pr
+}
+
+// fitKinds returns the first of ks whose texts (a line each) fit in
+// maxBytes, and their size.
+func fitKinds(ks []Kind, maxBytes int) ([]Kind, int) {
+	size := 0
+	for i, k := range ks {
+		if size+len(k.Text)+1 > maxBytes {
+			return ks[:i], size
+		}
+		size += len(k.Text) + 1
+	}
+	return ks, size
 }

@@ -46,10 +46,11 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 		i, le = pos-1, pos
 	}
 	n += int64(bytes.Count(b[pos:], nl))
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
+	if pos < len(b) && b[len(b)-1] != '\n' {
+		n++ // a last line without '\n' that Line did not take
 	}
 	d.sync(b, len(b), n)
+	d.seen = max(d.seen, n-1)
 	return n - first
 }
 

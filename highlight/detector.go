@@ -47,6 +47,10 @@ type Group struct {
 	Hits     int      // lines that matched a rule
 	Hit      int64    // the line of its worst hit (its first of that severity)
 	Repeat   bool     // an earlier group had the same Key
+	// Rare is set when its first hit's shape (see templates) is rare: the
+	// first of its kind when found, or a kind of at most rareKind lines.
+	Rare bool
+	kind int // the template of its first hit (see templates), -1 for none
 	// Evidence are lines far before the group that it needs, no longer in
 	// memory: the log lines a go test printed under its "=== RUN" line,
 	// whose "--- FAIL" verdict this group holds. The caller reads them from
@@ -80,6 +84,10 @@ type Detector struct {
 	tests  goTests
 	py     pyTests
 	shapes matchCache
+
+	tmpl      templates   // the shapes of the hit lines
+	weakKinds map[int]int // groups of the vocab rule closed, by kind
+	seen      int64       // the last line fed
 }
 
 type ringLine struct {
@@ -89,7 +97,8 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}}, py: pyTests{spans: map[string]Span{}}, shapes: matchCache{}}
+	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}},
+		py: pyTests{spans: map[string]Span{}}, shapes: matchCache{}, weakKinds: map[int]int{}}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -97,14 +106,24 @@ func New(opt Options) *Detector {
 // that cannot matter. line is not kept.
 func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
+	d.seen = max(d.seen, n)
 	d.testLine(n, body)
-	var r *Rule
-	if m := scan(body); m != 0 {
-		r = d.shapes.match(body, m)
+	r, m, h := d.shapes.match(body)
+	if r != nil && r.Severity == 0 {
+		r = nil
+	} else if r == nil && m&kVocab != 0 && d.cur != nil && n == d.cur.ToLine+1 && failureWord(body, 0) >= 0 {
+		// Right after a group, a word of failure need not be shaped as a
+		// message ("BEGIN failed--compilation aborted" after perl's
+		// "Can't locate").
+		r = vocabRuleRow()
 	}
 	switch {
+	case r != nil && r.weak() && d.left > 0 && d.continues(body):
+		// A word of failure inside a report a rule opened is part of it.
+		d.left--
+		d.appendLine(n, line)
 	case r != nil:
-		d.hit(n, line, body, r)
+		d.hit(n, line, body, r, h)
 	case d.left > 0 && d.continues(body):
 		d.left--
 		d.appendLine(n, line)
@@ -139,17 +158,97 @@ func (d *Detector) evidence(body []byte) (Span, bool) {
 	return d.tests.evidence(body)
 }
 
-// Finish closes the stream and returns the groups kept, in output order.
+// Finish closes the stream and returns the groups kept, in output order:
+// but those of words of failure that the output repeats all through it
+// (see templates.noise), which are not counted either.
 func (d *Detector) Finish() Result {
 	d.close()
 	gs := make([]Group, 0, len(d.kept)+1)
-	for _, g := range d.kept {
-		gs = append(gs, *g)
+	for _, g := range append(d.kept, d.last) {
+		if g != nil && !(g.Rule == vocabRule && d.tmpl.noise(g.kind, d.seen)) {
+			if g.kind >= 0 && d.tmpl.kinds[g.kind].Count <= rareKind {
+				g.Rare = true
+			}
+			gs = append(gs, *g)
+		}
 	}
-	if d.last != nil {
-		gs = append(gs, *d.last)
+	res := Result{Groups: gs, Found: d.found, Errors: d.sev[Error], Warnings: d.sev[Warning], HitLines: d.tmpl.other}
+	for k, n := range d.weakKinds {
+		if d.tmpl.noise(k, d.seen) {
+			res.Found -= n
+			res.Errors -= n
+		}
 	}
-	return Result{Groups: gs, Found: d.found, Errors: d.sev[Error], Warnings: d.sev[Warning]}
+	for i, k := range d.tmpl.kinds {
+		if !d.tmpl.noise(i, d.seen) {
+			res.HitLines += k.Count
+		}
+	}
+	res.Kinds = d.tmpl.top(d.seen)
+	res.Last = d.lastLines()
+	return res
+}
+
+// lastLines returns the last lines fed (at most maxBefore, without blank
+// ones at either end) as a group of the rule "exit": what a command wrote
+// last before it failed.
+func (d *Detector) lastLines() Group {
+	to := d.seen
+	for {
+		b, ok := d.lineAt(to)
+		if !ok {
+			return Group{} // none, or not in memory
+		}
+		if !isBlank(string(b)) {
+			break
+		}
+		to--
+	}
+	from := to
+	for from > to-maxBefore+1 {
+		b, ok := d.lineAt(from - 1)
+		if !ok || isBlank(string(b)) {
+			break
+		}
+		from--
+	}
+	g := Group{Span: Span{FromLine: from, ToLine: to}, Rule: ExitRule, Key: ExitRule, Severity: Error, Hit: to, kind: -1}
+	for n := from; n <= to; n++ {
+		b, _ := d.lineAt(n)
+		g.Lines = append(g.Lines, string(b))
+	}
+	return g
+}
+
+// lineAt returns line n from the ring; ok is false when it is not there.
+// (An empty line may be kept as nil: ringAt takes it for none.)
+func (d *Detector) lineAt(n int64) ([]byte, bool) {
+	if n < 1 {
+		return nil, false
+	}
+	rl := &d.ring[int(n%maxBefore)]
+	return rl.b, rl.n == n
+}
+
+// ExitRule names the group of the last lines of an output (Result.Last).
+const ExitRule = "exit"
+
+// WithExit returns res with its last lines (Last) as its last group, for
+// a command that failed: the lines written just before a non-zero exit
+// weigh more, ranked as the last error is (see Rank). When nothing else
+// was found, or the last group holds them already, res is as it was.
+func WithExit(res Result) Result {
+	if len(res.Groups) == 0 || len(res.Last.Lines) == 0 || res.Groups[len(res.Groups)-1].ToLine >= res.Last.ToLine {
+		return res
+	}
+	last := res.Groups[len(res.Groups)-1]
+	g := res.Last
+	for g.FromLine <= last.ToLine { // groups do not overlap
+		g.FromLine++
+		g.Lines = g.Lines[1:]
+	}
+	res.Groups = append(res.Groups[:len(res.Groups):len(res.Groups)], g)
+	return res
 }
 
 // Result is what a Detector found.
@@ -158,27 +257,43 @@ type Result struct {
 	Found    int     // groups found, kept or not
 	Errors   int     // groups found whose severity is Error
 	Warnings int     // groups found whose severity is Warning
+	// HitLines counts the lines found that a rule (or a word of failure)
+	// marks; Kinds are their shapes, most frequent first (at most 10).
+	HitLines int64
+	Kinds    []Kind
+	// Last holds the last lines fed (see WithExit); no lines when none.
+	Last Group
 }
 
-func (d *Detector) hit(n int64, line, body []byte, r *Rule) {
+func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	k := 0
 	for k < r.Before && d.ringAt(n-int64(k)-1) != nil {
 		k++
 	}
 	from := n - int64(k)
+	kind := d.tmpl.add(n, body, r, h)
+	if g := d.cur; r.weak() && g != nil && n <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
+		// A word of failure right after a group joins it, and leaves its
+		// continuation as it is.
+		d.appendLine(n, line)
+		g.Hits++
+		d.lastHit = n
+		return
+	}
 	if g := d.cur; g != nil && from <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
 		d.fill(g.ToLine+1, n-1)
 	} else {
 		d.close()
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n}
+		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n, kind: kind,
+			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1}
 		d.firstHit = n
 		d.fill(from, n-1)
 	}
 	g := d.cur
 	d.appendLine(n, line)
-	if r.Severity > g.Severity {
+	if r.Severity > g.Severity || g.Rule == vocabRule && !r.weak() {
 		// The group is known by its worst hit.
 		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, Key(body), n
 	}
@@ -266,6 +381,9 @@ func (d *Detector) close() {
 	}
 	d.found++
 	d.sev[g.Severity]++
+	if g.Rule == vocabRule && g.kind >= 0 {
+		d.weakKinds[g.kind]++
+	}
 	if d.last != nil {
 		d.keep(d.last)
 	}
@@ -288,9 +406,13 @@ func (d *Detector) keep(g *Group) {
 	d.kept = append(d.kept[:v], d.kept[v+1:]...)
 }
 
-// priority: errors before warnings, distinct messages before repeats.
+// priority: errors before warnings, the first of a kind of line before
+// the others, distinct messages before repeats.
 func priority(g *Group) int {
-	p := 2 * int(g.Severity)
+	p := 4 * int(g.Severity)
+	if g.Rare {
+		p += 2
+	}
 	if !g.Repeat {
 		p++
 	}
@@ -333,6 +455,11 @@ func (d *Detector) continues(body []byte) bool {
 		t := body[ind:]
 		return ind > 0 && (hasPrefix(t, "at ") || hasPrefix(t, "... ")) ||
 			hasPrefix(t, "Caused by: ") || hasPrefix(t, "Suppressed: ")
+	case contPID:
+		// "==PID==    at 0x...: f (x.c:6)", "==PID==  Address ...": the
+		// report's lines, indented after the prefix; not "==PID== " alone.
+		p := pidPrefix(body)
+		return p > 0 && indentOf(body[p:]) >= 2
 	case contPytestE:
 		if hasPrefix(body, "E ") || body == nil || len(body) == 1 && body[0] == 'E' {
 			return true

@@ -5,6 +5,16 @@
 // bounded memory, the keys that tell a repeat from a new message, and the
 // order in which groups earn a place under a budget.
 //
+// Beside the rules, it finds what any tool says went wrong: the vocabulary
+// of failure (vocab.go: cannot, denied, no such, not found, undefined,
+// overflow, core dumped, ... as words, not negated, not flags or file
+// names), crash reports (sanitizers' "==PID==ERROR", valgrind's reports and
+// summary, UBSan's "runtime error"), and the shapes of the hit lines in a
+// bounded Drain-style template table (templates.go): a word of failure
+// whose shape repeats all through the output is its ordinary talk, not a
+// hit, and the shapes of an error-dense output are its kinds (Result.Kinds:
+// masked text, count, first and last line).
+//
 // It is pure, as truncate is: callers feed it cleaned lines (truncate.CleanLine)
 // with their raw line numbers and take groups of whole lines back. A group
 // may name lines that have left memory (the evidence of a verdict printed far

@@ -2,7 +2,10 @@ package highlight
 
 import (
 	"bytes"
+	"fmt"
 	"math/bits"
+	"slices"
+	"strings"
 )
 
 // The prefilter decides which lines may hold a hit, so that no regexp runs
@@ -31,6 +34,7 @@ const (
 	kGoFile                // ".go:L:C:"
 	kLevel                 // a JSON "level" key whose value says error, fatal or warning
 	kStart                 // a line-start marker (see startMarks)
+	kVocab                 // a word of the vocabulary of failure (see vocab.go)
 )
 
 // keyword is a case-folded word, where its anchor pair starts in it, and
@@ -44,34 +48,56 @@ type keyword struct {
 }
 
 // keywords: each anchor is rare in ordinary output, in the cases listed.
+// The words of the vocabulary of failure (kVocab) are checked as words by
+// the vocab rule (vocab.go); here they only bring a line to the rules.
 var keywords = []keyword{
-	{word: "err", anchor: 1, bit: kErr, pairs: []string{"rr", "RR"}},
-	{word: "fail", anchor: 0, bit: kFail, pairs: []string{"fa", "Fa", "FA"}},
-	{word: "fatal", anchor: 0, bit: kFatal, pairs: []string{"fa", "Fa", "FA"}},
-	{word: "panic", anchor: 3, bit: kPanic, pairs: []string{"ic", "IC"}},
+	{word: "err", anchor: 1, bit: kErr | kVocab, pairs: []string{"rr", "RR"}},
+	{word: "fail", anchor: 0, bit: kFail | kVocab, pairs: []string{"fa", "Fa", "FA"}},
+	{word: "fatal", anchor: 0, bit: kFatal | kVocab, pairs: []string{"fa", "Fa", "FA"}},
+	{word: "panic", anchor: 3, bit: kPanic | kVocab, pairs: []string{"ic", "IC"}},
 	{word: "warn", anchor: 0, bit: kWarn, pairs: []string{"wa", "Wa", "WA"}},
-	{word: "exception", anchor: 1, bit: kExcept, pairs: []string{"xc", "XC"}},
+	{word: "exception", anchor: 1, bit: kExcept | kVocab, pairs: []string{"xc", "XC"}},
 	{word: "critical", anchor: 4, bit: kCrit, pairs: []string{"ic", "IC"}},
-	{word: "killed", anchor: 0, bit: kKilled, pairs: []string{"Ki"}},
+	{word: "killed", anchor: 0, bit: kKilled | kVocab, pairs: []string{"Ki", "KI"}},
 	{word: "segmentation", anchor: 2, bit: kSegv, pairs: []string{"gm"}},
 	{word: "aborted", anchor: 0, bit: kAbort, pairs: []string{"Ab"}},
 	{word: ".go:", anchor: 0, bit: kGoFile, pairs: []string{".g"}, check: lineCol},
 	{word: `"level"`, anchor: 0, bit: kLevel, pairs: []string{`"l`}, check: badLevel},
 	{word: `"lvl"`, anchor: 0, bit: kLevel, pairs: []string{`"l`}, check: badLevel},
+	// The vocabulary of failure: the words of a shell's and coreutils'
+	// messages (cannot, can't, No such, not found, Permission denied,
+	// Connection refused), anchored at a pair shared with others where one
+	// fits ("cannot" at "no"). The other words of vocab.go (invalid,
+	// overflow, undefined, timed out, ...) count on lines another anchor
+	// brings (error, failed, fatal, ...): each anchor costs the loop over
+	// every byte (BenchmarkDetectRandom lost a fifth with eleven more).
+	{word: "cannot", anchor: 3, bit: kVocab, pairs: []string{"no", "NO"}},
+	{word: "can't", anchor: 2, bit: kVocab, pairs: []string{"n'", "N'"}},
+	{word: "couldn't", anchor: 5, bit: kVocab, pairs: []string{"n'", "N'"}},
+	{word: "denied", anchor: 3, bit: kVocab, pairs: []string{"ie", "IE"}},
+	{word: "refused", anchor: 2, bit: kVocab, pairs: []string{"fu", "FU"}},
+	{word: "timed out", anchor: 7, bit: kVocab, pairs: []string{"ut", "UT"}},
+	{word: "illegal", anchor: 0, bit: kVocab, pairs: []string{"Il", "IL"}},
+	{word: "(core dumped)", anchor: 0, bit: kVocab, pairs: []string{"(c"}},
+	{word: "no such", anchor: 0, bit: kVocab, pairs: []string{"no", "No", "NO"}},
+	{word: "not ", anchor: 0, bit: kVocab, pairs: []string{"no", "No", "NO"}},
 }
 
 // startPairs anchor the markers of startMarks in Block: a line start and
-// the marker's first byte, or the first two bytes of ● ✖ ✗ ✕ ×.
-var startPairs = []string{"\nE", "\nF", "\nW", "\nT", "\nC", "\nn", "\nm", "\ng", "\n*", "\xe2\x97", "\xe2\x9c", "\xc3\x97"}
+// the marker's first byte, or the first two bytes of ● ✖ ✗ ✕ ×. They share
+// two anchors: one for the line starts, one for the symbols.
+var startPairs = []string{"\nE", "\nF", "\nW", "\nT", "\nC", "\nn", "\nm", "\ng", "\n*", "\nS", "\xe2\x97", "\xe2\x9c", "\xc3\x97"}
 
 // testPairs anchor go test -v's "=== RUN" and "--- PASS" lines in Block,
 // which goTests follows, and pytest's section lines ("=== FAILURES ===")
-// and body headers ("____ test_x ____"), which pyTests follows.
+// and body headers ("____ test_x ____"), which pyTests follows; and a
+// sanitizer's or valgrind's "==PID==" lines, which startMarks takes.
 var testPairs = []string{"\n=", "SS", "\n_"}
 
-// anchor is one byte pair and what it may mark.
+// anchor is a set of byte pairs (the case variants of one pair) and what
+// they may mark.
 type anchor struct {
-	pair  []byte
+	pairs [][]byte
 	keys  []keyword // keywords anchored here
 	start bool      // a line-start marker: check the line with startMarks
 	test  bool      // a go test marker line
@@ -79,42 +105,62 @@ type anchor struct {
 
 var (
 	anchors  []anchor       // by bit in pairBits
-	anchorOf [1 << 16]uint8 // pair (first | second<<8) -> 1 + its index in anchors
+	anchorOf map[string]int // an anchor's name -> its index in anchors
 	// pairBits[c] has bit k in its low half when c is the first byte of
-	// anchor k, in its high half when it is the second: anchor k ends at j
-	// when low(pairBits[b[j-1]]) & high(pairBits[b[j]]) has bit k. The table
-	// is 2 KiB, so the loop reads nothing but the text and the L1 cache.
+	// a pair of anchor k, in its high half when it is the second: anchor k
+	// ends at j when low(pairBits[b[j-1]]) & high(pairBits[b[j]]) has bit
+	// k. The table is 2 KiB, so the loop reads nothing but the text and the
+	// L1 cache. An anchor's first and second bytes pair freely ("fA" as
+	// well as "fa", "Fa", "FA"): the check of the keyword sorts them out.
 	pairBits [256]uint64
 )
 
-func anchorFor(p string) *anchor {
-	a := uint16(p[0]) | uint16(p[1])<<8
-	if anchorOf[a] == 0 {
-		anchors = append(anchors, anchor{pair: []byte(p)})
-		anchorOf[a] = uint8(len(anchors))
+// anchorFor returns the anchor called name, with pair p among its pairs.
+func anchorFor(name, p string) *anchor {
+	i, ok := anchorOf[name]
+	if !ok {
+		anchors = append(anchors, anchor{})
+		i = len(anchors) - 1
+		anchorOf[name] = i
 	}
-	return &anchors[anchorOf[a]-1]
+	an := &anchors[i]
+	for _, q := range an.pairs {
+		if string(q) == p {
+			return an
+		}
+	}
+	an.pairs = append(an.pairs, []byte(p))
+	return an
 }
 
 func init() {
+	anchorOf = map[string]int{}
 	for _, k := range keywords {
 		for _, p := range k.pairs {
-			an := anchorFor(p)
-			an.keys = append(an.keys, k)
+			an := anchorFor(strings.ToLower(p), p)
+			if !slices.ContainsFunc(an.keys, func(o keyword) bool { return o.word == k.word }) {
+				an.keys = append(an.keys, k)
+			}
 		}
 	}
 	for _, p := range startPairs {
-		anchorFor(p).start = true
+		name := "start"
+		if p[0] != '\n' {
+			name = "symbol"
+		}
+		anchorFor(name, p).start = true
 	}
 	for _, p := range testPairs {
-		anchorFor(p).test = true
+		anchorFor(p, p).test = true
 	}
 	if len(anchors) > 32 {
-		panic("highlight: more than 32 anchors")
+		panic(fmt.Sprintf("highlight: %d anchors, more than 32", len(anchors)))
 	}
 	for k, an := range anchors {
-		pairBits[an.pair[0]] |= 1 << k
-		pairBits[an.pair[1]] |= 1 << (32 + k)
+		for _, p := range an.pairs {
+			pairBits[p[0]] |= 1 << k
+			pairBits[p[1]] |= 1 << (32 + k)
+		}
 	}
 }
 
@@ -161,13 +207,15 @@ func verify(line []byte, set uint32) kw {
 		if an.keys == nil {
 			continue
 		}
-		for off := 0; ; {
-			i := bytes.Index(line[off:], an.pair)
-			if i < 0 {
-				break
+		for _, pair := range an.pairs {
+			for off := 0; ; {
+				i := bytes.Index(line[off:], pair)
+				if i < 0 {
+					break
+				}
+				m |= keysAt(line, off+i, an.keys)
+				off += i + 1
 			}
-			m |= keysAt(line, off+i, an.keys)
-			off += i + 1
 		}
 	}
 	return m
@@ -269,6 +317,14 @@ func startMarks(line []byte) kw {
 		if hasPrefix(b, "* What went wrong") {
 			return kStart
 		}
+	case 'S':
+		if hasPrefix(b, "SUMMARY: ") { // a sanitizer's last line
+			return kStart
+		}
+	case '=':
+		if pidPrefix(b) > 0 { // a sanitizer's or valgrind's "==PID=="
+			return kStart
+		}
 	case ' ', '\t', 0xe2, 0xc3:
 		b = b[indentOf(b):]
 		if len(b) >= 2 && (b[0] == 0xe2 && (b[1] == 0x97 || b[1] == 0x9c) || b[0] == 0xc3 && b[1] == 0x97) {
@@ -276,6 +332,21 @@ func startMarks(line []byte) kw {
 		}
 	}
 	return 0
+}
+
+// pidPrefix returns the length of the "==PID==" that starts b, 0 for none.
+func pidPrefix(b []byte) int {
+	if !hasPrefix(b, "==") {
+		return 0
+	}
+	i := 2
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	if i == 2 || !hasPrefix(b[i:], "==") {
+		return 0
+	}
+	return i + 2
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -1,8 +1,10 @@
 package highlight
 
 // Rank orders groups (in output order, as Finish gives them) by the place
-// each earns under a budget: the first error group, the last, the other
-// errors with distinct keys, the repeats; then the warnings the same way.
+// each earns under a budget: the first error group, the last, those of a
+// rare shape (Group.Rare: one that stands out among many alike), the
+// other errors with distinct keys, the repeats; then the warnings the same
+// way.
 // A caller takes groups in this order while they fit, and shows those it
 // took in output order; the rest are counted as left out.
 func Rank(gs []Group) []int {
@@ -26,6 +28,11 @@ func Rank(gs []Group) []int {
 		}
 		take(first)
 		take(last)
+		for i, g := range gs {
+			if g.Severity == sev && g.Rare {
+				take(i)
+			}
+		}
 		for _, repeat := range []bool{false, true} {
 			for i, g := range gs {
 				if g.Severity == sev && g.Repeat == repeat {

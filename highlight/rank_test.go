@@ -64,3 +64,37 @@ func TestBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRareKept: among thousands of error groups of one shape, one of a
+// shape of its own far in the middle is kept (the kept groups are full
+// long before it) and ranked right after the first and the last.
+func TestRareKept(t *testing.T) {
+	var b bytes.Buffer
+	const lines, rare = 60000, 31337
+	tables := []string{"orders", "users", "carts", "stock", "prices", "invoices", "sessions"}
+	causes := []string{"deadlock", "constraint", "serialization", "disk", "lock-timeout"}
+	for i := 1; i <= lines; i++ {
+		switch {
+		case i == rare:
+			b.WriteString("2026-11-22 02:00:00 ERROR [disk] /var/lib/db: no space left on device\n")
+		case i%6 == 0: // distinct messages (keys), one shape
+			fmt.Fprintf(&b, "2026-11-22 02:00:%02d ERROR [db] query %d on %s failed: %s\n", i%60, i, tables[i%7], causes[i/7%5])
+		default:
+			fmt.Fprintf(&b, "2026-11-22 02:00:%02d INFO request %d served\n", i%60, i)
+		}
+	}
+	r := Scan(b.Bytes(), Options{})
+	order := Rank(r.Groups)
+	if len(order) < 3 || r.Groups[order[2]].Hit != rare || !r.Groups[order[2]].Rare {
+		var hits []int64
+		for _, i := range order[:min(5, len(order))] {
+			hits = append(hits, r.Groups[i].Hit)
+		}
+		t.Fatalf("ranked first: lines %v, want the rare line %d third", hits, rare)
+	}
+	for _, i := range order[3:] {
+		if r.Groups[i].Rare {
+			t.Errorf("group %d-%d of a kind of many lines is rare", r.Groups[i].FromLine, r.Groups[i].ToLine)
+		}
+	}
+}

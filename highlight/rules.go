@@ -38,19 +38,23 @@ const (
 	contStack          // Java/Node frames: "at ...", "... N more", "Caused by:"
 	contPytestE        // pytest: more "E   " lines, then the "file.py:N: Error" line
 	contGoTest         // go test: indented log lines under a verdict, not the subtests' verdicts
+	contPID            // valgrind: the "==PID==" lines indented under the hit
 )
 
-// Rule is one row of the table: a line format of a tool that a model must see.
+// Rule is one row of the table: a line format of a tool that a model must
+// see; or, with Severity 0, one that matches a line some later row would
+// take for a hit and is none (valgrind's "ERROR SUMMARY: 0 errors").
 type Rule struct {
-	Name     string         // the tool and what it reports, as named in tests
-	Severity Severity       // of a hit
-	Need     kw             // the line holds at least one of these keywords (the prefilter's)
-	Lits     []string       // the line holds one of these, if any are given: a cheap check before Re
-	Re       *regexp.Regexp // matched against the cleaned line, without its ending
-	Before   int            // context lines before the hit (at most maxBefore)
-	Cont     cont           // which following lines belong to the hit
-	After    int            // at most this many of them
-	Verdict  bool           // a go test or pytest verdict: bring the test's log lines or body as evidence
+	Name     string            // the tool and what it reports, as named in tests
+	Severity Severity          // of a hit
+	Need     kw                // the line holds at least one of these keywords (the prefilter's)
+	Lits     []string          // the line holds one of these, if any are given: a cheap check before Re
+	Re       *regexp.Regexp    // matched against the cleaned line, without its ending
+	Match    func([]byte) bool // instead of Re, when Re is nil
+	Before   int               // context lines before the hit (at most maxBefore)
+	Cont     cont              // which following lines belong to the hit
+	After    int               // at most this many of them
+	Verdict  bool              // a go test or pytest verdict: bring the test's log lines or body as evidence
 }
 
 // maxBefore is how many lines the detector keeps for "before" context.
@@ -134,7 +138,16 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "segfault", Severity: Error, Need: kSegv, Lits: []string{"Segmentation fault"}, Re: re(`Segmentation fault`)},
 		{Name: "killed", Severity: Error, Need: kKilled, Lits: []string{"Killed"}, Re: re(`(?:^|\s)Killed(?:\s|$)`)},
 		{Name: "aborted", Severity: Error, Need: kAbort, Lits: []string{"Aborted"}, Re: re(`(?:^|\s)Aborted(?:\s|$)`)},
+		{Name: "core-dumped", Severity: Error, Need: kVocab, Lits: []string{"(core dumped)"}, Re: re(`\(core dumped\)`)},
 		{Name: "fatal", Severity: Error, Need: kFatal, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
+
+		// Sanitizers and valgrind: a report and its stack frames.
+		{Name: "sanitizer", Severity: Error, Need: kStart | kErr | kWarn, Lits: []string{"Sanitizer"}, Re: re(`^(?:==\d+==)?(?:ERROR|WARNING): \w*Sanitizer`), Cont: contAny, After: 16},
+		{Name: "sanitizer-summary", Severity: Error, Need: kStart | kErr | kVocab, Lits: []string{"Sanitizer"}, Re: re(`^SUMMARY: \w*Sanitizer: `)},
+		{Name: "ubsan", Severity: Error, Need: kErr | kVocab, Lits: []string{"runtime error: "}, Re: re(`^\S+:\d+:\d+: runtime error: `), Before: 1},
+		{Name: "valgrind-clean", Need: kStart, Re: re(`^==\d+== (?:ERROR SUMMARY: 0 errors|\S.* 0 bytes in 0 blocks|Memcheck, a memory error detector|For (?:lists|counts) of detected and suppressed errors)`)},
+		{Name: "valgrind-summary", Severity: Error, Need: kStart, Re: re(`^==\d+== ERROR SUMMARY: [1-9]`)},
+		{Name: "valgrind", Severity: Error, Need: kStart, Re: re(`^==\d+== (?:Invalid (?:read|write|free)|Conditional jump|Use of uninitialised|Mismatched free|Syscall param|Source and destination overlap|Process terminating|\S.* (?:definitely|possibly) lost in )`), Cont: contPID, After: 20},
 
 		// Logs: klog, JSON lines, text levels.
 		{Name: "klog-error", Severity: Error, Need: kStart, Re: re(`^[EF]\d{4} \d\d:\d\d:\d\d`)},
@@ -145,37 +158,58 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "logfmt-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Lits: []string{"level="}, Re: re(`(?i)\blevel=(?:err|error|fatal|crit|critical|panic)\b`)},
 		{Name: "log-warning", Severity: Warning, Need: kWarn, Lits: []string{"WARN"}, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:WARN|WARNING)(?:[\]>):]|\s|$)`)},
 		{Name: "logfmt-warning", Severity: Warning, Need: kWarn, Lits: []string{"level="}, Re: re(`(?i)\blevel=warn(?:ing)?\b`)},
+
+		// Any tool: the vocabulary of failure (vocab.go).
+		{Name: vocabRule, Severity: Error, Need: kVocab, Match: vocabHit, Before: 1, Cont: contIndented, After: 6},
 	}
 })
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
-// matchCache remembers which rule matched lines of one shape (see shape),
-// so that a flood of alike lines (a log of nothing but errors) runs the
-// regexps once per shape, not once per line. It is bounded: full, it starts
-// over.
-type matchCache map[uint64]int16
+// Matches reports whether the rule matches line (cleaned, without its
+// ending), keywords aside.
+func (r *Rule) Matches(line []byte) bool {
+	if r.Re == nil {
+		return r.Match(line)
+	}
+	return r.Re.Match(line)
+}
+
+// matchCache remembers the keywords of lines of one shape (see shape) and
+// which rule matched them, so that a flood of alike lines (a log of
+// nothing but errors) runs the prefilter's checks and the regexps once per
+// shape, not once per line: a line's keywords, like the rules, do not look
+// at the value of a number of three digits or more. It is bounded: full,
+// it starts over. Lines without a keyword are not kept.
+type matchCache map[uint64]shapeEntry
+
+type shapeEntry struct {
+	rule int16 // index in Rules, -1 for none
+	m    kw
+}
 
 const maxShapes = 8192
 
-// match returns the first rule that matches line, whose keywords are m.
-func (c matchCache) match(line []byte, m kw) *Rule {
-	h := shape(line, m)
-	if i, ok := c[h]; ok {
-		if i < 0 {
-			return nil
+// match returns the keywords of line, the first rule that matches it (nil
+// for none) and its shape.
+func (c matchCache) match(line []byte) (*Rule, kw, uint64) {
+	h := shape(line, 0)
+	e, ok := c[h]
+	if !ok {
+		e = shapeEntry{rule: -1, m: scan(line)}
+		if e.m == 0 {
+			return nil, 0, h
 		}
-		return &Rules()[i]
+		if len(c) >= maxShapes {
+			clear(c)
+		}
+		e.rule = int16(ruleIndex(line, e.m))
+		c[h] = e
 	}
-	if len(c) >= maxShapes {
-		clear(c)
+	if e.rule < 0 {
+		return nil, e.m, h
 	}
-	i := ruleIndex(line, m)
-	c[h] = int16(i)
-	if i < 0 {
-		return nil
-	}
-	return &Rules()[i]
+	return &Rules()[e.rule], e.m, h
 }
 
 // shape hashes line (FNV-1a) with each run of three or more digits folded
@@ -207,7 +241,7 @@ func ruleIndex(line []byte, m kw) int {
 	rules := Rules()
 	for i := range rules {
 		r := &rules[i]
-		if r.Need&m != 0 && hasAny(line, r.Lits) && r.Re.Match(line) {
+		if r.Need&m != 0 && hasAny(line, r.Lits) && r.Matches(line) {
 			return i
 		}
 	}

@@ -26,12 +26,22 @@ func toResult(r *exec.Result) *protocol.ExecResult {
 	}
 }
 
+// toKinds maps the detector's kinds to the wire's, their lines shifted by
+// shift; [] for none.
+func toKinds(ks []exec.Kind, shift int64) []protocol.Kind {
+	out := []protocol.Kind{}
+	for _, k := range ks {
+		out = append(out, protocol.Kind{Text: k.Text, Count: k.Count, FirstLine: k.FirstLine + shift, LastLine: k.LastLine + shift})
+	}
+	return out
+}
+
 func toStream(s *exec.Stream) protocol.Stream {
 	w := protocol.Stream{
 		Head: s.Head, Tail: s.Tail, TotalBytes: s.TotalBytes, TotalLines: s.TotalLines,
 		ShownLines: s.ShownLines, ShownBytes: s.ShownBytes, ClippedLines: s.ClippedLines,
 		Truncated: s.Truncated, Binary: s.Binary, Highlights: []protocol.Highlight{},
-		HighlightsOmitted: s.HighlightsOmitted,
+		HighlightsOmitted: s.HighlightsOmitted, Kinds: toKinds(s.Kinds, 0),
 	}
 	for _, h := range s.Highlights {
 		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text})

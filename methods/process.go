@@ -125,7 +125,7 @@ func commandLine(spec *exec.Spec) string {
 // last line is whole even without its newline.
 func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate.PreviewOptions, complete bool) (protocol.Stream, bool) {
 	have := sp.To - sp.From - sp.Lost
-	w := protocol.Stream{TotalBytes: sp.To - sp.From, TotalLines: sp.Lines, Highlights: []protocol.Highlight{}}
+	w := protocol.Stream{TotalBytes: sp.To - sp.From, TotalLines: sp.Lines, Highlights: []protocol.Highlight{}, Kinds: []protocol.Kind{}}
 	shift := sp.FirstLine - 1 // a span's line k is the spool's line k+shift
 	errs := false
 	if have > 0 && truncate.IsBinary(sp.Head) {
@@ -158,6 +158,7 @@ func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate
 			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text})
 		}
 		w.HighlightsOmitted, errs = pr.HighlightsOmitted, pr.Errors
+		w.Kinds = toKinds(pr.Kinds, shift)
 	}
 	if (w.Truncated || w.ClippedLines > 0 || sp.Lost > 0) && sp.SpoolID != "" {
 		w.Spool = &protocol.SpoolRef{ID: sp.SpoolID, Path: sp.SpoolPath, Bytes: sp.To - sp.Lost, Capped: sp.Lost > 0}

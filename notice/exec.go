@@ -144,7 +144,7 @@ const maxRanges = 8
 func highlights(s *protocol.Stream, errs bool) string {
 	if len(s.Highlights) == 0 {
 		if s.HighlightsOmitted > 0 {
-			return fmt.Sprintf(" (%d groups of errors or warnings among them not shown)", s.HighlightsOmitted)
+			return fmt.Sprintf(" (%d groups of errors or warnings among them not shown)", s.HighlightsOmitted) + kinds(s.Kinds)
 		}
 		return ""
 	}
@@ -168,7 +168,23 @@ func highlights(s *protocol.Stream, errs bool) string {
 	if s.HighlightsOmitted > 0 {
 		p += fmt.Sprintf(" (%d more groups not)", s.HighlightsOmitted)
 	}
-	return p
+	return p + kinds(s.Kinds)
+}
+
+// maxKindsNamed bounds the kinds a notice names.
+const maxKindsNamed = 3
+
+// kinds names the most frequent kinds of failure lines, e.g. `; most
+// frequent: "ERROR [db] <*> failed" 41233 lines (first 17, last 477600)`.
+func kinds(ks []protocol.Kind) string {
+	if len(ks) == 0 {
+		return ""
+	}
+	var ps []string
+	for _, k := range ks[:min(len(ks), maxKindsNamed)] {
+		ps = append(ps, fmt.Sprintf("%q %d lines (first %d, last %d)", k.Text, k.Count, k.FirstLine, k.LastLine))
+	}
+	return "; most frequent kinds: " + strings.Join(ps, ", ")
 }
 
 // skipped says that output past the spool's cap was not searched.

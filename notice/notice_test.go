@@ -25,6 +25,12 @@ func withHighlights(s protocol.Stream, left int, ranges ...int64) protocol.Strea
 	return s
 }
 
+// withKinds is s with kinds ks.
+func withKinds(s protocol.Stream, ks ...protocol.Kind) protocol.Stream {
+	s.Kinds = ks
+	return s
+}
+
 // TestMessages shows every message toold can say to a model, one row each:
 // window notices, file notices, exec notices and the lines toold mcp renders.
 func TestMessages(t *testing.T) {
@@ -100,6 +106,12 @@ func TestMessages(t *testing.T) {
 		{"exec killed", ex(ExecFacts{Result: &protocol.ExecResult{Signal: ptr("SIGKILL")}}), "[Killed by SIGKILL]"},
 		{"exec highlights", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(2), Stdout: withHighlights(long, 3, 1733, 1736, 3120, 3120)}, StdoutErrors: true}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733-1736, 3120 are shown (3 more groups not); read them with page spool=ab12 offset=1001]"},
+		{"exec kinds", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1), Stdout: withKinds(withHighlights(long, 41230, 1733, 1733),
+			protocol.Kind{Text: "ERROR [db] query on <*> failed: <*>", Count: 41233, FirstLine: 17, LastLine: 4990},
+			protocol.Kind{Text: "ERROR [http] <*> timed out", Count: 9000, FirstLine: 40, LastLine: 4999},
+			protocol.Kind{Text: "ERROR [auth] rejected", Count: 12, FirstLine: 100, LastLine: 300},
+			protocol.Kind{Text: "WARN slow", Count: 3, FirstLine: 5, LastLine: 6})}, StdoutErrors: true}),
+			`[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733 are shown (41230 more groups not); most frequent kinds: "ERROR [db] query on <*> failed: <*>" 41233 lines (first 17, last 4990), "ERROR [http] <*> timed out" 9000 lines (first 40, last 4999), "ERROR [auth] rejected" 12 lines (first 100, last 300); read them with page spool=ab12 offset=1001]`},
 		{"exec warnings only", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: withHighlights(long, 0, 2000, 2002)}}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but warnings at lines 2000-2002 are shown; read them with page spool=ab12 offset=1001]"},
 		{"exec a clipped line", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: protocol.Stream{TotalLines: 1, TotalBytes: 3 << 20, ClippedLines: 1, Spool: spool}},

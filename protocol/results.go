@@ -90,6 +90,20 @@ type Stream struct {
 	Highlights []Highlight `json:"highlights"`
 	// HighlightsOmitted counts groups found but left out for the budget.
 	HighlightsOmitted int `json:"highlightsOmitted"`
+	// Kinds are the shapes of the failure lines found, when more were
+	// found than the preview shows: most frequent first, at most 10; never
+	// null on the wire ([] when every one found is shown).
+	Kinds []Kind `json:"kinds"`
+}
+
+// Kind is a shape of failure lines: a representative line with its
+// variable parts (numbers, ids, paths, quoted values) masked as <*>, how
+// many lines have it, and where the first and the last are.
+type Kind struct {
+	Text      string `json:"text"`
+	Count     int64  `json:"count"`
+	FirstLine int64  `json:"firstLine"`
+	LastLine  int64  `json:"lastLine"`
 }
 
 // Highlight is a group of whole lines (1-based, inclusive) from the omitted

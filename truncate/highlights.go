@@ -31,7 +31,9 @@ type ShownHighlight struct {
 // it alone is too long); then a head and a tail of two lines each when
 // what is left allows; then whole groups in rank order while they fit, and
 // the others' context around their hits, a line each in turn; head and
-// tail share the rest as Preview shares the whole.
+// tail share the rest as Preview shares the whole, but each keeps at most
+// FoundEndLines and FoundEndBytes once a group was found (unless not one
+// fits: then they are as without groups).
 // Highlights come out in output order, trimmed of the lines head and tail
 // show, touching ones merged.
 func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
@@ -43,9 +45,13 @@ func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 	hd, tl := w.headTail(o, maxLines, maxBytes, opt.Mode)
 	base := w.result(hd, tl, o.TotalBytes, o.TotalLines)
 	base.Highlights = []ShownHighlight{}
-	if base.Omitted == nil || maxLines == 0 || maxBytes == 0 {
+	if base.Omitted == nil || maxLines == 0 || maxBytes == 0 || len(ranked) == 0 {
 		return base
 	}
+	// Something was found: head and tail shrink to FoundEndLines and
+	// FoundEndBytes each, the budget goes to the groups.
+	w.capEnds = true
+	hd, tl = w.headTail(o, maxLines, maxBytes, opt.Mode)
 	// Candidates are the groups head and tail do not show whole; as head
 	// and tail shrink for them, more groups may become candidates.
 	in := make([]bool, len(ranked))
@@ -70,8 +76,10 @@ func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 		taken, left = w.choose(o, cands, maxLines, maxBytes, opt.Mode)
 		hd, tl = w.settle(o, taken, maxLines, maxBytes, opt.Mode)
 	}
-	if taken == nil && left == nil {
-		return base
+	if taken == nil && left != nil {
+		// Not one group fits: today's head and tail, the groups counted.
+		w.capEnds = false
+		hd, tl = w.headTail(o, maxLines, maxBytes, opt.Mode)
 	}
 	r := w.result(hd, tl, o.TotalBytes, o.TotalLines)
 	r.Highlights = []ShownHighlight{}

@@ -187,6 +187,7 @@ func TestOutputPreviewCorpus(t *testing.T) {
 				r := truncate.Output{Prefix: c.Output, TotalBytes: int64(len(c.Output)), TotalLines: testtext.CountLines(c.Output)}.Preview(hs, opt)
 				checkBudget(t, r, opt)
 				checkHits(t, c.Output, hs, r, opt)
+				checkEnds(t, r, opt, len(hs) > 0)
 				if c.Clean && len(r.Highlights) > 0 {
 					t.Errorf("a clean run has highlights %+v", r.Highlights)
 				}
@@ -272,6 +273,56 @@ func TestOutputPreviewPriority(t *testing.T) {
 				t.Errorf("%d groups omitted", r.HighlightsOmitted)
 			}
 		})
+	}
+}
+
+// checkEnds: once something was found (and shown) in an output whose
+// middle is omitted, head and tail keep at most FoundEndLines and
+// FoundEndBytes each; with nothing found, they take the budget as before.
+func checkEnds(t *testing.T, r truncate.PreviewResult, opt truncate.PreviewOptions, found bool) {
+	t.Helper()
+	if r.Omitted == nil {
+		return
+	}
+	for _, p := range []string{r.Head, r.Tail} {
+		n := int(testtext.CountLines([]byte(p)))
+		if len(r.Highlights) > 0 && (n > truncate.FoundEndLines || len(p) > truncate.FoundEndBytes) {
+			t.Errorf("highlights shown, but head or tail keeps %d lines %d bytes", n, len(p))
+		}
+	}
+	if !found && opt.MaxLines >= 100 && opt.MaxBytes >= 5120 && r.ShownBytes < opt.MaxBytes*3/4 && r.ShownLines < opt.MaxLines*3/4 {
+		t.Errorf("nothing found, but head and tail keep only %d lines %d bytes of %d, %d", r.ShownLines, r.ShownBytes, opt.MaxLines, opt.MaxBytes)
+	}
+}
+
+// TestOutputPreviewFoundEnds: an error among 3000 lines at the default
+// limits shows the error, and head and tail of 20 lines each; the same
+// lines without the error keep today's head and tail.
+func TestOutputPreviewFoundEnds(t *testing.T) {
+	var b bytes.Buffer
+	for i := 1; i <= 3000; i++ {
+		if i == 1500 {
+			b.WriteString("main.c:12:5: error: 'x' undeclared\n")
+		}
+		fmt.Fprintf(&b, "[%d/3000] compiling unit_%04d.c\n", i, i)
+	}
+	opt := truncate.PreviewOptions{MaxLines: 2000, MaxBytes: 51200, MaxLineChars: 2000, Clean: true}
+	for _, mode := range []string{truncate.ModeHeadTail, truncate.ModeHead, truncate.ModeTail} {
+		opt.Mode = mode
+		out := b.Bytes()
+		hs, _ := ranked(out)
+		o := truncate.Output{Prefix: out, TotalBytes: int64(len(out)), TotalLines: testtext.CountLines(out)}
+		r := o.Preview(hs, opt)
+		checkBudget(t, r, opt)
+		checkEnds(t, r, opt, true)
+		if len(r.Highlights) != 1 || !strings.Contains(r.Highlights[0].Text, "error: 'x' undeclared") {
+			t.Fatalf("%s: highlights %+v", mode, r.Highlights)
+		}
+		if r.ShownBytes > 3*truncate.FoundEndBytes {
+			t.Errorf("%s: %d bytes shown", mode, r.ShownBytes)
+		}
+		r = o.Preview(nil, opt)
+		checkEnds(t, r, opt, false)
 	}
 }
 

@@ -105,7 +105,7 @@ func (w walker) headTail(o Output, maxLines, maxBytes int, mode string) (hd, tl 
 	var headSrc, tailSrc []byte
 	if whole != nil {
 		// Everything that fits is shown whole, in Head.
-		all := w.head(whole, maxLines, maxBytes)
+		all := w.head(whole, w.endLines(maxLines), w.endBytes(maxBytes))
 		if all.raw == len(whole) || mode == ModeHead {
 			return all, part{}
 		}
@@ -121,22 +121,47 @@ func (w walker) headTail(o Output, maxLines, maxBytes int, mode string) (hd, tl 
 
 	switch mode {
 	case ModeHead:
-		return w.headOf(o, whole, headSrc, maxLines, maxBytes), part{}
+		return w.headOf(o, whole, headSrc, w.endLines(maxLines), w.endBytes(maxBytes)), part{}
 	case ModeTail:
-		return part{}, w.tailOf(o, part{}, whole, tailSrc, maxLines, maxBytes)
+		return part{}, w.tailOf(o, part{}, whole, tailSrc, w.endLines(maxLines), w.endBytes(maxBytes))
 	}
 	// The head leaves a line too long for the budget to the tail, which
 	// has more room for it when it reaches it; when it does not, the head
 	// shows it clipped after all.
 	nofit := w
 	nofit.fit = false
-	hd = nofit.headOf(o, whole, headSrc, (maxLines+1)/2, maxBytes/2)
-	tl = w.tailOf(o, hd, whole, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
+	hLines, hBytes := w.endLines((maxLines+1)/2), w.endBytes(maxBytes/2)
+	hd = nofit.headOf(o, whole, headSrc, hLines, hBytes)
+	tl = w.tailOf(o, hd, whole, tailSrc, w.endLines(maxLines-len(hd.lines)), w.endBytes(maxBytes-hd.shown))
 	if hd.stuck && w.fit && int64(hd.raw+tl.raw) < totalBytes {
-		hd = w.headOf(o, whole, headSrc, (maxLines+1)/2, maxBytes/2)
-		tl = w.tailOf(o, hd, whole, tailSrc, maxLines-len(hd.lines), maxBytes-hd.shown)
+		hd = w.headOf(o, whole, headSrc, hLines, hBytes)
+		tl = w.tailOf(o, hd, whole, tailSrc, w.endLines(maxLines-len(hd.lines)), w.endBytes(maxBytes-hd.shown))
 	}
 	return hd, tl
+}
+
+// FoundEndLines and FoundEndBytes bound each of head and tail of a preview
+// that shows highlights: once what matters is found, the ends of the
+// output are mostly noise, and the budget is a cap, not a target.
+const (
+	FoundEndLines = 20
+	FoundEndBytes = 2048
+)
+
+// endLines is the lines a head or a tail may take of n.
+func (w walker) endLines(n int) int {
+	if w.capEnds {
+		return min(n, FoundEndLines)
+	}
+	return n
+}
+
+// endBytes is the bytes a head or a tail may take of n.
+func (w walker) endBytes(n int) int {
+	if w.capEnds {
+		return min(n, FoundEndBytes)
+	}
+	return n
 }
 
 // headOf is the head of a whole output or, when only its ends were kept,
@@ -312,6 +337,7 @@ type walker struct {
 	maxChars int
 	budget   int  // the preview's MaxBytes: a longer line never fits whole
 	fit      bool // show a line longer than budget clipped to the bytes left
+	capEnds  bool // highlights were found: head and tail keep FoundEndLines and FoundEndBytes each
 }
 
 // head takes the lines of src from its start while they fit in maxLines and

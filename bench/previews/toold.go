@@ -77,5 +77,8 @@ func toold(out []byte, maxBytes int) ([]byte, int) {
 		shown = append(shown, h.Text...)
 	}
 	shown = append(shown, r.Stdout.Tail...)
+	for _, k := range r.Stdout.Kinds {
+		shown = append(shown, k.Text+"\n"...)
+	}
 	return shown, len(r.Stdout.Highlights)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -256,6 +257,66 @@ func TestExecPriority(t *testing.T) {
 					t.Errorf("%s, %s: head %q tail %q", c.cmd, mode, s.Head, s.Tail)
 				}
 			}
+		}
+	})
+}
+
+// TestExecKinds: exec of cat of an error-dense log (one line in six an
+// ERROR of one of three shapes, with random words and ids) gives the kinds
+// of its ERROR lines with their exact counts, first and last lines, most
+// frequent first, and the notice names them, in every mode; a clean output
+// of as many lines has kinds [].
+func TestExecKinds(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 60))
+	words := []string{"orders", "users", "carts", "stock", "prices"}
+	var log, clean bytes.Buffer
+	type kind struct{ count, first, last int64 }
+	want := map[string]*kind{"[db]": {}, "[http]": {}, "[auth]": {}}
+	for i := int64(1); i <= 30000; i++ {
+		fmt.Fprintf(&clean, "INFO request %08x served /api/%s\n", r.Uint32(), words[r.IntN(5)])
+		if i%6 != 0 {
+			fmt.Fprintf(&log, "INFO request %08x served /api/%s\n", r.Uint32(), words[r.IntN(5)])
+			continue
+		}
+		var tag string
+		switch k := r.IntN(10); {
+		case k < 5:
+			tag = "[db]"
+			fmt.Fprintf(&log, "ERROR [db] query on %s failed: %s (id=%d)\n", words[r.IntN(5)], words[r.IntN(5)], r.IntN(1e6))
+		case k < 8:
+			tag = "[http]"
+			fmt.Fprintf(&log, "ERROR [http] request %08x to /api/%s timed out after %d ms\n", r.Uint32(), words[r.IntN(5)], r.IntN(3e4))
+		default:
+			tag = "[auth]"
+			fmt.Fprintf(&log, "ERROR [auth] token %016x for user %s rejected\n", r.Uint64(), words[r.IntN(5)])
+		}
+		k := want[tag]
+		if k.count == 0 {
+			k.first = i
+		}
+		k.count, k.last = k.count+1, i
+	}
+	dir := ctFiles(t, map[string][]byte{"dense.log": log.Bytes(), "clean.log": clean.Bytes()})
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var res execResult
+		p.mustCall("exec", map[string]any{"argv": []string{"cat", filepath.Join(dir, "dense.log")}}, &res)
+		ks := res.Stdout.Kinds
+		if len(ks) != 3 {
+			t.Fatalf("%d kinds, want 3: %+v", len(ks), ks)
+		}
+		for i, tag := range []string{"[db]", "[http]", "[auth]"} {
+			w := want[tag]
+			if !strings.HasPrefix(ks[i].Text, "ERROR "+tag+" ") || ks[i].Count != w.count || ks[i].FirstLine != w.first || ks[i].LastLine != w.last {
+				t.Errorf("kind %d: %+v, want %s %+v", i, ks[i], tag, *w)
+			}
+		}
+		if res.Notice == nil || !strings.Contains(*res.Notice, fmt.Sprintf("%q %d lines (first %d, last %d)", ks[0].Text, ks[0].Count, ks[0].FirstLine, ks[0].LastLine)) {
+			t.Errorf("the notice does not name the top kind: %s", ctStr(res.Notice))
+		}
+		p.mustCall("exec", map[string]any{"argv": []string{"cat", filepath.Join(dir, "clean.log")}}, &res)
+		if res.Stdout.Kinds == nil || len(res.Stdout.Kinds) != 0 || len(res.Stdout.Highlights) != 0 {
+			t.Errorf("clean log: kinds %+v, highlights %d", res.Stdout.Kinds, len(res.Stdout.Highlights))
 		}
 	})
 }

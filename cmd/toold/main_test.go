@@ -67,6 +67,12 @@ type stream struct {
 		Text     string `json:"text"`
 	} `json:"highlights"`
 	HighlightsOmitted int `json:"highlightsOmitted"`
+	Kinds             []struct {
+		Text      string `json:"text"`
+		Count     int64  `json:"count"`
+		FirstLine int64  `json:"firstLine"`
+		LastLine  int64  `json:"lastLine"`
+	} `json:"kinds"`
 }
 
 type execResult struct {

@@ -20,6 +20,10 @@ type Case struct {
 	Output []byte   // the raw output, stdout and stderr merged
 	Keys   []string // substrings of cleaned lines that a preview must show
 	Clean  bool     // a clean run: no highlight may appear
+	// Heldout marks a case kept out of the detector's tuning (a file
+	// "heldout" in its directory): its keys were written before the
+	// detector ran on it, and its score is reported apart.
+	Heldout bool
 }
 
 // Load reads every case under dir (testdata/outputs).
@@ -59,6 +63,9 @@ func load(dir string) (Case, error) {
 		default:
 			c.Keys = append(c.Keys, l)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "heldout")); err == nil {
+		c.Heldout = true
 	}
 	if gen, ok := generators[c.Name]; ok {
 		c.Output = gen()

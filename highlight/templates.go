@@ -1,0 +1,240 @@
+package highlight
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
+
+// The template table: the shapes of the hit lines, Drain-style. A line is
+// cut into words; a word that holds a digit, a path or a quoted value is
+// masked (<*>); lines of as many words whose first plain word is the same
+// share a bucket, and a line joins the template of its bucket that it
+// matches best when half its words or more are equal there (the words that
+// differ become <*>), else it starts a template of its own. The table is
+// bounded (maxKinds templates, maxBucket a bucket): a line that finds no
+// room is counted apart. It gives the kinds of failure of an error-dense
+// output (Result.Kinds) and tells a word of failure that repeats all
+// through an output (a test's "no errors, 0 failed, recovered panic as
+// expected" logged 200 times) from one that stands out.
+
+const (
+	maxKinds     = 256 // templates kept
+	maxBucket    = 16  // templates of one bucket
+	maxWords     = 40  // words of a line compared; the rest is one masked word
+	maxKindShown = 10  // kinds a Result lists
+	maxKindText  = 200 // bytes of a kind's text
+	rareKind     = 3   // a kind of at most this many lines is rare (Group.Rare)
+	// A template of words of failure only (the vocab rule) that repeats
+	// more than vocabMinRepeat times and on more than one line in
+	// vocabShare is the output's ordinary talk.
+	vocabMinRepeat = 3
+	vocabShare     = 50
+)
+
+// Kind is a shape of hit lines: its template (variable words masked as
+// <*>), how many hit lines have it, and the first and the last of them.
+type Kind struct {
+	Text                string
+	Count               int64
+	FirstLine, LastLine int64
+	Severity            Severity
+	weak                bool // all its lines are words of failure only
+}
+
+type bucketKey struct {
+	words int
+	first string
+}
+
+type templates struct {
+	byShape map[uint64]int // a line's shape (see shape) -> its kind
+	kinds   []Kind
+	words   [][]string // each kind's template words
+	buckets map[bucketKey][]int
+	other   int64 // hit lines that found no room
+}
+
+// add counts the hit line n (body, without its ending, of shape h: see
+// shape) of rule r, and returns the index of its kind, -1 when it found no
+// room.
+func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
+	if i, ok := t.byShape[h]; ok {
+		t.count(i, n, r)
+		return i
+	}
+	i := t.addNew(n, body, r)
+	if i >= 0 {
+		if t.byShape == nil || len(t.byShape) >= maxShapes {
+			t.byShape = map[uint64]int{}
+		}
+		t.byShape[h] = i
+	}
+	return i
+}
+
+// count adds the hit line n of rule r to kind i.
+func (t *templates) count(i int, n int64, r *Rule) {
+	k := &t.kinds[i]
+	k.Count++
+	k.LastLine = n
+	k.Severity = max(k.Severity, r.Severity)
+	k.weak = k.weak && r.weak()
+}
+
+// addNew is add for a line of a shape not seen yet.
+func (t *templates) addNew(n int64, body []byte, r *Rule) int {
+	ws := maskWords(body)
+	key := bucketKey{words: len(ws)}
+	for _, w := range ws[:min(3, len(ws))] {
+		if w != "<*>" {
+			key.first = w
+			break
+		}
+	}
+	if t.buckets == nil {
+		t.buckets = map[bucketKey][]int{}
+	}
+	best, bestSim := -1, 0
+	for _, i := range t.buckets[key] {
+		if s := similar(t.words[i], ws); s > bestSim {
+			best, bestSim = i, s
+		}
+	}
+	if best >= 0 && 2*bestSim >= len(ws) {
+		merge(t.words[best], ws)
+		t.count(best, n, r)
+		return best
+	}
+	if len(t.kinds) >= maxKinds || len(t.buckets[key]) >= maxBucket {
+		t.other++
+		return -1
+	}
+	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak()})
+	t.words = append(t.words, ws)
+	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
+	return len(t.kinds) - 1
+}
+
+// noise reports whether kind i is words of failure that the output
+// repeats all through it (lines lines in all).
+func (t *templates) noise(i int, lines int64) bool {
+	if i < 0 || i >= len(t.kinds) || !t.kinds[i].weak {
+		return false
+	}
+	c := t.kinds[i].Count
+	return c > vocabMinRepeat && c*vocabShare > lines
+}
+
+// top returns the kinds most frequent first (the first found first among
+// equals), noise left out, at most maxKindShown.
+func (t *templates) top(lines int64) []Kind {
+	var ks []Kind
+	for i := range t.kinds {
+		if t.noise(i, lines) {
+			continue
+		}
+		k := t.kinds[i]
+		k.Text = strings.Join(t.words[i], " ")
+		if len(k.Text) > maxKindText {
+			k.Text = string(bytes.ToValidUTF8([]byte(k.Text[:maxKindText]), nil)) + "…"
+		}
+		ks = append(ks, k)
+	}
+	slices.SortStableFunc(ks, func(a, b Kind) int {
+		switch {
+		case a.Count != b.Count:
+			return int(b.Count - a.Count)
+		default:
+			return int(a.FirstLine - b.FirstLine)
+		}
+	})
+	return ks[:min(len(ks), maxKindShown)]
+}
+
+// similar counts the words of ws equal to the template's plain words.
+func similar(tmpl, ws []string) int {
+	n := 0
+	for i, w := range tmpl {
+		if w != "<*>" && w == ws[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// merge masks the words of tmpl that ws does not share.
+func merge(tmpl, ws []string) {
+	for i := range tmpl {
+		if tmpl[i] != ws[i] {
+			tmpl[i] = "<*>"
+		}
+	}
+}
+
+// maskWords cuts line into words, each masked when it holds a digit, a
+// path or a quoted value (a quoted value of several words is one).
+func maskWords(line []byte) []string {
+	var ws []string
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == len(line) {
+			break
+		}
+		j := wordEndAt(line, i)
+		if len(ws) == maxWords-1 {
+			ws = append(ws, "<*>")
+			break
+		}
+		ws = append(ws, maskWord(line[i:j]))
+		i = j
+	}
+	return ws
+}
+
+// wordEndAt is where the word at line[i] ends: at a space, or after the
+// closing quote of a quoted value it starts with.
+func wordEndAt(line []byte, i int) int {
+	if q := line[i]; q == '\'' || q == '"' || q == '`' {
+		if k := bytes.IndexByte(line[i+1:], closing(q)); k >= 0 {
+			j := i + 1 + k + 1
+			for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+				j++
+			}
+			return j
+		}
+	}
+	j := i
+	for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+		j++
+	}
+	return j
+}
+
+func closing(q byte) byte {
+	if q == '`' {
+		return '\''
+	}
+	return q
+}
+
+// maskWord masks w when it holds a digit, a path or a quoted value; a
+// key=value word keeps its key.
+func maskWord(w []byte) string {
+	prefix := ""
+	if k := bytes.IndexByte(w, '='); k > 0 && k < len(w)-1 {
+		prefix, w = string(w[:k+1]), w[k+1:]
+	}
+	// Closing punctuation stays: "(id=42)" is "(id=<*>)".
+	end := len(w)
+	for end > 1 && bytes.IndexByte([]byte(")],;:"), w[end-1]) >= 0 {
+		end--
+	}
+	switch v := w[:end]; {
+	case bytes.ContainsAny(v, "0123456789"), isPath(v), v[0] == '\'' || v[0] == '"' || v[0] == '`':
+		return prefix + "<*>" + string(w[end:])
+	}
+	return prefix + string(w)
+}

@@ -1,0 +1,98 @@
+package highlight
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCleanOutputs: the outputs of commands that went right show no group,
+// whatever words of failure they hold as names, flags, counts or prose:
+// listings, numbers, a clean log, package lists, licenses, man pages and
+// package docs. A command not installed here is skipped. (Not git log: a
+// commit may quote a message, as this project's do.)
+// (Prose is told from messages by their shape, not always: go doc of os
+// quotes "open file.go: no such file or directory", and docs/protocol.md
+// wraps a line at "between: errors over warnings", both taken for one.)
+func TestCleanOutputs(t *testing.T) {
+	cmds := []string{
+		"seq 1 100000",
+		"ls -R /usr/include",
+		"ls -laR /etc",
+		"find /usr/share/doc -maxdepth 2",
+		"tar -cvf /dev/null /usr/include/linux",
+		"dpkg -l",
+		"cat /usr/share/common-licenses/GPL-3",
+		"man -P cat bash",
+		"go env",
+		"go doc -all errors",
+		"go version -m $(command -v go)",
+		"cat ../README.md ../DEVELOPERS.md",
+		"env",
+	}
+	for _, c := range cmds {
+		t.Run(strings.Fields(c)[0]+" "+strings.Join(strings.Fields(c)[1:], " "), func(t *testing.T) {
+			out, err := exec.Command("bash", "-c", c).Output()
+			if err != nil || len(out) == 0 {
+				t.Skipf("%s: %v", c, err)
+			}
+			checkClean(t, out)
+		})
+	}
+	t.Run("a clean log", func(t *testing.T) {
+		var clean bytes.Buffer
+		for _, l := range bytes.SplitAfter(logText(4<<20), []byte("\n")) {
+			if !bytes.Contains(l, []byte("ERROR")) {
+				clean.Write(l)
+			}
+		}
+		checkClean(t, clean.Bytes())
+	})
+}
+
+func checkClean(t *testing.T, out []byte) {
+	t.Helper()
+	r := Scan(out, Options{})
+	if len(r.Groups) > 0 || len(r.Kinds) > 0 {
+		var hits []string
+		for _, g := range r.Groups {
+			hits = append(hits, fmt.Sprintf("%d %s %q", g.Hit, g.Rule, g.Lines[g.Hit-g.FromLine]))
+		}
+		t.Errorf("%d groups, %d kinds: %s", len(r.Groups), len(r.Kinds), strings.Join(hits, "; "))
+	}
+}
+
+// TestVocabulary: a word of failure is a hit as a word of a message, not
+// as a part of a name, a flag, a count of none or prose.
+func TestVocabulary(t *testing.T) {
+	tests := []struct {
+		line string
+		hit  bool
+	}{
+		{"cp: cannot stat 'src/a.css': No such file or directory", true},
+		{"deploy.sh: line 7: minify-css: command not found", true},
+		{"./hooks/post-copy: Permission denied", true},
+		{"Can't locate Text/CSV_XS.pm in @INC", true},
+		{"Parse error near line 1236: no such table: item_tags", true},
+		{"curl: (7) Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server", true},
+		{"fatal error: config.h: No such file or directory", true},
+		{"Cannot find module 'left-pad'", true},
+		{"gcc -Wall -Werror -Wno-error=unused -fno-exceptions -c error.c -o error.o", false},
+		{"ok: 0 errors, 0 warnings, no failures", false},
+		{"summary: errors: 0, failed=0", false},
+		{"=== RUN   TestErrorIsReturned", false},
+		{"/usr/include/c++/12/exception", false},
+		{"lrwxrwxrwx 1 root root 44 May 12 ABORT.7.gz -> ../ABORT.7.gz", false},
+		{"    If any of the files exist but cannot be read, bash reports an error.", false},
+		{"Errors returned from this package may be tested against these errors", false},
+		{"| `exitCode` | null when killed by a signal |", false},
+		{"ii  libasan8:amd64  12.2.0  amd64  AddressSanitizer -- a fast memory error detector", false},
+	}
+	for _, tc := range tests {
+		if got := vocabHit([]byte(tc.line)); got != tc.hit {
+			t.Errorf("%q: hit %v, want %v", tc.line, got, tc.hit)
+		}
+	}
+}
