@@ -308,7 +308,7 @@ func (svc *Service) ProcessKill(ctx context.Context, s *Session, params []byte) 
 	}
 	sig := syscall.SIGTERM
 	if p.Signal != nil {
-		if sig, err = parseSignal(*p.Signal); err != nil {
+		if sig, err = parseSignal(string(*p.Signal)); err != nil {
 			return nil, err
 		}
 	}
