@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/truncate"
 )
 
@@ -90,6 +91,10 @@ type Spec struct {
 	// KeepStdin makes stdin a pipe that stays open while the command runs:
 	// Observer.Started gets its write end, and Stdin is not written.
 	KeepStdin bool
+	// Sandbox, when set, confines the command and its descendants: it is
+	// started through the sandbox's launcher, which execs it in place (its
+	// pid, group and start time are the launcher's).
+	Sandbox *sandbox.Policy
 	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
 	// of a closed spool file, for the evidence of a highlight that has left
 	// memory; nil reads the file from its start.
@@ -552,13 +557,19 @@ func command(spec Spec) (*osexec.Cmd, error) {
 			return nil, fmt.Errorf("cwd %s: %w", spec.Dir, syscall.ENOTDIR)
 		}
 	}
-	return &osexec.Cmd{
+	cmd := &osexec.Cmd{
 		Path:        path,
 		Args:        args,
 		Dir:         spec.Dir,
 		Env:         spec.Env,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}, nil
+	}
+	if spec.Sandbox != nil {
+		if err := sandbox.Wrap(cmd, spec.Sandbox); err != nil {
+			return nil, err
+		}
+	}
+	return cmd, nil
 }
 
 // defaultPath is searched when env has no PATH, as a shell would.

@@ -1,0 +1,193 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+)
+
+// LauncherName is argv[0] of toold started as the launcher of a sandboxed
+// command (see Launch).
+const LauncherName = "toold-sandbox"
+
+// installed is set by Launch: only a binary that calls it can be started
+// as the launcher, else the re-exec would run the program itself.
+var installed bool
+
+// Launch makes this process the launcher when it was started as one
+// (argv[0] is LauncherName): it restricts itself to the policy in argv[1]
+// and execs argv[2] with the argv that follows, or exits 126 (127 when the
+// program is missing) saying why on stderr. It never returns then. Call it
+// first in main, and in TestMain of a package whose tests run sandboxed
+// commands; elsewhere it returns at once.
+func Launch() {
+	installed = true
+	if len(os.Args) < 2 || os.Args[0] != LauncherName {
+		return
+	}
+	os.Exit(launch(os.Args[1:]))
+}
+
+func launch(args []string) int {
+	if args[0] == "probe" {
+		if err := loopbackUp(); err != nil {
+			fmt.Fprintf(os.Stderr, "toold: sandbox probe: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if len(args) < 3 {
+		fmt.Fprintln(os.Stderr, "toold: sandbox: usage: "+LauncherName+" POLICY PATH ARGV0 [ARG...]")
+		return 2
+	}
+	var p Policy
+	if err := json.Unmarshal([]byte(args[0]), &p); err != nil {
+		fmt.Fprintf(os.Stderr, "toold: sandbox: policy: %v\n", err)
+		return 126
+	}
+	if err := p.apply(); err != nil {
+		fmt.Fprintf(os.Stderr, "toold: sandbox: %v\n", err)
+		return 126
+	}
+	err := unix.Exec(args[1], args[2:], os.Environ())
+	fmt.Fprintf(os.Stderr, "toold: sandbox: %s: %v\n", args[1], err)
+	if errors.Is(err, unix.ENOENT) {
+		return 127
+	}
+	return 126
+}
+
+// Wrap makes cmd start the launcher, which applies p and then execs what
+// cmd named. With p's network off it starts in a user and network
+// namespace of its own; with it on, in a user namespace (which tells the
+// shared daemon that its peer is sandboxed: see Sandboxed). The user and
+// group ids map to themselves.
+func Wrap(cmd *osexec.Cmd, p *Policy) error {
+	if !installed {
+		return errors.New("sandbox: the launcher is not installed (sandbox.Launch is not called at start)")
+	}
+	spec, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	cmd.Args = append([]string{LauncherName, string(spec), cmd.Path}, cmd.Args...)
+	cmd.Path = "/proc/self/exe"
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	if !p.NoNetNS {
+		namespaces(cmd.SysProcAttr, !p.Network)
+	}
+	return nil
+}
+
+// namespaces starts the process in a new user namespace, and a new network
+// namespace when net, with our ids mapped to themselves.
+func namespaces(a *syscall.SysProcAttr, net bool) {
+	a.Cloneflags |= unix.CLONE_NEWUSER
+	if net {
+		a.Cloneflags |= unix.CLONE_NEWNET
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	a.GidMappingsEnableSetgroups = false
+}
+
+// probeUserNS starts the launcher in a user and network namespace, where
+// it brings loopback up and exits.
+func probeUserNS() error {
+	if !installed {
+		return errors.New("the launcher is not installed")
+	}
+	cmd := &osexec.Cmd{Path: "/proc/self/exe", Args: []string{LauncherName, "probe"}, SysProcAttr: &syscall.SysProcAttr{}}
+	namespaces(cmd.SysProcAttr, true)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("a user and network namespace: %w %s", err, out)
+	}
+	return nil
+}
+
+// configs are go-landlock's configurations by ABI: everything each one
+// can restrict.
+var configs = []landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.V3, landlock.V4,
+	landlock.V5, landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+
+// apply restricts this process to p: loopback up in its new network
+// namespace, then Landlock.
+func (p *Policy) apply() error {
+	if !p.Network && !p.NoNetNS {
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("loopback: %w", err)
+		}
+	}
+	if p.ABI < abiFiles {
+		return nil // bestEffort without Landlock: nothing to enforce with
+	}
+	cfg := configs[min(p.ABI, len(configs)-1)]
+	if p.Network || !p.NoNetNS {
+		// The namespace keeps the network off and loopback usable; with
+		// it on nothing is restricted. Only without a namespace does
+		// Landlock block TCP (every port: no rule allows one).
+		cfg.HandledAccessNet = 0
+	}
+	return cfg.Restrict(p.rules()...)
+}
+
+// devices may be opened for writing anywhere: the null devices and the
+// terminal.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty"}
+
+// rules are p's Landlock rules.
+func (p *Policy) rules() []landlock.Rule {
+	read := landlock.RODirs("/")
+	if p.Readable != nil {
+		read = landlock.RODirs(p.Readable...).IgnoreIfMissing()
+	}
+	write := landlock.RWDirs(p.Writable...).IgnoreIfMissing()
+	dev := landlock.RWFiles(devices...).IgnoreIfMissing()
+	if p.ABI >= abiRefer {
+		write = write.WithRefer() // mv and ln within the writable dirs
+	}
+	if p.ABI >= 5 {
+		dev = dev.WithIoctlDev() // the terminal's ioctls
+	}
+	return []landlock.Rule{read, write, dev}
+}
+
+// loopbackUp brings the loopback interface of this network namespace up.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("SIOCGIFFLAGS: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("SIOCSIFFLAGS: %w", err)
+	}
+	return nil
+}
+
+// Sandboxed reports whether pid runs in another user namespace than this
+// process: a sandboxed command or one of its descendants, which cannot
+// leave the namespace the launcher was started in. A pid whose namespace
+// cannot be read (it has exited) counts as sandboxed.
+func Sandboxed(pid int) bool {
+	mine, err1 := os.Readlink("/proc/self/ns/user")
+	theirs, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/user", pid))
+	return err1 != nil || err2 != nil || mine != theirs
+}
