@@ -277,7 +277,10 @@ func refuse(ctx context.Context, conn *net.UnixConn, err error) {
 	conn.SetDeadline(time.Now().Add(refuseTimeout))
 	srv := &rpc.Server{
 		Inline: func(string) bool { return true },
-		Handler: func(context.Context, *rpc.Request) (any, error) {
+		Handler: func(_ context.Context, req *rpc.Request) (any, error) {
+			if req.Notif {
+				return nil, nil // a forwarder's $/toold/client: the request follows
+			}
 			conn.CloseRead() // one answer: the read loop then sees the end
 			return nil, err
 		},

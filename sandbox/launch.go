@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	osexec "os/exec"
+	"runtime"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -35,6 +36,9 @@ func Launch() {
 }
 
 func launch(args []string) int {
+	// The ambient capability given for loopback is dropped on this
+	// thread, which must then be the one that execs.
+	runtime.LockOSThread()
 	if args[0] == "probe" {
 		if err := loopbackUp(); err != nil {
 			fmt.Fprintf(os.Stderr, "toold: sandbox probe: %v\n", err)
@@ -53,6 +57,10 @@ func launch(args []string) int {
 	}
 	if err := p.apply(); err != nil {
 		fmt.Fprintf(os.Stderr, "toold: sandbox: %v\n", err)
+		return 126
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "toold: sandbox: dropping capabilities: %v\n", err)
 		return 126
 	}
 	err := unix.Exec(args[1], args[2:], os.Environ())
@@ -92,7 +100,11 @@ func Wrap(cmd *osexec.Cmd, p *Policy) error {
 func namespaces(a *syscall.SysProcAttr, net bool) {
 	a.Cloneflags |= unix.CLONE_NEWUSER
 	if net {
+		// CAP_NET_ADMIN in the new namespace only, kept across the
+		// launcher's exec (our uid is not root there) to bring loopback
+		// up; the launcher drops it before it execs the command.
 		a.Cloneflags |= unix.CLONE_NEWNET
+		a.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN}
 	}
 	uid, gid := os.Getuid(), os.Getgid()
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
