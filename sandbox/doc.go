@@ -6,9 +6,9 @@
 // network namespace of its own (loopback only) when the network is off.
 //
 // Go cannot run code between fork and exec, so a sandboxed command is
-// started as toold itself under the name LauncherName (Wrap): Launch, called
-// first in main (and in TestMain of the packages that run commands),
-// restricts that process and then execs the command in its place, keeping
+// started as toold itself under the name LauncherName (Wrap): this
+// package's init, which runs before most of toold's packages are
+// initialized, restricts that process and then execs the command in its place, keeping
 // its pid, its process group and its start time, which exec's records and
 // sweeps rely on. The launcher's own process is the one the namespaces are
 // made for (SysProcAttr.Cloneflags), so loopback is brought up before the

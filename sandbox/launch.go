@@ -14,25 +14,20 @@ import (
 )
 
 // LauncherName is argv[0] of toold started as the launcher of a sandboxed
-// command (see Launch).
+// command (see init).
 const LauncherName = "toold-sandbox"
 
-// installed is set by Launch: only a binary that calls it can be started
-// as the launcher, else the re-exec would run the program itself.
-var installed bool
-
-// Launch makes this process the launcher when it was started as one
+// init makes this process the launcher when it was started as one
 // (argv[0] is LauncherName): it restricts itself to the policy in argv[1]
 // and execs argv[2] with the argv that follows, or exits 126 (127 when the
-// program is missing) saying why on stderr. It never returns then. Call it
-// first in main, and in TestMain of a package whose tests run sandboxed
-// commands; elsewhere it returns at once.
-func Launch() {
-	installed = true
-	if len(os.Args) < 2 || os.Args[0] != LauncherName {
-		return
+// program is missing) saying why on stderr. In an init, not in main: it
+// runs before the packages that sort after this one are initialized, which
+// is most of what toold's start costs, and every binary that can start a
+// sandboxed command (it imports this package) can be its launcher.
+func init() {
+	if len(os.Args) >= 2 && os.Args[0] == LauncherName {
+		os.Exit(launch(os.Args[1:]))
 	}
-	os.Exit(launch(os.Args[1:]))
 }
 
 func launch(args []string) int {
@@ -77,9 +72,6 @@ func launch(args []string) int {
 // shared daemon that its peer is sandboxed: see Sandboxed). The user and
 // group ids map to themselves.
 func Wrap(cmd *osexec.Cmd, p *Policy) error {
-	if !installed {
-		return errors.New("sandbox: the launcher is not installed (sandbox.Launch is not called at start)")
-	}
 	spec, err := json.Marshal(p)
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
@@ -115,9 +107,6 @@ func namespaces(a *syscall.SysProcAttr, net bool) {
 // probeUserNS starts the launcher in a user and network namespace, where
 // it brings loopback up and exits.
 func probeUserNS() error {
-	if !installed {
-		return errors.New("the launcher is not installed")
-	}
 	cmd := &osexec.Cmd{Path: "/proc/self/exe", Args: []string{LauncherName, "probe"}, SysProcAttr: &syscall.SysProcAttr{}}
 	namespaces(cmd.SysProcAttr, true)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -10,11 +10,6 @@ import (
 	"testing"
 )
 
-func TestMain(m *testing.M) {
-	Launch()
-	os.Exit(m.Run())
-}
-
 // run runs script under p with sh and returns its combined output and
 // error.
 func run(t *testing.T, p *Policy, script string) (string, error) {

@@ -24,7 +24,6 @@ import (
 	"strings"
 
 	"github.com/toold/toold/protocol"
-	"github.com/toold/toold/sandbox"
 )
 
 // command is a subcommand: its flags are the only ones it takes.
@@ -56,7 +55,6 @@ func lookup(name string) *command {
 }
 
 func main() {
-	sandbox.Launch() // first: toold started as a sandboxed command's launcher execs it
 	os.Exit(run(os.Args[1:]))
 }
 

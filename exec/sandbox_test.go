@@ -1,0 +1,102 @@
+package exec_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/sandbox"
+)
+
+// testPolicy is workspace-write beneath dir (and a TMPDIR of its own),
+// network off, at what this kernel enforces.
+func testPolicy(t testing.TB, dir string) *sandbox.Policy {
+	t.Helper()
+	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, TmpDir: t.TempDir()}
+	p.Writable = []string{dir, p.TmpDir}
+	s := sandbox.Probe()
+	if missing := s.Missing(p); len(missing) > 0 {
+		t.Fatalf("this kernel cannot enforce the sandbox: %v", missing)
+	}
+	s.Complete(p)
+	return p
+}
+
+// TestSandboxedGroup: a sandboxed command is its launcher's pid and group
+// (the launcher execs it in place), so a timeout ends its whole group, and
+// a descendant that leaves the group is found by its marker and ended.
+func TestSandboxedGroup(t *testing.T) {
+	r := newRunner(t)
+	if err := r.AdoptOrphans(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "escaped")
+	spec := exec.Spec{Command: "echo $$ > leader; (setsid sleep 30 & echo $! > " + pidFile + "); sleep 30",
+		Dir: dir, Output: defaults, Timeout: 300 * time.Millisecond, Sandbox: testPolicy(t, dir)}
+	res, err := r.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Signal == nil {
+		t.Fatalf("want a timeout ended by a signal: %+v", res)
+	}
+	b, _ := os.ReadFile(pidFile)
+	pid := strings.TrimSpace(string(b))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat("/proc/" + pid + "/stat"); err != nil || pid == "" {
+			break
+		}
+		if stat, _ := os.ReadFile("/proc/" + pid + "/stat"); strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the escaped descendant %s outlives its sandboxed command", pid)
+		}
+	}
+}
+
+// BenchmarkExecTrueSandboxed is item 4 of issue 15: Runner.Run of `true`
+// (through bash -c, as exec runs a command string) with and without a
+// sandbox (workspace-write, network off: a user and network namespace and
+// Landlock), interleaved in one loop so that both see the same load. It
+// reports each side's median and their ratio.
+func BenchmarkExecTrueSandboxed(b *testing.B) {
+	r := newRunner(b)
+	dir := b.TempDir()
+	boxed := testPolicy(b, dir)
+	run := func(p *sandbox.Policy) time.Duration {
+		start := time.Now()
+		res, err := r.Run(context.Background(), exec.Spec{Command: "true", Dir: dir, Output: defaults, Sandbox: p})
+		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+			b.Fatalf("%+v %v", res, err)
+		}
+		return time.Since(start)
+	}
+	var plain, sandboxed []time.Duration
+	for i := 0; i < b.N; i++ {
+		if i%2 == 0 {
+			plain = append(plain, run(nil))
+			sandboxed = append(sandboxed, run(boxed))
+		} else {
+			sandboxed = append(sandboxed, run(boxed))
+			plain = append(plain, run(nil))
+		}
+	}
+	mp, ms := median(plain), median(sandboxed)
+	b.ReportMetric(float64(mp.Microseconds())/1000, "ms-plain")
+	b.ReportMetric(float64(ms.Microseconds())/1000, "ms-sandboxed")
+	b.ReportMetric(float64(ms)/float64(mp), "ratio")
+}
+
+func median(d []time.Duration) time.Duration {
+	d = slices.Clone(d)
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
