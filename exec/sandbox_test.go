@@ -2,6 +2,7 @@ package exec_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,22 +31,39 @@ func testPolicy(t testing.TB, dir string) *sandbox.Policy {
 
 // TestSandboxedGroup: a sandboxed command is its launcher's pid and group
 // (the launcher execs it in place), so a timeout ends its whole group, and
-// a descendant that leaves the group is found by its marker and ended.
+// a descendant that leaves the group is found by its marker and ended;
+// the first Run of a policy starts its launcher with it, the next ones take
+// the launcher started ahead.
 func TestSandboxedGroup(t *testing.T) {
 	r := newRunner(t)
 	if err := r.AdoptOrphans(); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	pol := testPolicy(t, t.TempDir())
+	for _, run := range []string{"cold", "warm", "warm again"} {
+		t.Run(run, func(t *testing.T) { sandboxedGroup(t, r, pol) })
+		if !r.WaitWarm(pol, 10*time.Second) {
+			t.Fatal("no launcher waits after a Run")
+		}
+	}
+}
+
+func sandboxedGroup(t *testing.T, r *exec.Runner, pol *sandbox.Policy) {
+	dir := pol.Writable[0]
 	pidFile := filepath.Join(dir, "escaped")
 	spec := exec.Spec{Command: "echo $$ > leader; (setsid sleep 30 & echo $! > " + pidFile + "); sleep 30",
-		Dir: dir, Output: defaults, Timeout: 300 * time.Millisecond, Sandbox: testPolicy(t, dir)}
+		Dir: dir, Output: defaults, Timeout: 300 * time.Millisecond, Sandbox: pol}
 	res, err := r.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.TimedOut || res.Signal == nil {
 		t.Fatalf("want a timeout ended by a signal: %+v", res)
+	}
+	// Writes outside fail, with the kernel's error, in the command's cwd.
+	out, err := r.Run(context.Background(), exec.Spec{Command: "pwd; echo x > " + t.TempDir() + "/x", Dir: dir, Output: defaults, Sandbox: pol, MergeStderr: true})
+	if err != nil || !strings.Contains(out.Stdout.Head, dir+"\n") || !strings.Contains(out.Stdout.Head, "Permission denied") {
+		t.Fatalf("%+v %v", out.Stdout, err)
 	}
 	b, _ := os.ReadFile(pidFile)
 	pid := strings.TrimSpace(string(b))
@@ -80,7 +98,14 @@ func BenchmarkExecTrueSandboxed(b *testing.B) {
 		return time.Since(start)
 	}
 	var plain, sandboxed []time.Duration
+	run(boxed) // starts the first launcher ahead
 	for i := 0; i < b.N; i++ {
+		// The next launcher starts beside a sandboxed Run: wait for it,
+		// so that neither side is timed with it running (its cost is
+		// BenchmarkSandboxLauncherStart's).
+		if !r.WaitWarm(boxed, 5*time.Second) {
+			b.Fatal("no launcher waits")
+		}
 		if i%2 == 0 {
 			plain = append(plain, run(nil))
 			sandboxed = append(sandboxed, run(boxed))
@@ -93,6 +118,24 @@ func BenchmarkExecTrueSandboxed(b *testing.B) {
 	b.ReportMetric(float64(mp.Microseconds())/1000, "ms-plain")
 	b.ReportMetric(float64(ms.Microseconds())/1000, "ms-sandboxed")
 	b.ReportMetric(float64(ms)/float64(mp), "ratio")
+}
+
+// BenchmarkSandboxLauncherCold is a sandboxed Run of `true` that starts
+// its launcher with the command (no launcher waiting: each Run uses a
+// policy of its own): the CPU a sandboxed exec costs in all, the start of
+// the launcher ahead included, and the latency of a session's first exec.
+func BenchmarkSandboxLauncherCold(b *testing.B) {
+	r := newRunner(b)
+	dir := b.TempDir()
+	boxed := testPolicy(b, dir)
+	for i := 0; i < b.N; i++ {
+		p := *boxed
+		p.TmpDir = fmt.Sprint(boxed.TmpDir, "/", i) // another policy: no launcher waits for it
+		res, err := r.Run(context.Background(), exec.Spec{Command: "true", Dir: dir, Output: defaults, Sandbox: &p})
+		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
 }
 
 func median(d []time.Duration) time.Duration {

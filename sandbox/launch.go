@@ -41,6 +41,9 @@ func launch(args []string) int {
 		}
 		return 0
 	}
+	if args[0] == waitFlag && len(args) == 2 {
+		return launchWaiting(args[1])
+	}
 	if len(args) < 3 {
 		fmt.Fprintln(os.Stderr, "toold: sandbox: usage: "+LauncherName+" POLICY PATH ARGV0 [ARG...]")
 		return 2
@@ -54,16 +57,153 @@ func launch(args []string) int {
 		fmt.Fprintf(os.Stderr, "toold: sandbox: %v\n", err)
 		return 126
 	}
+	return execCommand(args[1], args[2:], os.Environ())
+}
+
+// execCommand drops the ambient capabilities and execs path; it returns
+// the exit status of a failed exec, having said why on stderr.
+func execCommand(path string, argv, env []string) int {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "toold: sandbox: dropping capabilities: %v\n", err)
 		return 126
 	}
-	err := unix.Exec(args[1], args[2:], os.Environ())
-	fmt.Fprintf(os.Stderr, "toold: sandbox: %s: %v\n", args[1], err)
+	err := unix.Exec(path, argv, env)
+	fmt.Fprintf(os.Stderr, "toold: sandbox: %s: %v\n", path, err)
 	if errors.Is(err, unix.ENOENT) {
 		return 127
 	}
 	return 126
+}
+
+// waitFlag is argv[1] of a launcher started ahead of its command
+// (WrapWaiting).
+const waitFlag = "-wait"
+
+// Request is the command a waiting launcher execs, sent on its fd 3.
+type Request struct {
+	Path string   `json:"path"`
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+	// MergeStderr makes the command's stderr its stdout.
+	MergeStderr bool `json:"mergeStderr"`
+}
+
+// launchWaiting restricts this process to policy, then waits for the
+// command on fd 3 and execs it. A launcher whose command never comes (the
+// daemon closed fd 3 without one) exits 0 without a word.
+func launchWaiting(policy string) int {
+	var p Policy
+	if err := json.Unmarshal([]byte(policy), &p); err != nil {
+		fmt.Fprintf(os.Stderr, "toold: sandbox: policy: %v\n", err)
+		return 126
+	}
+	if err := p.apply(); err != nil {
+		fmt.Fprintf(os.Stderr, "toold: sandbox: %v\n", err)
+		return 126
+	}
+	ready := os.NewFile(4, "launcher-ready")
+	ready.Write([]byte{1}) // restricted: its command can come
+	ready.Close()
+	ctl := os.NewFile(3, "launcher-control")
+	var req Request
+	err := json.NewDecoder(ctl).Decode(&req)
+	ctl.Close()
+	if err != nil {
+		return 0
+	}
+	if req.Dir != "" {
+		if err := unix.Chdir(req.Dir); err != nil {
+			fmt.Fprintf(os.Stderr, "toold: sandbox: cwd %s: %v\n", req.Dir, err)
+			return 126
+		}
+	}
+	if req.MergeStderr {
+		if err := unix.Dup3(1, 2, 0); err != nil {
+			fmt.Fprintf(os.Stderr, "toold: sandbox: stderr: %v\n", err)
+			return 126
+		}
+	}
+	return execCommand(req.Path, req.Argv, req.Env)
+}
+
+// Waiting is the daemon's side of a launcher started by WrapWaiting.
+type Waiting struct {
+	// Ctl is where its command goes (Send).
+	Ctl *os.File
+	// Ready reads one byte once the launcher has restricted itself, EOF
+	// if it died first.
+	Ready *os.File
+	// child are the ends the launcher was given, closed by Started.
+	child []*os.File
+}
+
+// Started closes the pipes' ends that cmd was given, once it has started
+// (or failed to).
+func (w *Waiting) Started() {
+	for _, f := range w.child {
+		f.Close()
+	}
+}
+
+// Close closes the daemon's ends.
+func (w *Waiting) Close() {
+	w.Ctl.Close()
+	w.Ready.Close()
+}
+
+// WaitReady waits until the launcher has restricted itself; an error if it
+// died first.
+func (w *Waiting) WaitReady() error {
+	var b [1]byte
+	_, err := w.Ready.Read(b[:])
+	w.Ready.Close()
+	if err != nil {
+		return fmt.Errorf("sandbox: the launcher ended before its command: %w", err)
+	}
+	return nil
+}
+
+// WrapWaiting makes cmd start a launcher that applies p at once, says so
+// on its fd 4 and then waits for its command (Send) on its fd 3, so that
+// the cost of starting it is paid before the command is asked for.
+func WrapWaiting(cmd *osexec.Cmd, p *Policy) (*Waiting, error) {
+	spec, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd.Path = "/proc/self/exe"
+	cmd.Args = []string{LauncherName, waitFlag, string(spec)}
+	cmd.ExtraFiles = []*os.File{ctlR, readyW}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	if !p.NoNetNS {
+		namespaces(cmd.SysProcAttr, !p.Network)
+	}
+	return &Waiting{Ctl: ctlW, Ready: readyR, child: []*os.File{ctlR, readyW}}, nil
+}
+
+// Send gives a waiting launcher its command, and closes ctl.
+func Send(ctl *os.File, req Request) error {
+	b, err := json.Marshal(req)
+	if err == nil {
+		_, err = ctl.Write(b)
+	}
+	if cerr := ctl.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Wrap makes cmd start the launcher, which applies p and then execs what
