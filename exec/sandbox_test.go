@@ -81,15 +81,22 @@ func sandboxedGroup(t *testing.T, r *exec.Runner, pol *sandbox.Policy) {
 }
 
 // BenchmarkExecTrueSandboxed is item 4 of issue 15: Runner.Run of `true`
-// (through bash -c, as exec runs a command string) with and without a
-// sandbox (workspace-write, network off: a user and network namespace and
-// Landlock), interleaved in one loop so that both see the same load. It
-// reports each side's median and their ratio.
+// (through bash -c, as exec runs a command string) without a sandbox and
+// with one (workspace-write, network off: a user and network namespace and
+// Landlock), interleaved in one loop so that every side sees the same load.
+// The sandboxed side takes the launcher started ahead (as every exec of a
+// session but its first does); "cold" is a policy's first Run, which starts
+// its launcher with it. Between Runs the next launcher is waited for, so
+// that no Run is timed with one starting beside it. It reports each side's
+// median and the ratios to the plain one.
 func BenchmarkExecTrueSandboxed(b *testing.B) {
 	r := newRunner(b)
 	dir := b.TempDir()
 	boxed := testPolicy(b, dir)
 	run := func(p *sandbox.Policy) time.Duration {
+		if p != nil && !r.WaitWarm(boxed, 5*time.Second) {
+			b.Fatal("no launcher waits")
+		}
 		start := time.Now()
 		res, err := r.Run(context.Background(), exec.Spec{Command: "true", Dir: dir, Output: defaults, Sandbox: p})
 		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
@@ -97,45 +104,26 @@ func BenchmarkExecTrueSandboxed(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var plain, sandboxed []time.Duration
-	run(boxed) // starts the first launcher ahead
+	var plain, warm, cold []time.Duration
+	r.Run(context.Background(), exec.Spec{Command: "true", Dir: dir, Output: defaults, Sandbox: boxed}) // starts the first launcher ahead
 	for i := 0; i < b.N; i++ {
-		// The next launcher starts beside a sandboxed Run: wait for it,
-		// so that neither side is timed with it running (its cost is
-		// BenchmarkSandboxLauncherStart's).
-		if !r.WaitWarm(boxed, 5*time.Second) {
-			b.Fatal("no launcher waits")
+		fresh := *boxed
+		fresh.TmpDir = fmt.Sprint(boxed.TmpDir, "/", i) // no launcher waits for it
+		sides := []func(){
+			func() { plain = append(plain, run(nil)) },
+			func() { warm = append(warm, run(boxed)) },
+			func() { cold = append(cold, run(&fresh)); r.WaitWarm(&fresh, 5*time.Second) },
 		}
-		if i%2 == 0 {
-			plain = append(plain, run(nil))
-			sandboxed = append(sandboxed, run(boxed))
-		} else {
-			sandboxed = append(sandboxed, run(boxed))
-			plain = append(plain, run(nil))
+		for j := range sides {
+			sides[(i+j)%len(sides)]()
 		}
 	}
-	mp, ms := median(plain), median(sandboxed)
+	mp, mw, mc := median(plain), median(warm), median(cold)
 	b.ReportMetric(float64(mp.Microseconds())/1000, "ms-plain")
-	b.ReportMetric(float64(ms.Microseconds())/1000, "ms-sandboxed")
-	b.ReportMetric(float64(ms)/float64(mp), "ratio")
-}
-
-// BenchmarkSandboxLauncherCold is a sandboxed Run of `true` that starts
-// its launcher with the command (no launcher waiting: each Run uses a
-// policy of its own): the CPU a sandboxed exec costs in all, the start of
-// the launcher ahead included, and the latency of a session's first exec.
-func BenchmarkSandboxLauncherCold(b *testing.B) {
-	r := newRunner(b)
-	dir := b.TempDir()
-	boxed := testPolicy(b, dir)
-	for i := 0; i < b.N; i++ {
-		p := *boxed
-		p.TmpDir = fmt.Sprint(boxed.TmpDir, "/", i) // another policy: no launcher waits for it
-		res, err := r.Run(context.Background(), exec.Spec{Command: "true", Dir: dir, Output: defaults, Sandbox: &p})
-		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
-			b.Fatalf("%+v %v", res, err)
-		}
-	}
+	b.ReportMetric(float64(mw.Microseconds())/1000, "ms-sandboxed")
+	b.ReportMetric(float64(mc.Microseconds())/1000, "ms-cold")
+	b.ReportMetric(float64(mw)/float64(mp), "ratio")
+	b.ReportMetric(float64(mc)/float64(mp), "ratio-cold")
 }
 
 func median(d []time.Duration) time.Duration {
