@@ -83,6 +83,11 @@ var cmdServe = &command{
 		}
 		return withLogger(o, func(opts lifecycle.Options) int {
 			switch {
+			case o.remote != "" && opts.Sandbox != nil:
+				// The forwarder passes the client's bytes: the session's
+				// sandbox is the client's initialize's, not this flag's.
+				fmt.Fprintln(os.Stderr, "toold serve: --sandbox does not apply through --remote: give sandbox in initialize (or use toold mcp --remote=auto --sandbox=MODE)")
+				return 2
 			case o.remote != "":
 				return forward(o, opts)
 			case o.listen != "":

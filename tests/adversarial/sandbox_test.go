@@ -356,9 +356,24 @@ func TestSandboxFlags(t *testing.T) {
 	os.Mkdir(filepath.Join(w.out, "sub"), 0o777)
 	sandboxCall(t, c, 1, "initialize", map[string]any{"cwd": w.proj}, nil)
 	runProbe(t, c, 2, w, sandboxProbe{"direct path", "echo x > " + w.out + "/direct", []string{"Permission denied"}, false})
-	r := sandboxExec(t, c, 3, w, "echo ok > in.txt")
+	r := sandboxExec(t, c, 3, w, "echo ok > in.txt; echo $TMPDIR")
 	if r.ExitCode == nil || *r.ExitCode != 0 {
 		t.Errorf("write in the cwd: %q", r.output())
+	}
+	// The session's TMPDIR goes with the session.
+	tmp := strings.TrimSpace(r.Stdout.Head[strings.LastIndex(strings.TrimSpace(r.Stdout.Head), "\n")+1:])
+	if fi, err := os.Stat(tmp); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("TMPDIR %q: %v %v", tmp, fi, err)
+	}
+	sandboxCall(t, c, 4, "session/close", nil, nil)
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("TMPDIR %s outlives its session: %v", tmp, err)
+	}
+	// Through --remote, the flag would not reach the session: refused.
+	p := daemonStart(t, 0, "--remote=auto", "--sandbox=workspace-write")
+	p.run(t)
+	if code := p.wait(10 * time.Second); code != 2 {
+		t.Errorf("toold --remote=auto --sandbox: exit %d, want 2", code)
 	}
 }
 
