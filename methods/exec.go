@@ -163,7 +163,7 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 		StdoutErrors: res.Stdout.HighlightErrors, StderrErrors: res.Stderr.HighlightErrors,
 		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip,
 		StdoutSkipped: res.Stdout.ScanSkipped, StderrSkipped: res.Stderr.ScanSkipped,
-		Sandbox: sandboxDenial(res, spec.Sandbox, spec.Dir)}); n != "" {
+		Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}); n != "" {
 		out.Notice = &n
 	}
 	return out, nil

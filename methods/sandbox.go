@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toold/toold/exec"
 	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/sandbox"
 )
 
@@ -39,12 +39,12 @@ var (
 // sandboxDenial finds in res's output what the sandbox p refused: a write
 // to a path outside its writable set, a connection with the network off, a
 // signal beyond the command's processes. nil when the output shows none.
-func sandboxDenial(res *exec.Result, p *sandbox.Policy, cwd string) *notice.SandboxDenial {
+func sandboxDenial(p *sandbox.Policy, cwd string, streams ...*protocol.Stream) *notice.SandboxDenial {
 	if p == nil {
 		return nil
 	}
 	d := &notice.SandboxDenial{Mode: p.Mode, Writable: p.Writable, TmpDir: p.TmpDir}
-	for _, s := range []*exec.Stream{&res.Stdout, &res.Stderr} {
+	for _, s := range streams {
 		texts := []string{s.Head, s.Tail}
 		for _, h := range s.Highlights {
 			texts = append(texts, h.Text)

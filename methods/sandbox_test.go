@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toold/toold/exec"
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/sandbox"
 )
 
@@ -30,8 +30,7 @@ func TestSandboxDenial(t *testing.T) {
 		{"connect: Network is unreachable\n", false, true, false},
 		{"all good\n", false, false, false},
 	} {
-		res := &exec.Result{Stderr: exec.Stream{Head: tc.stderr}}
-		d := sandboxDenial(res, p, proj)
+		d := sandboxDenial(p, proj, &protocol.Stream{}, &protocol.Stream{Head: tc.stderr})
 		got := [3]bool{}
 		if d != nil {
 			got = [3]bool{d.Write, d.Network, d.Signal}
@@ -40,7 +39,7 @@ func TestSandboxDenial(t *testing.T) {
 			t.Errorf("%q: write, network, signal = %v, want %v", tc.stderr, got, want)
 		}
 	}
-	if sandboxDenial(&exec.Result{Stderr: exec.Stream{Head: "Permission denied: '/x'\n"}}, nil, proj) != nil {
+	if sandboxDenial(nil, proj, &protocol.Stream{Head: "Permission denied: '/x'\n"}) != nil {
 		t.Error("a session without a sandbox got a sandbox notice")
 	}
 }

@@ -259,6 +259,9 @@ func sandboxBackground(t *testing.T, c *rawClient, w *sandboxWorld) {
 	if done.ExitCode == nil || *done.ExitCode == 0 || !strings.Contains(done.output(), "Permission denied") {
 		t.Errorf("background write outside: exit %v, output %q", deref2(done.ExitCode), done.output())
 	}
+	if done.Notice == nil || !strings.Contains(*done.Notice, "blocked by the sandbox") {
+		t.Errorf("process/wait's notice does not name the sandbox: %v", deref(done.Notice))
+	}
 	script := `(setsid sh -c 'echo x > "$1"/daemonized; echo "rc=$?" > daemonized.rc' sh ` + w.out + ` &) ;
 for i in $(seq 100); do [ -s daemonized.rc ] && break; sleep 0.05; done; cat daemonized.rc`
 	d := sandboxExec(t, c, 62, w, script)
