@@ -194,7 +194,7 @@ func TestSearchAndProcesses(t *testing.T) {
 			if err != nil || ex.Process == nil {
 				t.Fatalf("Exec sleep: %+v %v", ex, err)
 			}
-			k, err := c.ProcessKill(ctx, &protocol.ProcessKillParams{ID: *ex.Process, Signal: S("KILL")})
+			k, err := c.ProcessKill(ctx, &protocol.ProcessKillParams{ID: *ex.Process, Signal: new(protocol.SignalParam("KILL"))})
 			if err != nil || k.ID != *ex.Process {
 				t.Errorf("ProcessKill: %+v %v", k, err)
 			}

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/highlight"
+	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/truncate"
 )
 
@@ -91,6 +92,10 @@ type Spec struct {
 	// KeepStdin makes stdin a pipe that stays open while the command runs:
 	// Observer.Started gets its write end, and Stdin is not written.
 	KeepStdin bool
+	// Sandbox, when set, confines the command and its descendants: it is
+	// started through the sandbox's launcher, which execs it in place (its
+	// pid, group and start time are the launcher's).
+	Sandbox *sandbox.Policy
 	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
 	// of a closed spool file, for the evidence of a highlight that has left
 	// memory; nil reads the file from its start.
@@ -162,6 +167,7 @@ type Runner struct {
 	wg     sync.WaitGroup // Runs, and every goroutine they start
 
 	orphans orphans // escaped descendants: see AdoptOrphans
+	warm    warmPool
 }
 
 // NewRunner returns a Runner that logs to logger (nil: no logs).
@@ -185,7 +191,9 @@ func (r *Runner) Close() error {
 		close(r.done)
 	}
 	r.mu.Unlock()
+	r.warm.drain(r)
 	r.wg.Wait()
+	r.warm.drain(r) // what a refill started while Close waited
 	// Only now: until the groups are gone, their zombies must be reaped.
 	r.orphans.stopReaping()
 	return nil
@@ -239,6 +247,9 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 		res.Stderr = p.err.finish()
 	}
 	r.status(p, res)
+	if p.after != nil {
+		p.after()
+	}
 	return res, nil
 }
 
@@ -262,11 +273,17 @@ type process struct {
 
 	marker string // MarkerVar=<id> in its environment, or ""
 	forget func() // forgets the group's record (Spec.Groups)
+	after  func() // called once Run has its result, if set
 }
 
 // start starts the command and the goroutines that read its output and
 // feed its stdin.
 func (r *Runner) start(spec Spec) (*process, error) {
+	if spec.Sandbox != nil {
+		if p, err := r.startWarm(spec); p != nil || err != nil {
+			return p, err
+		}
+	}
 	cmd, err := command(spec)
 	if err != nil {
 		return nil, err
@@ -282,8 +299,7 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	if pp.inR != nil {
 		cmd.Stdin = pp.inR
 	}
-	p := &process{cmd: cmd, pipes: pp, readerDone: make(chan struct{}, 2),
-		stdinDone: make(chan struct{}), exited: make(chan error, 1), begin: time.Now()}
+	p := newProcess(cmd, pp)
 	cmd.Env, p.marker = r.mark(spec, cmd.Env)
 	started := r.orphans.forking()
 	if err := cmd.Start(); err != nil {
@@ -293,6 +309,19 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	}
 	started(cmd.Process.Pid)
 	pp.closeChildEnds()
+	r.begin(spec, p)
+	return p, nil
+}
+
+func newProcess(cmd *osexec.Cmd, pp *pipes) *process {
+	return &process{cmd: cmd, pipes: pp, readerDone: make(chan struct{}, 2),
+		stdinDone: make(chan struct{}), exited: make(chan error, 1), begin: time.Now()}
+}
+
+// begin follows p, started: its record, the observer, the goroutines that
+// read its output, feed its stdin and wait for it.
+func (r *Runner) begin(spec Spec, p *process) {
+	cmd, pp := p.cmd, p.pipes
 	p.pgid = cmd.Process.Pid
 	r.log.Debug("exec started", "pid", p.pgid, "argv", cmd.Args)
 	r.record(spec, p)
@@ -332,7 +361,6 @@ func (r *Runner) start(spec Spec) (*process, error) {
 		r.orphans.waited(p.pgid)
 		p.exited <- err
 	})
-	return p, nil
 }
 
 // read captures f until it ends or is closed.
@@ -559,13 +587,19 @@ func command(spec Spec) (*osexec.Cmd, error) {
 			return nil, fmt.Errorf("cwd %s: %w", spec.Dir, syscall.ENOTDIR)
 		}
 	}
-	return &osexec.Cmd{
+	cmd := &osexec.Cmd{
 		Path:        path,
 		Args:        args,
 		Dir:         spec.Dir,
 		Env:         spec.Env,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
-	}, nil
+	}
+	if spec.Sandbox != nil {
+		if err := sandbox.Wrap(cmd, spec.Sandbox); err != nil {
+			return nil, err
+		}
+	}
+	return cmd, nil
 }
 
 // defaultPath is searched when env has no PATH, as a shell would.

@@ -45,6 +45,7 @@ type liveSession struct {
 	id      string
 	spool   *spool.Dir
 	procs   *process.Table  // its background processes
+	tmp     string          // its TMPDIR once sandboxed, removed with it
 	ctx     context.Context // cancelled when the session closes
 	cancel  context.CancelFunc
 	running sync.WaitGroup // its requests in flight
@@ -201,7 +202,7 @@ func (c *client) initialize(params []byte) (any, error) {
 	c.mu.Lock()
 	side := c.side
 	c.mu.Unlock()
-	st, err := newSettings(&p, side)
+	st, err := newSettings(&p, side, c.d.opts.Sandbox)
 	if err != nil {
 		return nil, err
 	}
@@ -216,18 +217,24 @@ func (c *client) initialize(params []byte) (any, error) {
 	if p.ClientInfo != nil {
 		c.d.log.Info("client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
 	}
-	return &protocol.InitializeResult{
+	res := &protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: protocol.ServerName, Version: c.d.opts.Version},
 		Session:    sess.ID,
 		SpoolDir:   sess.Spool.Path(),
 		Limits:     sess.Limits,
 		Methods:    c.d.MethodNames(),
-	}, nil
+		Sandbox:    sandboxInfo(sess.SandboxPolicy(), sess.Unenforced),
+	}
+	if n := sandboxNotice(sess.Unenforced); n != "" {
+		res.AddNotice(n)
+	}
+	return res, nil
 }
 
 // newSettings makes a session's settings from initialize's params; what they
-// leave out comes from side (a forwarder's client side) or else the daemon.
-func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams) (*methods.Settings, error) {
+// leave out comes from side (a forwarder's client side) or else the daemon
+// (its cwd, its environment, and box, its default sandbox).
+func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, box *protocol.SandboxParams) (*methods.Settings, error) {
 	cfg := &methods.Settings{Cwd: p.Cwd, Env: daemonEnv()}
 	if side != nil {
 		if side.Env != nil {
@@ -258,6 +265,12 @@ func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams) (*me
 	if cfg.Limits, err = methods.ApplyLimits(p.Limits); err != nil {
 		return nil, err
 	}
+	if p.Sandbox != nil {
+		box = p.Sandbox
+	}
+	if cfg.Sandbox, cfg.Unenforced, err = sandboxPolicy(box, cfg.Cwd, cfg.Roots); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 
@@ -285,7 +298,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.settings == nil {
-		st, err := newSettings(&protocol.InitializeParams{}, c.side)
+		st, err := newSettings(&protocol.InitializeParams{}, c.side, c.d.opts.Sandbox)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -298,8 +311,16 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		}
 		c.live = l
 	}
+	if c.settings.Sandbox != nil && c.live.tmp == "" {
+		tmp, err := c.d.makeTmpDir(c.live.id)
+		if err != nil {
+			return nil, nil, nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's TMPDIR: %v", err)
+		}
+		c.live.tmp = tmp
+	}
 	c.live.running.Add(1)
-	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs}, c.live.ctx, c.live.running.Done, nil
+	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs, TmpDir: c.live.tmp},
+		c.live.ctx, c.live.running.Done, nil
 }
 
 // open makes a session: its id, its spool directory and its place among
@@ -352,6 +373,11 @@ func (c *client) closeSession(grace time.Duration) {
 	sess.procs.Close() // its processes end before their spools go
 	if err := sess.spool.Remove(); err != nil {
 		c.d.log.Warn("removing spool directory", "dir", sess.spool.Path(), "err", err)
+	}
+	if sess.tmp != "" {
+		if err := os.RemoveAll(sess.tmp); err != nil {
+			c.d.log.Warn("removing the session's TMPDIR", "dir", sess.tmp, "err", err)
+		}
 	}
 	c.d.mu.Lock()
 	delete(c.d.sessions, c)

@@ -55,7 +55,10 @@ type Options struct {
 	// 0 means DefaultMaxConnsPerUID, lowered to half the descriptors the
 	// process may open, so that commands and files keep the other half.
 	MaxConnsPerUID int
-	Logger         *slog.Logger
+	// Sandbox is the sandbox of a session whose initialize names none
+	// (serve's and mcp's --sandbox); nil means off.
+	Sandbox *protocol.SandboxParams
+	Logger  *slog.Logger
 }
 
 // MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) for a

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/spool"
 )
 
@@ -85,18 +86,26 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 			continue
 		}
 		delay = 0
-		uid, err := peerUID(conn)
-		if err == nil && uid != uint32(os.Geteuid()) {
-			err = fmt.Errorf("peer uid %d is not %d", uid, os.Geteuid())
+		cred, err := peerCred(conn)
+		if err == nil && cred.Uid != uint32(os.Geteuid()) {
+			err = fmt.Errorf("peer uid %d is not %d", cred.Uid, os.Geteuid())
 		}
 		if err != nil {
 			d.log.Warn("refused a connection", "err", err)
 			conn.Close()
 			continue
 		}
+		uid := cred.Uid
+		if sandbox.Sandboxed(int(cred.Pid)) {
+			// A sandboxed command (or its child) must not get an
+			// unconfined session of the daemon that confines it.
+			d.log.Warn("refused a connection from a sandboxed command", "pid", cred.Pid)
+			wg.Go(func() { refuse(ctx, conn, errSandboxedPeer(cred.Pid)) })
+			continue
+		}
 		if !conns.add(uid) {
 			d.log.Warn("refused a connection: too many", "uid", uid, "max", conns.max)
-			wg.Go(func() { refuse(ctx, conn, conns.max) })
+			wg.Go(func() { refuse(ctx, conn, errTooMany(conns.max)) })
 			continue
 		}
 		wg.Go(func() {
@@ -250,37 +259,52 @@ func (c *connCounter) done(uid uint32) {
 // first message, which is answered with the error in its framing.
 const refuseTimeout = 2 * time.Second
 
-// refuse answers a connection past the per-uid cap: its first request gets
-// -32006, then the connection is closed.
-func refuse(ctx context.Context, conn *net.UnixConn, limit int) {
+// errTooMany is the error of a connection past the per-uid cap.
+func errTooMany(limit int) error {
+	return rpc.Errorf(protocol.CodeTooManyConnections, map[string]int{"max": limit},
+		"too many connections: this uid has %d open to the daemon; close some or retry later", limit)
+}
+
+// errSandboxedPeer is the error of a connection from a sandboxed command.
+func errSandboxedPeer(pid int32) error {
+	return rpc.Errorf(protocol.CodeAccessDenied, map[string]int32{"pid": pid},
+		"access denied: pid %d runs in a sandbox (another user namespace): sandboxed commands cannot use the shared daemon", pid)
+}
+
+// refuse answers a connection the daemon does not serve: its first request
+// gets err, then the connection is closed.
+func refuse(ctx context.Context, conn *net.UnixConn, err error) {
 	conn.SetDeadline(time.Now().Add(refuseTimeout))
 	srv := &rpc.Server{
 		Inline: func(string) bool { return true },
-		Handler: func(context.Context, *rpc.Request) (any, error) {
+		Handler: func(_ context.Context, req *rpc.Request) (any, error) {
+			if req.Notif {
+				return nil, nil // a forwarder's $/toold/client: the request follows
+			}
 			conn.CloseRead() // one answer: the read loop then sees the end
-			return nil, rpc.Errorf(protocol.CodeTooManyConnections, map[string]int{"max": limit},
-				"too many connections: this uid has %d open to the daemon; close some or retry later", limit)
+			return nil, err
 		},
 		DrainTimeout: refuseTimeout,
 	}
 	srv.ServeConn(ctx, conn)
 }
 
-// peerUID reads the uid of the process at the other end of c.
-func peerUID(c *net.UnixConn) (uint32, error) {
+// peerCred reads the credentials of the process at the other end of c, as
+// they were when it connected.
+func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var cred *unix.Ucred
 	var cerr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	}); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if cerr != nil {
-		return 0, fmt.Errorf("reading the peer's credentials: %w", cerr)
+		return nil, fmt.Errorf("reading the peer's credentials: %w", cerr)
 	}
-	return cred.Uid, nil
+	return cred, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,7 +15,44 @@ import (
 // returns the exit code the process should end with.
 func (d *Daemon) ServeStdio(ctx context.Context) int {
 	growPipe(1)
-	return d.ServeConn(ctx, stdio{in: pollable(0, os.Stdin), out: pollable(1, os.Stdout)})
+	s := &stdio{in: pollable(0, os.Stdin), out: pollable(1, os.Stdout)}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.watchHangup(ctx, 0)
+	return d.ServeConn(ctx, s)
+}
+
+// hangupWriteTimeout bounds each reply's write once the client has closed
+// its end of stdin: a client that still reads takes its replies within it,
+// one that never reads is not waited for the minute of rpc's write timeout.
+const hangupWriteTimeout = 2 * time.Second
+
+// hangupPoll is how often watchHangup looks at stdin.
+const hangupPoll = 100 * time.Millisecond
+
+// watchHangup waits until the writer of fd (stdin) has closed it, as
+// poll's POLLHUP says even while unread requests remain in the pipe, and
+// then bounds every write by hangupWriteTimeout. A client that sent many
+// requests and closed its input without reading the replies has the daemon
+// paused at its in-flight cap, its reads stopped before the end of input:
+// without this it would end only after rpc's write timeout.
+func (s *stdio) watchHangup(ctx context.Context, fd int) {
+	// POLLHUP for a pipe whose writers are gone, POLLRDHUP for a socket
+	// whose peer shut down its writing.
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+	for ctx.Err() == nil {
+		fds[0].Revents = 0
+		n, err := unix.Poll(fds, int(hangupPoll/time.Millisecond))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil || fds[0].Revents&unix.POLLNVAL != 0:
+			return // not a descriptor poll can watch: rpc's bounds hold
+		case n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0:
+			s.hangup()
+			return
+		}
+	}
 }
 
 // growPipe raises the buffer of fd, when it is a pipe, to 1 MiB (or what
@@ -48,14 +86,55 @@ func pollable(fd int, std *os.File) *os.File {
 type stdio struct {
 	in  *os.File
 	out *os.File
+
+	mu   sync.Mutex
+	want time.Time // the write deadline rpc asked for (zero: none)
+	hup  bool      // the client closed stdin
 }
 
-// SetWriteDeadline sets stdout's write deadline, when it is pollable.
-func (s stdio) SetWriteDeadline(t time.Time) error { return s.out.SetWriteDeadline(t) }
+// SetWriteDeadline sets stdout's write deadline, when it is pollable: t, or
+// sooner once the client has closed stdin (see watchHangup).
+func (s *stdio) SetWriteDeadline(t time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.want = t
+	return s.out.SetWriteDeadline(s.deadline())
+}
 
-func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
-func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
-func (s stdio) Close() error {
+// hangup bounds the write in progress, and every later one, by
+// hangupWriteTimeout.
+func (s *stdio) hangup() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hup = true
+	s.out.SetWriteDeadline(s.deadline())
+}
+
+// deadline is the write deadline in force; s.mu is held.
+func (s *stdio) deadline() time.Time {
+	if !s.hup {
+		return s.want
+	}
+	soon := time.Now().Add(hangupWriteTimeout)
+	if s.want.IsZero() || s.want.After(soon) {
+		return soon
+	}
+	return s.want
+}
+
+func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
+
+// Write writes p to stdout, within hangupWriteTimeout once the client has
+// closed stdin, whatever deadline rpc set (or none).
+func (s *stdio) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	if s.hup {
+		s.out.SetWriteDeadline(s.deadline())
+	}
+	s.mu.Unlock()
+	return s.out.Write(p)
+}
+func (s *stdio) Close() error {
 	err := s.in.Close()
 	if errors.Is(err, os.ErrClosed) {
 		return nil

@@ -209,7 +209,7 @@ func tools() []*sdk.Tool {
 		OutputSchema: outputSchema(protocol.MethodProcessKill),
 		Description:  "End a background process and everything it started (SIGTERM, then SIGKILL after 2 s). Returns its exit status; process_read still gives its last output.",
 		InputSchema: inputSchema(protocol.MethodProcessKill, pID,
-			prop{"signal", "string", "A signal to send first, such as SIGINT (default SIGTERM)."}),
+			prop{"signal", "string", "A signal to send first: a name such as SIGINT, or its number (default SIGTERM)."}),
 		Annotations: ends,
 	}, {
 		Name:         toolName(protocol.MethodProcessList),

@@ -82,6 +82,14 @@ func execSpec(p *protocol.ExecParams, s *Session) (exec.Spec, error) {
 		}
 	}
 	spec.Env = s.EnvList(p.Env)
+	if pol := s.SandboxPolicy(); pol != nil {
+		spec.Sandbox = pol
+		env := map[string]string{"TMPDIR": s.TmpDir}
+		for k, v := range p.Env {
+			env[k] = v
+		}
+		spec.Env = s.EnvList(env)
+	}
 	spec.Stdin = p.Stdin
 	l := s.Limits.Exec
 	timeout, err := count("timeoutMs", p.TimeoutMs, l.TimeoutMs, 0, protocol.MaxExecTimeoutMs)
@@ -164,7 +172,8 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 		StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
 		StdoutErrors: res.Stdout.HighlightErrors, StderrErrors: res.Stderr.HighlightErrors,
 		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip,
-		StdoutSkipped: res.Stdout.ScanSkipped, StderrSkipped: res.Stderr.ScanSkipped}); n != "" {
+		StdoutSkipped: res.Stdout.ScanSkipped, StderrSkipped: res.Stderr.ScanSkipped,
+		Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}); n != "" {
 		out.Notice = &n
 	}
 	return out, nil

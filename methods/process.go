@@ -86,7 +86,8 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 			}
 		}
 		if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
-			StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError}); n != "" {
+			StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
+			Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}); n != "" {
 			out.Notice = &n
 		}
 		return out, nil
@@ -106,7 +107,8 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	if o.Result != nil { // it exited just now: still readable as a process
 		out.ExitCode, out.Signal = o.Result.ExitCode, o.Result.Signal
 	}
-	n := notice.ExecRunning(notice.ExecFacts{Result: out, StdoutErrors: outErrs, StderrErrors: errErrs}, yield)
+	n := notice.ExecRunning(notice.ExecFacts{Result: out, StdoutErrors: outErrs, StderrErrors: errErrs,
+		Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}, yield)
 	out.Notice = &n
 	return out, nil
 }
@@ -189,7 +191,7 @@ func spanLines(gs []highlight.Group, first, last bool, lines int64) []highlight.
 
 // processOutput reads pr's output since the cursor and shapes the result of
 // process/read (reason "") or process/wait.
-func (svc *Service) processOutput(ctx context.Context, pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
+func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
 	out, err := pr.Read(since, exec.KeepBytes(o.MaxBytes), &o)
 	if errors.Is(err, process.ErrCursor) {
 		return nil, rpc.InvalidParams("since", "%v", err)
@@ -212,7 +214,7 @@ func (svc *Service) processOutput(ctx context.Context, pr *process.Proc, since *
 		r.ExitCode, r.Signal = res.ExitCode, res.Signal
 	}
 	n := notice.Process(notice.ProcessFacts{Out: r, Timeout: timeout, LostStdout: out.Stdout.Lost, LostStderr: out.Stderr.Lost,
-		StdoutErrors: outErrs, StderrErrors: errErrs})
+		StdoutErrors: outErrs, StderrErrors: errErrs, Sandbox: sandboxDenial(s.SandboxPolicy(), s.Cwd, &r.Stdout, &r.Stderr)})
 	r.Notice = &n
 	return r, nil
 }
@@ -235,7 +237,7 @@ func (svc *Service) ProcessRead(ctx context.Context, s *Session, params []byte) 
 		}
 		since = &c
 	}
-	return svc.processOutput(ctx, pr, since, o, "", 0)
+	return svc.processOutput(ctx, s, pr, since, o, "", 0)
 }
 
 // ProcessWait answers process/wait: it returns at the process's exit, at a
@@ -274,7 +276,7 @@ func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) 
 	if err != nil {
 		return nil, err
 	}
-	return svc.processOutput(ctx, pr, nil, o, reason, u.Timeout)
+	return svc.processOutput(ctx, s, pr, nil, o, reason, u.Timeout)
 }
 
 // ProcessWrite answers process/write: input on the process's stdin.
@@ -309,7 +311,7 @@ func (svc *Service) ProcessKill(ctx context.Context, s *Session, params []byte) 
 	}
 	sig := syscall.SIGTERM
 	if p.Signal != nil {
-		if sig, err = parseSignal(*p.Signal); err != nil {
+		if sig, err = parseSignal(string(*p.Signal)); err != nil {
 			return nil, err
 		}
 	}

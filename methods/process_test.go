@@ -206,3 +206,42 @@ func TestBackgroundFastExit(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessKillSignal: process/kill's signal is a name or a number, as
+// its doc and its error say; a JSON number was refused as "must be a
+// string" (issue 15, item 5c).
+func TestProcessKillSignal(t *testing.T) {
+	svc, s := newExecService(t, nil)
+	for _, tc := range []struct {
+		signal any
+		want   string // the signal that ended it, or "" for -32602
+	}{
+		{9, "SIGKILL"},
+		{"9", "SIGKILL"},
+		{"KILL", "SIGKILL"},
+		{"SIGINT", "SIGINT"},
+		{2.0, "SIGINT"},
+		{true, ""},
+		{2.5, ""},
+		{"nosuch", ""},
+	} {
+		r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "exec sleep 30", "background": true})
+		b, _ := json.Marshal(map[string]any{"id": *r.Process, "signal": tc.signal})
+		res, err := svc.ProcessKill(context.Background(), s, b)
+		if tc.want == "" {
+			var re *rpc.Error
+			if !errors.As(err, &re) || re.Code != rpc.CodeInvalidParams || !strings.Contains(re.Message, "signal") {
+				t.Errorf("signal %v: want -32602 naming signal, got %v, %v", tc.signal, res, err)
+			}
+			call[protocol.ProcessInfo](t, svc.ProcessKill, s, map[string]any{"id": *r.Process})
+			continue
+		}
+		if err != nil {
+			t.Errorf("signal %v: %v", tc.signal, err)
+			continue
+		}
+		if k := res.(protocol.ProcessInfo); k.Running || k.Signal == nil || *k.Signal != tc.want {
+			t.Errorf("signal %v: %+v, want ended by %s", tc.signal, k, tc.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/spool"
 )
 
@@ -29,6 +30,12 @@ type Settings struct {
 	Cwd   string
 	Env   map[string]string
 	Roots []Root // from ResolveRoots; empty means everywhere
+	// Sandbox confines the session's commands; nil means none. Its TmpDir
+	// is the session's (Session.TmpDir).
+	Sandbox *sandbox.Policy
+	// Unenforced says what of Sandbox this kernel does not enforce
+	// (bestEffort).
+	Unenforced []string
 	protocol.Limits
 }
 
@@ -39,6 +46,9 @@ type Session struct {
 	*Settings
 	Spool *spool.Dir
 	Procs *process.Table // its background processes
+	// TmpDir is the session's private TMPDIR when it is sandboxed; its
+	// commands may write there.
+	TmpDir string
 }
 
 // EnvList returns the session's environment merged with extra (extra wins),

@@ -28,6 +28,9 @@ type ExecFacts struct {
 	// StdoutSkipped and StderrSkipped are set when output went past the
 	// spool's cap, which the highlight detector does not search.
 	StdoutSkipped, StderrSkipped bool
+	// Sandbox is what the output shows the session's sandbox refused; nil
+	// when nothing.
+	Sandbox *SandboxDenial
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -45,6 +48,9 @@ func Exec(f ExecFacts) string {
 		parts = append(parts, "Killed by "+*r.Signal)
 	}
 	parts = append(parts, streamParts(f)...)
+	if s := Sandbox(f.Sandbox); s != "" {
+		parts = append(parts, s)
+	}
 	if len(parts) == 0 {
 		return ""
 	}

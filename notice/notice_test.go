@@ -104,6 +104,16 @@ func TestMessages(t *testing.T) {
 		{"exec cancelled", ex(ExecFacts{Result: &protocol.ExecResult{Cancelled: true}}),
 			"[Cancelled: the command's process group was killed]"},
 		{"exec killed", ex(ExecFacts{Result: &protocol.ExecResult{Signal: ptr("SIGKILL")}}), "[Killed by SIGKILL]"},
+		{"exec: a write outside the workspace", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1)}, Sandbox: &SandboxDenial{Mode: "workspace-write",
+			Writable: []string{"/p", "/w", "/t"}, TmpDir: "/t", Write: true}}),
+			"[writes outside the workspace are blocked by the sandbox: workspace-write allows /p, /w and TMPDIR (/t)]"},
+		{"exec: a write in read-only, the network, a signal", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1)}, Sandbox: &SandboxDenial{Mode: "read-only",
+			Writable: []string{"/t"}, TmpDir: "/t", Write: true, Network: true, Signal: true}}),
+			"[writes are blocked by the sandbox: read-only allows only TMPDIR (/t). the network is off in the sandbox: only loopback is reachable (initialize's sandbox.network, --network). the sandbox blocks signals and tracing of processes outside the command's own]"},
+		{"initialize: bestEffort", func() string {
+			return SandboxUnenforced([]string{"Landlock ABI 6 needed for signal scoping, this kernel has 3"})
+		},
+			"[The sandbox is not fully enforced (bestEffort): Landlock ABI 6 needed for signal scoping, this kernel has 3]"},
 		{"exec highlights", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(2), Stdout: withHighlights(long, 3, 1733, 1736, 3120, 3120)}, StdoutErrors: true}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733-1736, 3120 are shown (3 more groups not); read them with page spool=ab12 offset=1001]"},
 		{"exec kinds", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1), Stdout: withKinds(withHighlights(long, 41230, 1733, 1733),

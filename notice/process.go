@@ -15,7 +15,11 @@ func ExecRunning(f ExecFacts, yield time.Duration) string {
 	parts := []string{fmt.Sprintf("Still running after %s as process %s: %s waits for it (its exit, a line matching until.pattern, or until.idleMs without output), "+
 		"%s reads what it prints next, %s answers a prompt, %s ends it",
 		yield, *f.Result.Process, protocol.MethodProcessWait, protocol.MethodProcessRead, protocol.MethodProcessWrite, protocol.MethodProcessKill)}
-	return "[" + strings.Join(append(parts, streamParts(f)...), ". ") + "]"
+	parts = append(parts, streamParts(f)...)
+	if s := Sandbox(f.Sandbox); s != "" {
+		parts = append(parts, s)
+	}
+	return "[" + strings.Join(parts, ". ") + "]"
 }
 
 // ProcessFacts are what the notice of process/read or process/wait is
@@ -31,6 +35,9 @@ type ProcessFacts struct {
 	// StdoutErrors and StderrErrors are set when a shown highlight of the
 	// stream is an error (else its highlights are warnings).
 	StdoutErrors, StderrErrors bool
+	// Sandbox is what the new output shows the session's sandbox refused;
+	// nil when nothing.
+	Sandbox *SandboxDenial
 }
 
 // Process returns the notice of a process's new output: how the wait
@@ -67,6 +74,9 @@ func Process(f ProcessFacts) string {
 		if p != "" {
 			parts = append(parts, p)
 		}
+	}
+	if s := Sandbox(f.Sandbox); s != "" {
+		parts = append(parts, s)
 	}
 	return "[" + strings.Join(parts, ". ") + "]"
 }

@@ -16,6 +16,10 @@ const (
 	// CodeTooManyConnections: the shared daemon serves as many connections
 	// of the client's uid as it allows; the client may retry later.
 	CodeTooManyConnections int64 = -32006
+	// CodeSandboxUnavailable: the sandbox initialize asked for cannot be
+	// enforced by this kernel (and bestEffort is not set); the message
+	// names what is missing.
+	CodeSandboxUnavailable int64 = -32007
 )
 
 // PathData is error.data for an error about a path.

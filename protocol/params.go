@@ -7,6 +7,34 @@ type InitializeParams struct {
 	Env        map[string]string `json:"env"`
 	Roots      []string          `json:"roots"`
 	Limits     *LimitsParams     `json:"limits"`
+	// Sandbox confines the session's commands (PROTOCOL.md, "Sandbox");
+	// nil means the daemon's default (off unless serve's --sandbox).
+	Sandbox *SandboxParams `json:"sandbox"`
+}
+
+// The sandbox modes.
+const (
+	SandboxOff            = "off"
+	SandboxReadOnly       = "read-only"
+	SandboxWorkspaceWrite = "workspace-write"
+)
+
+// SandboxModes lists the modes, for the flags and the schema.
+var SandboxModes = []string{SandboxOff, SandboxReadOnly, SandboxWorkspaceWrite}
+
+// SandboxParams are initialize's sandbox.
+type SandboxParams struct {
+	// Mode is off (the default), read-only (no write but TMPDIR) or
+	// workspace-write (writes beneath the roots, or the cwd without
+	// roots, the writable dirs and TMPDIR).
+	Mode string `json:"mode"`
+	// Writable are more directories workspace-write may write beneath.
+	Writable []string `json:"writable"`
+	// Network allows sockets beyond loopback; default false.
+	Network bool `json:"network"`
+	// BestEffort starts the session when the kernel cannot enforce all
+	// of the sandbox, its notice saying what is not; else that is -32007.
+	BestEffort bool `json:"bestEffort"`
 }
 
 // ClientInfo names the client.

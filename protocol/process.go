@@ -1,5 +1,11 @@
 package protocol
 
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+)
+
 // Method names of the processes that outlive the call (PROTOCOL.md,
 // "Processes that outlive the call"), and of progress.
 const (
@@ -127,7 +133,30 @@ type ProcessKillParams struct {
 	// Signal is a name ("SIGINT" or "INT") or a number; default SIGTERM.
 	// Whatever it is, the group gets SIGTERM then SIGKILL 2 s later if it
 	// is still there.
-	Signal *string `json:"signal"`
+	Signal *SignalParam `json:"signal"`
+}
+
+// SignalParam is process/kill's signal: a JSON string (a name, "SIGINT" or
+// "INT", or digits) or a JSON number, kept as the text given ("9" for 9).
+type SignalParam string
+
+// UnmarshalJSON implements json.Unmarshaler: a string or a whole number;
+// anything else is a type error that names the field.
+func (s *SignalParam) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var v string
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*s = SignalParam(v)
+		return nil
+	}
+	var n Num
+	if err := n.UnmarshalJSON(b); err != nil {
+		return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[string]()}
+	}
+	*s = SignalParam(strconv.FormatInt(int64(n), 10))
+	return nil
 }
 
 // ProcessOutput is process/read's and process/wait's result: the output

@@ -7,9 +7,28 @@ type InitializeResult struct {
 	SpoolDir   string     `json:"spoolDir"`
 	Limits     Limits     `json:"limits"` // the effective ones
 	Methods    []string   `json:"methods"`
+	// Sandbox is the session's sandbox as enforced; null when off.
+	Sandbox *SandboxInfo `json:"sandbox"`
 	// Notice names the params initialize ignored (a misspelt limit would
 	// otherwise leave its default in force without a word); null when none.
 	Notice *string `json:"notice"`
+}
+
+// SandboxInfo is the sandbox a session's commands run in.
+type SandboxInfo struct {
+	Mode string `json:"mode"`
+	// Writable are the directories writes are allowed beneath, TMPDIR's
+	// among them (none else in read-only).
+	Writable []string `json:"writable"`
+	// Readable, when not null, are the only directories reads are allowed
+	// beneath (read-only with roots); null means everywhere.
+	Readable []string `json:"readable"`
+	Network  bool     `json:"network"`
+	// TmpDir is the session's private TMPDIR, removed with the session.
+	TmpDir string `json:"tmpDir"`
+	// Unenforced says what this kernel cannot enforce (bestEffort); []
+	// when it enforces everything.
+	Unenforced []string `json:"unenforced"`
 }
 
 // ServerInfo names the server.

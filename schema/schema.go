@@ -58,6 +58,11 @@ func Params(method string) (*jsonschema.Schema, error) {
 		delete(s.Properties, f)
 		s.PropertyOrder = slices.DeleteFunc(s.PropertyOrder, func(p string) bool { return p == f })
 	}
+	if method == protocol.MethodProcessKill {
+		// protocol.SignalParam decodes a name or a number.
+		sig := s.Properties["signal"]
+		sig.Type, sig.Types = "", []string{"null", "string", "integer"}
+	}
 	if method == protocol.MethodExec {
 		s.Properties["preview"].Enum = enum(protocol.PreviewModes)
 	}

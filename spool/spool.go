@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -159,8 +158,11 @@ func (m *Manager) setUpLocked() error {
 
 // PrivateDir creates dir (0700) if it is missing and refuses it, with an
 // error wrapping ErrUnsafeRoot, unless it is a directory owned by us that
-// no one else may read or write: the spool root, and the shared daemon's
-// socket directory.
+// no one else may write: the spool root, and the shared daemon's socket
+// directory. One of ours that others may read or enter (0755, from an old
+// umask or another tool) is made 0700, as ssh-agent and gopls make their
+// socket directories; one that others could write to may hold what they
+// planted, and is refused.
 func PrivateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("spool: create %s: %w", dir, err)
@@ -168,20 +170,34 @@ func PrivateDir(dir string) error {
 	return checkRoot(dir)
 }
 
-// checkRoot refuses a root that someone else could read or replace.
+// checkRoot refuses a root that someone else could replace or write to,
+// and makes one of ours that others could read 0700. The mode is changed
+// through a descriptor opened without following a symlink, so that what is
+// checked is what is changed.
 func checkRoot(root string) error {
-	fi, err := os.Lstat(root)
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("spool: %w", err)
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			return fmt.Errorf("%w: %s is not a directory", ErrUnsafeRoot, root)
+		}
+		return fmt.Errorf("spool: %s: %w", root, err)
 	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrUnsafeRoot, root)
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("spool: %s: %w", root, err)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+	if int(st.Uid) != os.Geteuid() {
 		return fmt.Errorf("%w: %s is owned by uid %d, not %d", ErrUnsafeRoot, root, st.Uid, os.Geteuid())
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("%w: %s has mode %#o, want 0700", ErrUnsafeRoot, root, perm)
+	perm := os.FileMode(st.Mode).Perm()
+	switch {
+	case perm&0o022 != 0:
+		return fmt.Errorf("%w: %s has mode %#o: others could write to it", ErrUnsafeRoot, root, perm)
+	case perm&0o077 != 0:
+		if err := unix.Fchmod(fd, 0o700); err != nil {
+			return fmt.Errorf("%w: %s has mode %#o and cannot be made 0700: %w", ErrUnsafeRoot, root, perm, err)
+		}
 	}
 	return nil
 }

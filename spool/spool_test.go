@@ -106,8 +106,16 @@ func TestUnsafeRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(open, 0o755)
-	if _, err := NewManager(open); !errors.Is(err, ErrUnsafeRoot) {
-		t.Errorf("0755 root: %v", err)
+	if _, err := NewManager(open); err != nil {
+		t.Errorf("0755 root of ours: %v", err)
+	} else if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o700 {
+		t.Errorf("0755 root of ours left %v, want 0700", fi.Mode().Perm())
+	}
+	writable := filepath.Join(dir, "writable")
+	os.Mkdir(writable, 0o700)
+	os.Chmod(writable, 0o777)
+	if _, err := NewManager(writable); !errors.Is(err, ErrUnsafeRoot) {
+		t.Errorf("0777 root: %v", err)
 	}
 	link := filepath.Join(dir, "link")
 	private := filepath.Join(dir, "private")

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +31,7 @@ type options struct {
 
 	roots  stringList
 	limits limitFlags
+	box    sandboxFlags
 	json   bool
 }
 
@@ -57,6 +60,52 @@ func connFlags(fs *flag.FlagSet, o *options) {
 func remoteFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.remote, "remote", "", `use the shared daemon: "auto" (the socket of this build, `+defaultSocketHint()+`, started if none answers) or a socket path`)
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "the shared daemon exits after this long with no clients (0: 1m for a daemon --remote=auto starts, else never)")
+}
+
+// sandboxFlags are initialize's sandbox as flags (serve's default for its
+// sessions, mcp's for its one).
+type sandboxFlags struct {
+	mode       string
+	writable   stringList
+	network    bool
+	bestEffort bool
+}
+
+func (b *sandboxFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&b.mode, "sandbox", "", "confine commands with the kernel: read-only, workspace-write or off (the default)")
+	fs.Var(&b.writable, "writable", "with --sandbox=workspace-write, also allow writes beneath this directory (repeatable)")
+	fs.BoolVar(&b.network, "network", false, "with --sandbox, allow sockets beyond loopback")
+	fs.BoolVar(&b.bestEffort, "sandbox-best-effort", false, "with --sandbox, start even where the kernel cannot enforce all of it (initialize's notice says what is not)")
+}
+
+// params are the sandbox the flags give, shaped as initialize's param; nil
+// when --sandbox is not given.
+func (b *sandboxFlags) params() (*protocol.SandboxParams, error) {
+	if b.mode == "" {
+		if len(b.writable) > 0 || b.network || b.bestEffort {
+			return nil, fmt.Errorf("--writable, --network and --sandbox-best-effort need --sandbox")
+		}
+		return nil, nil
+	}
+	if !slices.Contains(protocol.SandboxModes, b.mode) {
+		return nil, fmt.Errorf("--sandbox: %q is not one of %s", b.mode, strings.Join(protocol.SandboxModes, ", "))
+	}
+	return &protocol.SandboxParams{Mode: b.mode, Writable: b.writable, Network: b.network, BestEffort: b.bestEffort}, nil
+}
+
+// absParams are params with the writable dirs made absolute: a daemon
+// leaves the cwd they are relative to.
+func (b *sandboxFlags) absParams() (*protocol.SandboxParams, error) {
+	p, err := b.params()
+	if p == nil || err != nil {
+		return p, err
+	}
+	for i, w := range p.Writable {
+		if p.Writable[i], err = filepath.Abs(w); err != nil {
+			return nil, fmt.Errorf("--writable %s: %w", w, err)
+		}
+	}
+	return p, nil
 }
 
 // stringList is a repeatable flag.

@@ -163,3 +163,24 @@ func TestReadmeExamples(t *testing.T) {
 		}
 	}
 }
+
+// The sandbox section's commands start toold commands that exist, with
+// flags they take.
+func TestReadmeSandbox(t *testing.T) {
+	n := 0
+	for _, block := range readmeBlocks(t, "Run an agent's commands in a sandbox", "sh") {
+		for _, line := range strings.Split(block, "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			if _, cmd, ok := strings.Cut(line, " -- "); ok {
+				line = cmd
+			}
+			if f := strings.Fields(line); len(f) > 0 && f[0] == "toold" {
+				n++
+				checkToold(t, line, f[0], f[1:])
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d toold commands in the sandbox section, want 3", n)
+	}
+}

@@ -69,6 +69,7 @@ var cmdServe = &command{
 		remoteFlags(fs, o)
 		spoolFlag(fs, o)
 		connFlags(fs, o)
+		o.box.define(fs)
 		logFlags(fs, o)
 	},
 	run: func(o *options, args []string) int {
@@ -82,6 +83,11 @@ var cmdServe = &command{
 		}
 		return withLogger(o, func(opts lifecycle.Options) int {
 			switch {
+			case o.remote != "" && opts.Sandbox != nil:
+				// The forwarder passes the client's bytes: the session's
+				// sandbox is the client's initialize's, not this flag's.
+				fmt.Fprintln(os.Stderr, "toold serve: --sandbox does not apply through --remote: give sandbox in initialize (or use toold mcp --remote=auto --sandbox=MODE)")
+				return 2
 			case o.remote != "":
 				return forward(o, opts)
 			case o.listen != "":
@@ -122,9 +128,14 @@ func withLogger(o *options, f func(lifecycle.Options) int) int {
 		fmt.Fprintln(os.Stderr, "toold: spool quotas must be positive")
 		return 2
 	}
+	box, err := o.box.absParams()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toold:", err)
+		return 2
+	}
 	return f(lifecycle.Options{Version: build.Version, SpoolRoot: o.spoolRoot, Trace: o.trace, Logger: logger,
 		SpoolSessionQuota: o.sessionQuota, SpoolDaemonQuota: o.daemonQuota,
-		WriteTimeout: o.writeTimeout, MaxConnsPerUID: o.maxConns, AdoptOrphans: true})
+		WriteTimeout: o.writeTimeout, MaxConnsPerUID: o.maxConns, AdoptOrphans: true, Sandbox: box})
 }
 
 // withDaemon starts a daemon, runs f with a context that SIGINT and SIGTERM
@@ -287,6 +298,7 @@ limit flags set the session's per-call defaults.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.Var(&o.roots, "root", "confine reading to this directory (repeatable; relative to the working directory)")
 		o.limits.define(fs)
+		o.box.define(fs)
 		remoteFlags(fs, o)
 		spoolFlag(fs, o)
 		logFlags(fs, o)
@@ -327,6 +339,13 @@ func initParams(o *options, client string) (map[string]any, error) {
 	}
 	if limits != nil {
 		init["limits"] = limits
+	}
+	box, err := o.box.absParams()
+	if err != nil {
+		return nil, err
+	}
+	if box != nil {
+		init["sandbox"] = box
 	}
 	return init, nil
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/proc"
 )
 
 // Bad neighbours: clients that send much and read nothing.
@@ -121,35 +124,66 @@ func TestDaemonFloodSocket(t *testing.T) {
 	drainFlood(t, flood, n)
 }
 
-// TestDaemonStdioNonReaderEnds: issue 8 item 11. A stdio client sends
-// requests, closes its input and never reads: the daemon ends (after the
-// drain timeout, its blocked replies aborted) instead of living forever.
-// Both below the in-flight cap (the end of input is seen) and above it
-// (reads paused: the write timeout ends it).
+// TestDaemonStdioNonReaderEnds: issue 8 item 11 and issue 15 item 5a. A
+// stdio client starts commands and sends requests, closes its input and
+// never reads: the daemon ends within a few seconds of the end of its input,
+// its commands killed, instead of living on blocked on replies nobody reads
+// (main ran on for the minute of its write timeout above the in-flight cap,
+// where its reads are paused and the end of input is not read). Both below
+// the cap (the end of input is read) and above it.
 func TestDaemonStdioNonReaderEnds(t *testing.T) {
-	for _, tc := range []struct {
-		requests int
-		args     []string
-	}{
-		{40, nil},
-		{400, []string{"--write-timeout", "2s"}},
-	} {
-		t.Run(fmt.Sprint(tc.requests, " requests"), func(t *testing.T) {
-			p, c := daemonStdio(t, tc.args...)
+	for _, requests := range []int{40, 400} {
+		t.Run(fmt.Sprint(requests, " requests"), func(t *testing.T) {
+			p, c := daemonStdio(t)
 			path := daemonFile(t, t.TempDir(), 8192, 128)
+			marker := fmt.Sprintf("TOOLD_NONREADER=%d-%d", os.Getpid(), requests)
+			k, v, _ := strings.Cut(marker, "=")
+			for i := range 3 {
+				if err := c.send(rawRequest(100000+i, "exec", map[string]any{"command": "sleep 300", "env": map[string]string{k: v}})); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, 5*time.Second, "the commands to start", func() bool { return len(withEnv(marker)) == 3 })
 			var sent atomic.Int64
-			floodReads(c, path, tc.requests, &sent)
-			settle(&sent, tc.requests)
+			floodReads(c, path, requests, &sent)
+			settle(&sent, requests)
 			c.w.Close()
 			// The stdout pipe stays open and unread until the test ends.
-			switch code := p.wait(20 * time.Second); code {
+			switch code := p.wait(6 * time.Second); code {
 			case -1:
-				t.Fatalf("the daemon still runs 20 s after its input ended (%d requests written)", sent.Load())
+				t.Fatalf("the daemon still runs 6 s after its input ended (%d requests written)", sent.Load())
 			case 0:
 			default:
 				t.Fatalf("the daemon exited %d, want 0", code)
 			}
+			if left := withEnv(marker); len(left) > 0 {
+				t.Errorf("its commands outlive it: %v", left)
+			}
 		})
+	}
+}
+
+// withEnv lists the live processes whose environment holds entry.
+func withEnv(entry string) []int {
+	var pids []int
+	for _, pid := range proc.Pids() {
+		if info, err := proc.Stat(pid); err != nil || info.Zombie {
+			continue
+		}
+		if has, _ := proc.HasEnv(pid, entry); has {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitFor polls cond until it holds, failing the test after d.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", d, what)
+		}
 	}
 }
 

@@ -56,8 +56,16 @@ func waitGone(marker string, d time.Duration) []int {
 // TestDaemonKilledCommandsSwept: issue 8 item 6. A daemon SIGKILLed while
 // its commands run (one in the exec's group, one escaped with setsid) leaves
 // them running; the next daemon on the same spool root ends the ones its
-// records name as it sweeps.
+// records name as it sweeps. Also for sandboxed commands (issue 15), whose
+// recorded leader is the launcher that exec'd into the command (started
+// ahead: the session's second exec).
 func TestDaemonKilledCommandsSwept(t *testing.T) {
+	for _, mode := range []string{"off", "workspace-write"} {
+		t.Run(mode, func(t *testing.T) { killedCommandsSwept(t, mode) })
+	}
+}
+
+func killedCommandsSwept(t *testing.T, mode string) {
 	root := filepath.Join(t.TempDir(), "spool")
 	marker := daemonMarker()
 	p := daemonStart(t, 0, "serve", "--spool-root", root)
@@ -65,6 +73,14 @@ func TestDaemonKilledCommandsSwept(t *testing.T) {
 	out, _ := p.cmd.StdoutPipe()
 	p.run(t)
 	c := newRawClient(t, in, out)
+	if mode != "off" {
+		if m := c.call(100, "initialize", map[string]any{"cwd": t.TempDir(), "sandbox": map[string]any{"mode": mode}}, 10*time.Second); m.Error != nil {
+			t.Fatalf("initialize: %+v", m.Error)
+		}
+		if m := c.call(101, "exec", map[string]any{"command": "true"}, 10*time.Second); m.Error != nil {
+			t.Fatalf("exec: %+v", m.Error)
+		}
+	}
 	t.Cleanup(func() {
 		for _, pid := range daemonPidsOf(marker) {
 			syscall.Kill(pid, syscall.SIGKILL)

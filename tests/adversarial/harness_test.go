@@ -28,9 +28,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binPath = filepath.Join(dir, "toold")
-	// A plain build: the long cases make 100,000 requests, and -race is
-	// for the packages' own tests.
-	if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/toold").CombinedOutput(); err != nil {
+	if bin := os.Getenv("TOOLD_ADVERSARIAL_BIN"); bin != "" {
+		binPath = bin // as daemonBinary: a given binary (TestSandboxAsNobody's)
+	} else if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/toold").CombinedOutput(); err != nil {
+		// A plain build: the long cases make 100,000 requests, and -race
+		// is for the packages' own tests.
 		fmt.Fprintf(os.Stderr, "building toold: %v\n%s", err, out)
 		os.Exit(1)
 	}

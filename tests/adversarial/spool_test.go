@@ -215,3 +215,39 @@ func TestSharedDaemonRelativeSocket(t *testing.T) {
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); d.stop(t) }()
 	waitSocket(t, d, filepath.Join(dir, "s"))
 }
+
+// TestSpoolRootOpenMode is issue 15 item 5b: a spool root toold-UID that
+// exists already with mode 0755 is made 0700 before anything is spooled in
+// it (main refused it and kept no output, the issue saw it used as it was);
+// one owned by another uid is refused, and exec then keeps no output.
+func TestSpoolRootOpenMode(t *testing.T) {
+	forModes(t, func(t *testing.T, m mode) {
+		root := filepath.Join(t.TempDir(), fmt.Sprintf("toold-%d", os.Geteuid()))
+		if err := os.Mkdir(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(root, 0o755)
+		c := m.start(t, "--spool-root", root)
+		res := execBig(t, c)
+		if !strings.HasPrefix(res.Stdout.Spool.Path, root+"/") {
+			t.Errorf("spool %s is not under %s", res.Stdout.Spool.Path, root)
+		}
+		if fi, err := os.Stat(root); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("the spool root is %v (%v), want 0700", fi.Mode().Perm(), err)
+		}
+		if os.Geteuid() != 0 {
+			return // only root can give a directory to another uid
+		}
+		other := filepath.Join(t.TempDir(), "toold-other")
+		os.Mkdir(other, 0o700)
+		if err := os.Chown(other, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		c = m.start(t, "--spool-root", other)
+		var r execResult
+		c.ok("exec", map[string]any{"command": bigOutput}, &r)
+		if r.Stdout.Spool != nil || r.Notice == nil || !strings.Contains(*r.Notice, "could not be kept") {
+			t.Errorf("a root of uid 12345 was used: spool %+v notice %v", r.Stdout.Spool, deref(r.Notice))
+		}
+	})
+}

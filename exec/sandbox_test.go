@@ -1,0 +1,133 @@
+package exec_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/exec"
+	"github.com/toold/toold/sandbox"
+)
+
+// testPolicy is workspace-write beneath dir (and a TMPDIR of its own),
+// network off, at what this kernel enforces.
+func testPolicy(t testing.TB, dir string) *sandbox.Policy {
+	t.Helper()
+	p := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, TmpDir: t.TempDir()}
+	p.Writable = []string{dir, p.TmpDir}
+	s := sandbox.Probe()
+	if missing := s.Missing(p); len(missing) > 0 {
+		t.Fatalf("this kernel cannot enforce the sandbox: %v", missing)
+	}
+	s.Complete(p)
+	return p
+}
+
+// TestSandboxedGroup: a sandboxed command is its launcher's pid and group
+// (the launcher execs it in place), so a timeout ends its whole group, and
+// a descendant that leaves the group is found by its marker and ended;
+// the first Run of a policy starts its launcher with it, the next ones take
+// the launcher started ahead.
+func TestSandboxedGroup(t *testing.T) {
+	r := newRunner(t)
+	if err := r.AdoptOrphans(); err != nil {
+		t.Fatal(err)
+	}
+	pol := testPolicy(t, t.TempDir())
+	for _, run := range []string{"cold", "warm", "warm again"} {
+		t.Run(run, func(t *testing.T) { sandboxedGroup(t, r, pol) })
+		if !r.WaitWarm(pol, 10*time.Second) {
+			t.Fatal("no launcher waits after a Run")
+		}
+	}
+}
+
+func sandboxedGroup(t *testing.T, r *exec.Runner, pol *sandbox.Policy) {
+	dir := pol.Writable[0]
+	pidFile := filepath.Join(dir, "escaped")
+	spec := exec.Spec{Command: "echo $$ > leader; (setsid sleep 30 & echo $! > " + pidFile + "); sleep 30",
+		Dir: dir, Output: defaults, Timeout: 300 * time.Millisecond, Sandbox: pol}
+	res, err := r.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Signal == nil {
+		t.Fatalf("want a timeout ended by a signal: %+v", res)
+	}
+	// Writes outside fail, with the kernel's error, in the command's cwd.
+	out, err := r.Run(context.Background(), exec.Spec{Command: "pwd; echo x > " + t.TempDir() + "/x", Dir: dir, Output: defaults, Sandbox: pol, MergeStderr: true})
+	if err != nil || !strings.Contains(out.Stdout.Head, dir+"\n") || !strings.Contains(out.Stdout.Head, "Permission denied") {
+		t.Fatalf("%+v %v", out.Stdout, err)
+	}
+	b, _ := os.ReadFile(pidFile)
+	pid := strings.TrimSpace(string(b))
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat("/proc/" + pid + "/stat"); err != nil || pid == "" {
+			break
+		}
+		if stat, _ := os.ReadFile("/proc/" + pid + "/stat"); strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the escaped descendant %s outlives its sandboxed command", pid)
+		}
+	}
+}
+
+// BenchmarkExecTrueSandboxed is item 4 of issue 15: Runner.Run of `true`
+// (through bash -c, as exec runs a command string) without a sandbox and
+// with one (workspace-write, network off: a user and network namespace and
+// Landlock), interleaved in one loop so that every side sees the same load.
+// The sandboxed side takes the launcher started ahead (as every exec of a
+// session but its first does); "cold" is a policy's first Run, which starts
+// its launcher with it. Between Runs the next launcher is waited for, so
+// that no Run is timed with one starting beside it. It reports each side's
+// median and the ratios to the plain one.
+func BenchmarkExecTrueSandboxed(b *testing.B) {
+	r := newRunner(b)
+	dir := b.TempDir()
+	boxed := testPolicy(b, dir)
+	run := func(p *sandbox.Policy) time.Duration {
+		if p != nil && !r.WaitWarm(boxed, 5*time.Second) {
+			b.Fatal("no launcher waits")
+		}
+		start := time.Now()
+		res, err := r.Run(context.Background(), exec.Spec{Command: "true", Dir: dir, Output: defaults, Sandbox: p})
+		if err != nil || res.ExitCode == nil || *res.ExitCode != 0 {
+			b.Fatalf("%+v %v", res, err)
+		}
+		return time.Since(start)
+	}
+	var plain, warm, cold []time.Duration
+	r.Run(context.Background(), exec.Spec{Command: "true", Dir: dir, Output: defaults, Sandbox: boxed}) // starts the first launcher ahead
+	for i := 0; i < b.N; i++ {
+		fresh := *boxed
+		fresh.TmpDir = fmt.Sprint(boxed.TmpDir, "/", i) // no launcher waits for it
+		sides := []func(){
+			func() { plain = append(plain, run(nil)) },
+			func() { warm = append(warm, run(boxed)) },
+			func() { cold = append(cold, run(&fresh)); r.WaitWarm(&fresh, 5*time.Second) },
+		}
+		for j := range sides {
+			sides[(i+j)%len(sides)]()
+		}
+	}
+	mp, mw, mc := median(plain), median(warm), median(cold)
+	b.ReportMetric(float64(mp.Microseconds())/1000, "ms-plain")
+	b.ReportMetric(float64(mw.Microseconds())/1000, "ms-sandboxed")
+	b.ReportMetric(float64(mc.Microseconds())/1000, "ms-cold")
+	b.ReportMetric(float64(mw)/float64(mp), "ratio")
+	b.ReportMetric(float64(mc)/float64(mp), "ratio-cold")
+}
+
+func median(d []time.Duration) time.Duration {
+	d = slices.Clone(d)
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}

@@ -1,0 +1,114 @@
+package methods
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/sandbox"
+)
+
+// SandboxPolicy is the session's sandbox with its TMPDIR, which it may
+// write to; nil when the session is not sandboxed.
+func (s *Session) SandboxPolicy() *sandbox.Policy {
+	if s.Sandbox == nil {
+		return nil
+	}
+	q := *s.Sandbox
+	q.TmpDir = s.TmpDir
+	q.Writable = append(slices.Clip(s.Sandbox.Writable), s.TmpDir)
+	if q.Readable != nil {
+		q.Readable = append(slices.Clip(s.Sandbox.Readable), s.TmpDir)
+	}
+	return &q
+}
+
+var (
+	// deniedLine: the messages of EACCES, EPERM and EROFS, as libc and
+	// Python word them.
+	deniedLine = regexp.MustCompile(`Permission denied|Operation not permitted|Read-only file system|PermissionError`)
+	// networkLine: ENETUNREACH, and a name lookup without a resolver.
+	networkLine = regexp.MustCompile(`Network is unreachable|Temporary failure in name resolution|Could not resolve host|Name or service not known|No address associated with hostname|getaddrinfo`)
+	// pathToken: an absolute or explicitly relative path in a message.
+	pathToken = regexp.MustCompile(`(?:^|[\s'"‘“(\x60=])((?:/|\./|\.\./)[^\s'"’”)\x60:,]*)`)
+)
+
+// sandboxDenial finds in res's output what the sandbox p refused: a write
+// to a path outside its writable set, a connection with the network off, a
+// signal beyond the command's processes. nil when the output shows none.
+func sandboxDenial(p *sandbox.Policy, cwd string, streams ...*protocol.Stream) *notice.SandboxDenial {
+	if p == nil {
+		return nil
+	}
+	d := &notice.SandboxDenial{Mode: p.Mode, Writable: p.Writable, TmpDir: p.TmpDir}
+	for _, s := range streams {
+		texts := []string{s.Head, s.Tail}
+		for _, h := range s.Highlights {
+			texts = append(texts, h.Text)
+		}
+		for _, text := range texts {
+			for line := range strings.Lines(text) {
+				classify(d, line, p, cwd)
+			}
+		}
+	}
+	if !d.Write && !d.Network && !d.Signal {
+		return nil
+	}
+	return d
+}
+
+// classify notes in d what line shows the sandbox refused.
+func classify(d *notice.SandboxDenial, line string, p *sandbox.Policy, cwd string) {
+	if !p.Network && networkLine.MatchString(line) {
+		d.Network = true
+	}
+	if !deniedLine.MatchString(line) {
+		return
+	}
+	// "/bin/bash: line 1: kill: ..." names the program first: not a path
+	// the command wrote to.
+	if prog, _, ok := strings.Cut(line, ": "); ok && !strings.ContainsAny(prog, " \t'\"") {
+		line = line[len(prog):]
+	}
+	paths := pathToken.FindAllStringSubmatch(line, -1)
+	if len(paths) == 0 {
+		d.Signal = d.Signal || strings.Contains(line, "Operation not permitted")
+		return
+	}
+	for _, m := range paths {
+		path := m[1]
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(cwd, path)
+		}
+		if !beneathAny(resolve(filepath.Clean(path)), p.Writable) {
+			d.Write = true
+		}
+	}
+}
+
+// resolve follows the symlinks of path, or of its directory when path
+// itself does not exist: a write through a symlink in the workspace that
+// points out of it is refused where the link leads.
+func resolve(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
+}
+
+// beneathAny reports whether path is one of dirs or beneath one.
+func beneathAny(path string, dirs []string) bool {
+	for _, dir := range dirs {
+		if path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
