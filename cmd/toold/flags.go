@@ -27,9 +27,10 @@ type options struct {
 	writeTimeout              time.Duration
 	maxConns                  int
 
-	roots  stringList
-	limits limitFlags
-	json   bool
+	roots      stringList
+	limits     limitFlags
+	json       bool
+	structured bool
 }
 
 // logFlags are the flags of the commands that log.
