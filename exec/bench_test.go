@@ -18,7 +18,7 @@ import (
 // BenchmarkCaptureCat runs `cat FILE` through Runner.Run with spooling on:
 // the whole output goes through capture into a spool file.
 func BenchmarkCaptureCat(b *testing.B) {
-	name, size := testtext.BenchFile(b)
+	name, size := benchFile(b)
 	r := newRunner(b)
 	m, _ := newSpool(b)
 	m.MaxFileBytes = protocol.MaxSpoolFileBytes // as the daemon caps it
@@ -42,6 +42,20 @@ func BenchmarkCaptureCat(b *testing.B) {
 	}
 }
 
+// benchFile is the file TOOLD_BENCH_FILE names (bench/driver genlog makes
+// an error-dense log), else testtext's generated one.
+func benchFile(b *testing.B) (string, int64) {
+	name := os.Getenv("TOOLD_BENCH_FILE")
+	if name == "" {
+		return testtext.BenchFile(b)
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return name, fi.Size()
+}
+
 // BenchmarkPlainPipeToFile is the floor to compare BenchmarkCaptureCat
 // with: os/exec runs `cat FILE` and io.Copy moves its stdout pipe to a file.
 func BenchmarkPlainPipeToFile(b *testing.B) { benchPipeToFile(b, -1) }
@@ -56,7 +70,7 @@ func BenchmarkPlainPipeToFileCapped(b *testing.B) {
 // benchPipeToFile copies cat's stdout to a file, keeping the first keep
 // bytes (all when keep < 0) and reading the rest to nowhere.
 func benchPipeToFile(b *testing.B, keep int64) {
-	name, size := testtext.BenchFile(b)
+	name, size := benchFile(b)
 	dir := b.TempDir()
 	b.SetBytes(size)
 	for b.Loop() {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -37,19 +39,67 @@ func (m *memSpool) Err() error     { return nil }
 func (m *memSpool) Close() error   { m.closed = true; return nil }
 func (m *memSpool) String() string { return m.buf.String() }
 
+// checkFollow checks that a scanner reading on from the spool file finds
+// what one handed each chunk finds, and returns the stream.
+func checkFollow(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) Stream {
+	t.Helper()
+	handed, _ := runCaptureIn(t.TempDir(), false, 0, out, opt, keep, chunks)
+	read, _ := runCaptureIn(t.TempDir(), true, 0, out, opt, keep, chunks)
+	if read.Spool != nil {
+		read.Spool.Path = handed.Spool.Path
+	}
+	if !reflect.DeepEqual(read, handed) {
+		t.Fatalf("read back from the spool file:\n%+v\nhanded each chunk:\n%+v", read, handed)
+	}
+	return read
+}
+
+// fileSpool is a memSpool that is also written to a file, which the
+// scanner can then read on from (scanner.follow).
+type fileSpool struct {
+	memSpool
+	f *os.File
+}
+
+func (s *fileSpool) Write(p []byte) (int, error) {
+	before := s.buf.Len()
+	s.memSpool.Write(p)
+	s.f.Write(s.buf.Bytes()[before:])
+	return len(p), nil
+}
+func (s *fileSpool) Path() string { return s.f.Name() }
+func (s *fileSpool) Close() error { s.closed = true; return s.f.Close() }
+
 // runCapture feeds out to a capture in chunks of the given sizes (cycled).
 func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
+	return runCaptureIn("", false, 0, out, opt, keep, chunks)
+}
+
+// runCaptureIn is runCapture with a spool in memory when dir is "", else
+// also in a file in dir, which the scanner reads on from when follow is
+// set (else it is handed each chunk); limit caps the spool.
+func runCaptureIn(dir string, follow bool, limit int64, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
 	var sp *memSpool
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) {
 		if sp != nil {
 			panic("spool opened twice")
 		}
-		sp = &memSpool{}
-		return sp, nil
+		if dir == "" {
+			sp = &memSpool{limit: limit}
+			return sp, nil
+		}
+		f, err := os.CreateTemp(dir, "spool")
+		if err != nil {
+			return nil, err
+		}
+		fs := &fileSpool{memSpool: memSpool{limit: limit}, f: f}
+		sp = &fs.memSpool
+		return fs, nil
 	})
 	if keep > 0 {
 		c.keep = max(keep, opt.MaxBytes) // as in production: keep >= MaxBytes
 	}
+	c.followTried = !follow // asked already: the answer was no
 	// Two buffers used as the reader uses them: the next chunk goes to the
 	// other one while the capture holds the last; a buffer is scribbled
 	// over before it is reused, as a read would.
@@ -81,6 +131,7 @@ func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int)
 func checkCapture(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) {
 	t.Helper()
 	s, sp := runCapture(out, opt, keep, chunks)
+	checkFollow(t, out, opt, keep, chunks)
 	if s.TotalBytes != int64(len(out)) || s.TotalLines != testtext.CountLines(out) {
 		t.Fatalf("totals %d bytes %d lines, want %d %d", s.TotalBytes, s.TotalLines, len(out), testtext.CountLines(out))
 	}

@@ -226,6 +226,14 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	res := &Result{}
 	r.wait(ctx, p, spec.Timeout, res)
 	r.drain(p)
+	if res.Cancelled {
+		// Whoever cancelled wants the reply now, not the search of what the
+		// detector has not reached yet.
+		p.out.stopScan()
+		if p.err != nil {
+			p.err.stopScan()
+		}
+	}
 	res.DurationMs = p.end.Sub(p.begin).Milliseconds()
 	res.Stdout = p.out.finish()
 	if p.err != nil {
