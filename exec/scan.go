@@ -39,6 +39,7 @@ type scanner struct {
 	skipped              bool // some bytes were skipped
 
 	following bool          // the goroutine reads the spool (the capture's side)
+	poked     int64         // avail when the goroutine was last woken (the capture's side)
 	avail     atomic.Int64  // bytes of the spool file it may read
 	more      chan struct{} // a poke when avail grows
 	stop      atomic.Bool   // read the rest only to count its lines (cancelled)
@@ -151,9 +152,16 @@ func (s *scanner) follow(path string, from, avail int64) bool {
 	return true
 }
 
-// publish tells a following goroutine that the spool holds avail bytes.
+// publish tells a following goroutine that the spool holds avail bytes. It
+// is woken once a block more is there, not for each chunk: it reads in
+// blocks, and the chunks of a command that prints a line at a time would
+// each cost it a wake-up and a read. finish wakes it for the rest.
 func (s *scanner) publish(avail int64) {
 	s.avail.Store(avail)
+	if avail-s.poked < scanBlock {
+		return
+	}
+	s.poked = avail
 	select {
 	case s.more <- struct{}{}:
 	default:
