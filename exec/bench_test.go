@@ -135,3 +135,24 @@ func BenchmarkOSExecBashTrue(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanSpoolCap is the clean-up and the highlight detector alone
+// over what exec searches of the bench file (its first 100 MiB, the spool's
+// cap), on one core: the bound of exec of cat when the detector is slower
+// than the pipe copy (an error-dense log: TOOLD_BENCH_FILE from bench/driver
+// genlog).
+func BenchmarkScanSpoolCap(b *testing.B) {
+	name, size := benchFile(b)
+	f, err := os.Open(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	n := min(size, protocol.MaxSpoolFileBytes)
+	b.SetBytes(n)
+	for b.Loop() {
+		if _, err := exec.ScanRange(f, 0, n, defaults); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
