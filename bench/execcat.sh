@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# bench/execcat.sh: exec of cat of the generated file beside the Go pipe→file
-# loop that keeps the first 100 MiB (as the spool does), interleaved runs,
-# medians and their ratio. The row of bench/run.sh that exec's capture moves.
+# bench/execcat.sh: exec of cat of the generated file, and of an error-dense
+# log (one line in six at ERROR, random words: driver genlog), each beside the
+# Go pipe→file loop that keeps the first 100 MiB (as the spool does), and exec
+# of true beside bash -c true from os/exec with pipes; interleaved runs on one
+# daemon, medians, ratios and the daemon's peak RSS. The rows of bench/run.sh
+# that exec's capture moves.
 #
-#   bench/execcat.sh                   # ~1 GiB file, 5 runs of each
+#   bench/execcat.sh                   # ~1 GiB files, 5 runs of each
 #   RUNS=9 bench/execcat.sh
 #
 # BENCH_SIZE_MB and BENCH_DATA_DIR as for run.sh.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-cat "$file" > /dev/null
-"$tmp/driver" execcat -toold "$tmp/toold" -file "$file" -runs "${RUNS:-5}" -tmp "$tmp"
+errors="$data_dir/errors-${size_mb}MB.log"
+if [ ! -s "$errors" ]; then
+  echo "bench: generating $errors (${size_mb} MiB, one line in six at ERROR)" >&2
+  "$tmp/driver" genlog -size-mb "$size_mb" -every 6 -out "$errors"
+fi
+cat "$file" "$errors" > /dev/null
+"$tmp/driver" execcat -toold "$tmp/toold" -file "$file" -errors "$errors" -runs "${RUNS:-5}" -tmp "$tmp"

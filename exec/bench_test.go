@@ -18,7 +18,7 @@ import (
 // BenchmarkCaptureCat runs `cat FILE` through Runner.Run with spooling on:
 // the whole output goes through capture into a spool file.
 func BenchmarkCaptureCat(b *testing.B) {
-	name, size := testtext.BenchFile(b)
+	name, size := benchFile(b)
 	r := newRunner(b)
 	m, _ := newSpool(b)
 	m.MaxFileBytes = protocol.MaxSpoolFileBytes // as the daemon caps it
@@ -42,6 +42,20 @@ func BenchmarkCaptureCat(b *testing.B) {
 	}
 }
 
+// benchFile is the file TOOLD_BENCH_FILE names (bench/driver genlog makes
+// an error-dense log), else testtext's generated one.
+func benchFile(b *testing.B) (string, int64) {
+	name := os.Getenv("TOOLD_BENCH_FILE")
+	if name == "" {
+		return testtext.BenchFile(b)
+	}
+	fi, err := os.Stat(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return name, fi.Size()
+}
+
 // BenchmarkPlainPipeToFile is the floor to compare BenchmarkCaptureCat
 // with: os/exec runs `cat FILE` and io.Copy moves its stdout pipe to a file.
 func BenchmarkPlainPipeToFile(b *testing.B) { benchPipeToFile(b, -1) }
@@ -56,7 +70,7 @@ func BenchmarkPlainPipeToFileCapped(b *testing.B) {
 // benchPipeToFile copies cat's stdout to a file, keeping the first keep
 // bytes (all when keep < 0) and reading the rest to nowhere.
 func benchPipeToFile(b *testing.B, keep int64) {
-	name, size := testtext.BenchFile(b)
+	name, size := benchFile(b)
 	dir := b.TempDir()
 	b.SetBytes(size)
 	for b.Loop() {
@@ -117,6 +131,27 @@ func BenchmarkOSExecBashTrue(b *testing.B) {
 		io.ReadAll(out)
 		io.ReadAll(errp)
 		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScanSpoolCap is the clean-up and the highlight detector alone
+// over what exec searches of the bench file (its first 100 MiB, the spool's
+// cap), on one core: the bound of exec of cat when the detector is slower
+// than the pipe copy (an error-dense log: TOOLD_BENCH_FILE from bench/driver
+// genlog).
+func BenchmarkScanSpoolCap(b *testing.B) {
+	name, size := benchFile(b)
+	f, err := os.Open(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	n := min(size, protocol.MaxSpoolFileBytes)
+	b.SetBytes(n)
+	for b.Loop() {
+		if _, err := exec.ScanRange(f, 0, n, defaults); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -37,6 +37,10 @@ type capture struct {
 	readLines func(path string, from, to int64) ([]byte, error)
 	keep      int
 	scan      *scanner // clean-up and highlights, once output comes
+	// followTried: the scanner was asked to read on from the spool file;
+	// dropped counts the bytes the spool did not keep since.
+	followTried bool
+	dropped     int64
 	// waited is how long the reader waited for the scanner (nanoseconds):
 	// drain does not count it against a command's output.
 	waited atomic.Int64
@@ -105,16 +109,7 @@ func (c *capture) write(p []byte) {
 		c.sniffed = true
 		c.binary = truncate.IsBinary(c.prefix[:sniffLen])
 	}
-	if !c.binary {
-		if c.scan == nil {
-			c.scan = newScanner(c.opt, c.keep)
-		}
-		// Past the spool's cap, where page cannot reach, the scanner only
-		// counts: searching 1 GiB would hold up the reads (the search of
-		// what the spool keeps costs as much as the copy of it).
-		c.waited.Add(int64(c.scan.write(p, nl, c.sp != nil && c.sp.Capped())))
-	}
-
+	capped := c.sp != nil && c.sp.Capped() // before p: p itself is searched whole
 	if c.sp == nil && !c.spTried && c.mustSpool() {
 		// Everything before p is still in the prefix: mustSpool turns true
 		// no later than the chunk that takes the output past keep.
@@ -122,8 +117,63 @@ func (c *capture) write(p []byte) {
 		c.spoolWrite(c.prefix[:prev])
 	}
 	c.spoolWrite(p)
+	if !c.binary {
+		c.feed(p, nl, capped)
+	}
 	if c.observer != nil {
 		c.observer.Output(c.stream, p)
+	}
+}
+
+// feed gives p, holding nl newlines, to the scanner: read back from the
+// spool file once the spool holds the whole output (the reads then never
+// wait for the detector), else handed a copy. Past the spool's cap (capped),
+// where page cannot reach, the scanner only counts lines: searching 1 GiB
+// would hold up the reads (the search of what the spool keeps costs as
+// much as the copy of it).
+func (c *capture) feed(p []byte, nl int64, capped bool) {
+	if c.scan == nil {
+		c.scan = newScanner(c.opt, c.keep)
+	}
+	if c.scan.following {
+		c.follow(p)
+		return
+	}
+	if c.canFollow() && c.scan.follow(c.sp.Path(), c.total-int64(len(p)), c.total) {
+		return
+	}
+	c.waited.Add(int64(c.scan.write(p, nl, capped)))
+}
+
+// canFollow reports whether the scanner may read on from the spool file
+// (asked once): it holds every byte so far and nothing has failed.
+func (c *capture) canFollow() bool {
+	if c.followTried || c.sp == nil || c.spFailed {
+		return false
+	}
+	c.followTried = true
+	return c.sp.Bytes() == c.total
+}
+
+// follow tells the following scanner how far the spool goes after p, and
+// counts for it the bytes of p that the spool dropped (its cap, a quota, an
+// error): always p's last ones, since the spool keeps a prefix of what it
+// is given and stops.
+func (c *capture) follow(p []byte) {
+	kept := c.sp.Bytes()
+	if dropped := c.total - kept - c.dropped; dropped > 0 {
+		c.dropped += dropped
+		tail := p[len(p)-int(min(dropped, int64(len(p)))):]
+		c.scan.skip(int64(len(tail)), int64(bytes.Count(tail, []byte{'\n'})))
+	}
+	c.scan.publish(kept)
+}
+
+// stopScan makes a scanner behind the reads only count the lines it has
+// not reached: finish then comes at once, with what it found so far.
+func (c *capture) stopScan() {
+	if c.scan != nil {
+		c.scan.stop.Store(true)
 	}
 }
 

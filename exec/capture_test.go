@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -37,19 +39,67 @@ func (m *memSpool) Err() error     { return nil }
 func (m *memSpool) Close() error   { m.closed = true; return nil }
 func (m *memSpool) String() string { return m.buf.String() }
 
+// checkFollow checks that a scanner reading on from the spool file finds
+// what one handed each chunk finds, and returns the stream.
+func checkFollow(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) Stream {
+	t.Helper()
+	handed, _ := runCaptureIn(t.TempDir(), false, 0, out, opt, keep, chunks)
+	read, _ := runCaptureIn(t.TempDir(), true, 0, out, opt, keep, chunks)
+	if read.Spool != nil {
+		read.Spool.Path = handed.Spool.Path
+	}
+	if !reflect.DeepEqual(read, handed) {
+		t.Fatalf("read back from the spool file:\n%+v\nhanded each chunk:\n%+v", read, handed)
+	}
+	return read
+}
+
+// fileSpool is a memSpool that is also written to a file, which the
+// scanner can then read on from (scanner.follow).
+type fileSpool struct {
+	memSpool
+	f *os.File
+}
+
+func (s *fileSpool) Write(p []byte) (int, error) {
+	before := s.buf.Len()
+	s.memSpool.Write(p)
+	s.f.Write(s.buf.Bytes()[before:])
+	return len(p), nil
+}
+func (s *fileSpool) Path() string { return s.f.Name() }
+func (s *fileSpool) Close() error { s.closed = true; return s.f.Close() }
+
 // runCapture feeds out to a capture in chunks of the given sizes (cycled).
 func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
+	return runCaptureIn("", false, 0, out, opt, keep, chunks)
+}
+
+// runCaptureIn is runCapture with a spool in memory when dir is "", else
+// also in a file in dir, which the scanner reads on from when follow is
+// set (else it is handed each chunk); limit caps the spool.
+func runCaptureIn(dir string, follow bool, limit int64, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
 	var sp *memSpool
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) {
 		if sp != nil {
 			panic("spool opened twice")
 		}
-		sp = &memSpool{}
-		return sp, nil
+		if dir == "" {
+			sp = &memSpool{limit: limit}
+			return sp, nil
+		}
+		f, err := os.CreateTemp(dir, "spool")
+		if err != nil {
+			return nil, err
+		}
+		fs := &fileSpool{memSpool: memSpool{limit: limit}, f: f}
+		sp = &fs.memSpool
+		return fs, nil
 	})
 	if keep > 0 {
 		c.keep = max(keep, opt.MaxBytes) // as in production: keep >= MaxBytes
 	}
+	c.followTried = !follow // asked already: the answer was no
 	// Two buffers used as the reader uses them: the next chunk goes to the
 	// other one while the capture holds the last; a buffer is scribbled
 	// over before it is reused, as a read would.
@@ -160,7 +210,10 @@ func TestCaptureGenerated(t *testing.T) {
 		opt := truncate.PreviewOptions{MaxLines: 1 + r.IntN(200), MaxBytes: 1 + r.IntN(8000), Mode: []string{"headTail", "head", "tail"}[i%3]}
 		keep := []int{0, 64, 1000, 4 * opt.MaxBytes}[i%4]
 		chunks := []int{1 + r.IntN(5000), 1 + r.IntN(100), 1 + r.IntN(70000)}
-		t.Run(fmt.Sprint(i), func(t *testing.T) { checkCapture(t, out, opt, keep, chunks) })
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			checkCapture(t, out, opt, keep, chunks)
+			checkFollow(t, out, opt, keep, chunks)
+		})
 	}
 }
 
@@ -188,6 +241,7 @@ func TestCaptureCases(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			checkCapture(t, tt.out, tt.opt, tt.keep, []int{4096})
 			checkCapture(t, tt.out, tt.opt, tt.keep, []int{1, 7, 100000})
+			checkFollow(t, tt.out, tt.opt, tt.keep, []int{1, 7, 100000})
 		})
 	}
 }
@@ -247,6 +301,18 @@ func FuzzCapture(f *testing.F) {
 	f.Fuzz(func(t *testing.T, out []byte, maxLines, maxBytes, keep, chunk int) {
 		opt := truncate.PreviewOptions{MaxLines: abs(maxLines) % 500, MaxBytes: abs(maxBytes) % 5000}
 		checkCapture(t, out, opt, 1+abs(keep)%2000, []int{1 + abs(chunk)%300, 1 + abs(chunk)%17})
+	})
+}
+
+// FuzzCaptureFollow: whatever the output and its chunks, a scanner that
+// reads on from the spool file finds what one handed each chunk finds (a
+// fuzzer of its own: the spool files make it slower than FuzzCapture).
+func FuzzCaptureFollow(f *testing.F) {
+	f.Add([]byte("a\nerror: b\nc\n"), 2, 4, 3, 1)
+	f.Add(bytes.Repeat([]byte("héllo wörld\nTraceback (most recent call last):\n  File \"x.py\"\nValueError: x\n"), 100), 10, 60, 100, 7)
+	f.Fuzz(func(t *testing.T, out []byte, maxLines, maxBytes, keep, chunk int) {
+		opt := truncate.PreviewOptions{MaxLines: abs(maxLines) % 500, MaxBytes: abs(maxBytes) % 5000, Clean: chunk%2 == 0, MaxLineChars: abs(keep) % 300}
+		checkFollow(t, out, opt, 1+abs(keep)%2000, []int{1 + abs(chunk)%3000, 1 + abs(chunk)%17})
 	})
 }
 

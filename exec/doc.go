@@ -4,6 +4,11 @@
 // stdout and stderr as bounded head/tail previews while the complete raw
 // output streams to a spool file.
 //
+// The clean-up and the highlight detector run on a goroutine per stream
+// beside the reader (scan.go), so that the pipe copy and the detector each
+// have a core: once the spool holds the whole output the detector reads it
+// back from the spool file at its own pace, and the reads never wait for it.
+//
 // It owns every process, pipe and goroutine it starts: none outlives
 // Runner.Close. It does not know sessions or JSON-RPC: the caller hands it the
 // complete environment and a function that opens spool files, and maps the

@@ -238,6 +238,14 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	res := &Result{}
 	r.wait(ctx, p, spec.Timeout, res)
 	r.drain(p)
+	if res.Cancelled {
+		// Whoever cancelled wants the reply now, not the search of what the
+		// detector has not reached yet.
+		p.out.stopScan()
+		if p.err != nil {
+			p.err.stopScan()
+		}
+	}
 	res.DurationMs = p.end.Sub(p.begin).Milliseconds()
 	failed := res.TimedOut || res.Cancelled || p.cmd.ProcessState == nil || !p.cmd.ProcessState.Success()
 	p.out.failed = failed

@@ -3,7 +3,9 @@ package exec
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/toold/toold/highlight"
@@ -65,4 +67,94 @@ func TestScannerSkips(t *testing.T) {
 		}
 	}
 	t.Logf("%d groups, skipped %v", len(res.Groups), s.skipped)
+}
+
+// TestScannerFollowsSpool: a scanner that reads on from the spool file
+// finds, in every real output of the corpus, what one handed each chunk
+// finds; where the spool stops (its cap) it finds only lines the spool
+// keeps, at the numbers they have in the output.
+func TestScannerFollowsSpool(t *testing.T) {
+	cs, err := corpus.Load("../testdata/outputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := truncate.PreviewOptions{MaxLines: 40, MaxBytes: 2000, MaxLineChars: 1000, Clean: true}
+	shown := 0
+	for _, c := range cs {
+		t.Run(c.Name, func(t *testing.T) {
+			shown += len(checkFollow(t, c.Output, opt, 4096, []int{3000, 100, 70000}).Highlights)
+		})
+	}
+	if shown == 0 {
+		t.Fatal("no highlight shown: the comparison proves nothing")
+	}
+
+	var out bytes.Buffer
+	for i := 1; i <= 100000; i++ {
+		if i%1000 == 0 {
+			fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR job %d failed: connection refused\n", i)
+			continue
+		}
+		fmt.Fprintf(&out, "2026-11-22 02:00:00 INFO job %d done in %d ms\n", i, i%97)
+	}
+	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
+	limit := int64(out.Len() / 2)
+	st, sp := runCaptureIn(t.TempDir(), true, limit, out.Bytes(), opt, 4096, []int{65536, 1000})
+	if !st.ScanSkipped || st.TotalLines != 100000 || !sp.capped {
+		t.Fatalf("capped at %d: skipped %v, %d lines", limit, st.ScanSkipped, st.TotalLines)
+	}
+	kept := int64(bytes.Count(out.Bytes()[:limit], []byte("\n")))
+	if len(st.Highlights) == 0 {
+		t.Fatal("no highlight")
+	}
+	for _, h := range st.Highlights {
+		if h.ToLine > kept+1 {
+			t.Errorf("a group at lines %d-%d, past what the spool keeps (%d lines)", h.FromLine, h.ToLine, kept)
+		}
+		for i, l := range strings.SplitAfter(h.Text, "\n") {
+			if l != "" && l != string(lines[h.FromLine-1+int64(i)]) {
+				t.Fatalf("line %d: %q, want %q", h.FromLine+int64(i), l, lines[h.FromLine-1+int64(i)])
+			}
+		}
+	}
+}
+
+// TestScannerStop: a following scanner told to stop (the command was
+// cancelled) only counts the lines it has not reached; what it found
+// before is at the right lines, and the totals hold.
+func TestScannerStop(t *testing.T) {
+	var out bytes.Buffer
+	for i := 1; i <= 200000; i++ {
+		fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR [db] job %d failed: connection refused\n", i)
+	}
+	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
+	opt := truncate.PreviewOptions{MaxLines: 40, MaxBytes: 2000, MaxLineChars: 1000, Clean: true}
+	f, err := os.CreateTemp(t.TempDir(), "spool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &fileSpool{f: f}, nil })
+	for b := out.Bytes(); len(b) > 0; {
+		k := min(256<<10, len(b))
+		c.write(b[:k])
+		c.flush()
+		b = b[k:]
+		if len(b) < out.Len()/2 {
+			c.stopScan()
+		}
+	}
+	if !c.scan.following {
+		t.Fatal("the scanner did not follow the spool file")
+	}
+	s := c.finish()
+	if s.TotalLines != 200000 || s.TotalBytes != int64(out.Len()) || s.ScanSkipped {
+		t.Fatalf("%d lines, %d bytes, skipped %v", s.TotalLines, s.TotalBytes, s.ScanSkipped)
+	}
+	for _, h := range s.Highlights {
+		for i, l := range strings.SplitAfter(h.Text, "\n") {
+			if l != "" && l != string(lines[h.FromLine-1+int64(i)]) {
+				t.Fatalf("line %d: %q, want %q", h.FromLine+int64(i), l, lines[h.FromLine-1+int64(i)])
+			}
+		}
+	}
 }

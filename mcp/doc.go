@@ -3,7 +3,9 @@
 // JSON-RPC request to a daemon connection of its own (one toold session per
 // MCP session) and renders the result for a model — a window's lines
 // numbered as `cat -n` numbers them, an exec's status, head, omitted lines
-// and tail — with the JSON result as structuredContent.
+// and tail — in at most protocol.MCPResultBytes when the call gives no size
+// (budget.go, fit.go), and with the JSON result as structuredContent only
+// when Structured is set.
 //
 // It owns the rendering and the tool wiring only: the daemon does the work,
 // and the MCP protocol itself is the SDK's (github.com/modelcontextprotocol/go-sdk).

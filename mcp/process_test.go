@@ -73,7 +73,7 @@ func TestProgress(t *testing.T) {
 // TestProcessTools: a server started in the background, waited for with a
 // pattern, written to, listed and killed, through the tools a model sees.
 func TestProcessTools(t *testing.T) {
-	s, _ := start(t)
+	s, _ := startStructured(t)
 	text, res := s.call(t, "exec", map[string]any{
 		"command":    `echo booting; sleep 0.2; echo "ready on port 4000"; while read l; do echo "echo: $l"; done`,
 		"background": true})

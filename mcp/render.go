@@ -16,6 +16,12 @@ import (
 
 // render turns method's JSON result into the content a model reads.
 func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
+	return renderFitted(method, raw, 0)
+}
+
+// renderFitted is render, with an exec's or a process's streams fitted in
+// budget bytes (fitStreams); 0 is no budget.
+func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content, error) {
 	switch method {
 	case protocol.MethodRead, protocol.MethodReadBytes, protocol.MethodPage:
 		var w protocol.Window
@@ -28,11 +34,17 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the exec result: %w", err)
 		}
+		if budget > 0 {
+			return []sdk.Content{&sdk.TextContent{Text: fitStreams(notice.Ended(&r), &r.Stdout, &r.Stderr, r.Notice, budget)}}, nil
+		}
 		return []sdk.Content{&sdk.TextContent{Text: execText(&r)}}, nil
 	case protocol.MethodProcessRead, protocol.MethodProcessWait:
 		var r protocol.ProcessOutput
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the process output: %w", err)
+		}
+		if budget > 0 {
+			return []sdk.Content{&sdk.TextContent{Text: fitStreams(notice.ProcessState(&r), &r.Stdout, &r.Stderr, r.Notice, budget)}}, nil
 		}
 		return []sdk.Content{&sdk.TextContent{Text: processText(&r)}}, nil
 	case protocol.MethodGrep:

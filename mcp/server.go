@@ -25,6 +25,15 @@ type Server struct {
 	// client announces, which narrow Init's roots. connect must have sent
 	// them already; nil means none.
 	Init map[string]any
+	// Structured makes tools declare their outputSchema and results carry
+	// the JSON result as structuredContent beside the text (toold mcp
+	// --structured). Off by default: clients give the model one or the
+	// other (codex gives structuredContent in place of the text) or both.
+	Structured bool
+	// Budget is the most bytes of a result's text at toold mcp's default
+	// limits (protocol.MCPResultBytes from NewServer); 0 sends the daemon
+	// no sizes and fits nothing, as when the limit flags set the session's.
+	Budget int
 
 	version string
 	connect func(ctx context.Context) (*rpc.Client, error)
@@ -38,7 +47,7 @@ func NewServer(version string, connect func(ctx context.Context) (*rpc.Client, e
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Server{version: version, connect: connect, log: logger}
+	return &Server{version: version, connect: connect, log: logger, Budget: protocol.MCPResultBytes}
 }
 
 // errDaemonGone is Run's error when the daemon connection ends first.
@@ -80,6 +89,9 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	for _, t := range tools() {
+		if !s.Structured {
+			t.OutputSchema = nil
+		}
 		srv.AddTool(t, s.handler(client, roots, methodOf(t.Name)))
 	}
 	err = srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
@@ -95,37 +107,88 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 }
 
 // handler forwards a tool call's arguments as the params of method and
-// renders the reply. A JSON-RPC error becomes a failed tool call; only a
-// broken daemon connection is a protocol error.
+// renders the reply, within the Server's budget when the call gave no size
+// of its own. A JSON-RPC error becomes a failed tool call; only a broken
+// daemon connection is a protocol error.
 func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if err := roots.wait(ctx, req.Session); err != nil {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "error: " + err.Error()}}, IsError: true}, nil
 		}
 		var params any
+		args := map[string]json.RawMessage{}
 		if a := req.Params.Arguments; len(a) > 0 && string(a) != "null" {
-			params = a
+			if json.Unmarshal(a, &args) != nil {
+				args, params = nil, a // not an object: the daemon will say so
+			}
 		}
-		if tok := req.Params.GetProgressToken(); tok != nil {
-			var stop func()
-			params, stop = s.relayProgress(ctx, client, req.Session, tok, params)
+		budget := 0
+		if s.Budget > 0 && budgetArgs(method, args) {
+			budget = s.Budget
+		}
+		if tok := req.Params.GetProgressToken(); tok != nil && args != nil {
+			stop := s.relayProgress(ctx, client, req.Session, tok, args)
 			defer stop()
 		}
-		var raw json.RawMessage
-		if err := client.Call(ctx, method, params, &raw); err != nil {
+		if args != nil && (len(args) > 0 || budget > 0) {
+			params = args
+		}
+		raw, content, err := s.call(ctx, client, method, params, budget)
+		if err != nil {
 			return callError(err)
 		}
-		if method == protocol.MethodProcessList {
-			// structuredContent must be an object, and the list is an array.
-			raw = append(append([]byte(`{"processes":`), raw...), '}')
+		// A read-only call whose text is still over the budget is asked
+		// again for less (its notice then says where to read on).
+		for try := 0; budget > 0 && try < 3; try++ {
+			n := textLen(content)
+			if n <= budget {
+				break
+			}
+			smaller := refit(method, args, raw, n, budget)
+			if smaller == nil {
+				break
+			}
+			if raw, content, err = s.call(ctx, client, method, smaller, budget); err != nil {
+				return callError(err)
+			}
+			args = smaller
 		}
-		content, err := render(method, raw)
-		if err != nil {
-			s.log.Error("mcp: rendering a result", "method", method, "err", err)
-			return nil, fmt.Errorf("mcp: rendering %s: %w", method, err)
+		res := &sdk.CallToolResult{Content: content}
+		if s.Structured {
+			res.StructuredContent = raw
 		}
-		return &sdk.CallToolResult{Content: content, StructuredContent: raw}, nil
+		return res, nil
 	}
+}
+
+// call calls method with params and renders its result within budget.
+// A daemon's error is err; so is one in rendering.
+func (s *Server) call(ctx context.Context, client *rpc.Client, method string, params any, budget int) (json.RawMessage, []sdk.Content, error) {
+	var raw json.RawMessage
+	if err := client.Call(ctx, method, params, &raw); err != nil {
+		return nil, nil, err
+	}
+	if method == protocol.MethodProcessList {
+		// structuredContent must be an object, and the list is an array.
+		raw = append(append([]byte(`{"processes":`), raw...), '}')
+	}
+	content, err := renderFitted(method, raw, budget)
+	if err != nil {
+		s.log.Error("mcp: rendering a result", "method", method, "err", err)
+		return nil, nil, fmt.Errorf("mcp: rendering %s: %w", method, err)
+	}
+	return raw, content, nil
+}
+
+// textLen is the bytes of content's text.
+func textLen(content []sdk.Content) int {
+	n := 0
+	for _, c := range content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			n += len(t.Text)
+		}
+	}
+	return n
 }
 
 // callError turns a daemon call's error into a failed tool call (a JSON-RPC
@@ -143,15 +206,10 @@ var progressSeq atomic.Uint64
 
 // relayProgress asks the daemon for the progress of a call whose MCP client
 // gave progress token tok, and passes each report on as
-// notifications/progress. It returns the params with a workDoneToken, and
-// the function that stops the relay.
-func (s *Server) relayProgress(ctx context.Context, client *rpc.Client, ss *sdk.ServerSession, tok any, params any) (any, func()) {
-	args := map[string]json.RawMessage{}
-	if raw, ok := params.(json.RawMessage); ok && json.Unmarshal(raw, &args) != nil {
-		return params, func() {} // not an object: the daemon will say so
-	}
+// notifications/progress. It gives args a workDoneToken, and returns the
+// function that stops the relay.
+func (s *Server) relayProgress(ctx context.Context, client *rpc.Client, ss *sdk.ServerSession, tok any, args map[string]json.RawMessage) func() {
 	wd := fmt.Sprintf("mcp-%d", progressSeq.Add(1))
-	args["workDoneToken"], _ = json.Marshal(wd)
 	last := 0.0
 	remove, err := client.OnProgress(wd, func(v json.RawMessage) {
 		n := &sdk.ProgressNotificationParams{ProgressToken: tok}
@@ -176,7 +234,8 @@ func (s *Server) relayProgress(ctx context.Context, client *rpc.Client, ss *sdk.
 		}
 	})
 	if err != nil {
-		return params, func() {}
+		return func() {}
 	}
-	return args, remove
+	args["workDoneToken"], _ = json.Marshal(wd)
+	return remove
 }

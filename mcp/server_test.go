@@ -102,6 +102,18 @@ func start(t *testing.T) (*session, *daemon) {
 	return open(t, NewServer("test", dm.connect, testLogger(t))), dm
 }
 
+// startStructured is start with --structured: results carry structuredContent.
+func startStructured(t *testing.T) (*session, *daemon) {
+	dm := newDaemon(t)
+	return open(t, structuredServer(dm.connect, t)), dm
+}
+
+func structuredServer(connect func(context.Context) (*rpc.Client, error), t *testing.T) *Server {
+	srv := NewServer("test", connect, testLogger(t))
+	srv.Structured = true
+	return srv
+}
+
 // call calls a tool and returns its text content joined, and the result.
 func (s *session) call(t *testing.T, tool string, args map[string]any) (string, *sdk.CallToolResult) {
 	t.Helper()
@@ -121,6 +133,9 @@ func (s *session) call(t *testing.T, tool string, args map[string]any) (string, 
 // structured decodes a result's structuredContent into v.
 func structured(t *testing.T, res *sdk.CallToolResult, v any) {
 	t.Helper()
+	if res.StructuredContent == nil {
+		t.Fatal("no structuredContent")
+	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +203,7 @@ func TestListTools(t *testing.T) {
 }
 
 func TestRead(t *testing.T) {
-	s, _ := start(t)
+	s, _ := startStructured(t)
 	path := writeFile(t, "f.txt", "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\n")
 	text, res := s.call(t, "read", map[string]any{"path": path, "limit": 2})
 	want := "     1\tone\n     2\ttwo\n[Showing lines 1-2 of 5. Use offset=3 to continue]"
@@ -214,7 +229,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestReadBytes(t *testing.T) {
-	s, _ := start(t)
+	s, _ := startStructured(t)
 	path := writeFile(t, "f.txt", "alpha\nbeta\ngamma\n")
 	text, res := s.call(t, "readBytes", map[string]any{"path": path, "startByte": 8, "maxBytes": 6})
 	if !strings.HasPrefix(text, "     2\tbeta\n[") || res.IsError {
@@ -229,7 +244,7 @@ func TestReadBytes(t *testing.T) {
 
 func TestExecAndPage(t *testing.T) {
 	dm := newDaemon(t)
-	s := open(t, NewServer("test", dm.connect, testLogger(t)))
+	s := open(t, structuredServer(dm.connect, t))
 	text, res := s.call(t, "exec", map[string]any{"command": "seq 1 5000"})
 	if res.IsError || !strings.HasPrefix(text, "exit status 0\n--- stdout ---\n1\n2\n") || !strings.HasSuffix(text, "4999\n5000\n"+lastLine(text)) {
 		t.Fatalf("got %q", text)
@@ -336,7 +351,7 @@ func TestImage(t *testing.T) {
 
 func TestSessionPerMCPSession(t *testing.T) {
 	dm := newDaemon(t)
-	srv := NewServer("test", dm.connect, testLogger(t))
+	srv := structuredServer(dm.connect, t)
 	a, b := open(t, srv), open(t, srv)
 	a.call(t, "exec", map[string]any{"command": "true"})
 	b.call(t, "exec", map[string]any{"command": "true"})
@@ -389,7 +404,7 @@ func (nopWriteCloser) Close() error { return nil }
 // TestSearchTools: grep, find and ls through MCP, rendered as grep -n,
 // find and ls print, with the JSON result as structuredContent.
 func TestSearchTools(t *testing.T) {
-	s, _ := start(t)
+	s, _ := startStructured(t)
 	dir := filepath.Dir(writeFile(t, "a.go", "package a\n// needle\nfunc A() {}\n\n\nvar needle = 1\n"))
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // it left out and the exact call that reads it.
 const instructions = `toold reads files and runs commands with results cut to fit your context window, losing nothing.
 
-- read: a file as numbered lines, at most 2000 lines or 50 KB per call. When more remains, the result's last line says so, e.g. "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]": call read again with that offset, or jump to the lines you need.
+- read: a file as numbered lines, at most 2000 lines or 16 KB per call (a result is at most 24 KB unless you give maxBytes or limit). When more remains, the result's last line says so, e.g. "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]": call read again with that offset, or jump to the lines you need.
 - readBytes: for a line too long for read (minified code, one-line JSON), or to walk a file by bytes: pass the startByte the last result names.
 - exec: runs a command. Long output shows its first and last lines and one line naming the lines in between and a spool id, e.g. "[... lines 1001-4000 omitted (120 KB); page spool=ID offset=1001 to read them ...]"; errors from the middle are shown too. Read the omitted lines with page spool=ID offset=N, a window at a time, rather than re-running the command with a pipe through head or grep.
 - page: windows of a spool, numbered as read numbers them; pass the offset (or startByte) the previous result names to go on.
@@ -94,7 +94,7 @@ var (
 	pPath         = prop{"path", "string", "The file: absolute, or relative to the working directory."}
 	pOffset       = prop{"offset", "integer", "First line to show, from 1 (default 1). To go on, pass the offset the last line of the previous result names."}
 	pLimit        = prop{"limit", "integer", fmt.Sprintf("Most lines to show (default %d).", protocol.DefaultLimits.Read.Limit)}
-	pMaxBytes     = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of the file to show (default %d, at most %d).", protocol.DefaultLimits.Read.MaxBytes, protocol.MaxWindowBytes)}
+	pMaxBytes     = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of the file to show (default %d, at most %d).", protocol.MCPWindowBytes, protocol.MaxWindowBytes)}
 	pMaxLineChars = prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d; 0: never cut). The result says how to read a cut line whole.", protocol.DefaultLimits.Read.MaxLineChars)}
 	pStartByte    = prop{"startByte", "integer", "Byte offset to start at (default 0); the result starts at the beginning of the line that holds it. To go on, pass the startByte the result names."}
 	pClean        = prop{"clean", "boolean", "Strip color codes and progress-bar redraws, as exec's preview does (default true). false gives the raw bytes."}
@@ -107,7 +107,7 @@ var (
 	ends          = &sdk.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
 	pID           = prop{"id", "string", "The process id from exec (yieldMs or background) or process_list."}
 	pProcMaxLines = prop{"maxLines", "integer", fmt.Sprintf("Most lines of each of stdout and stderr to show (default %d); the rest is named with its page call.", protocol.DefaultLimits.Exec.MaxLines)}
-	pProcMaxBytes = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of each of stdout and stderr to show (default %d, at most %d).", protocol.DefaultLimits.Exec.MaxBytes, protocol.MaxExecBytes)}
+	pProcMaxBytes = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of each of stdout and stderr to show (default %d, at most %d).", protocol.MCPExecBytes, protocol.MaxExecBytes)}
 	pPreview      = prop{"preview", "string", fmt.Sprintf("Which lines to show of long output: the first and last (%s, default), the first (%s) or the last (%s).", protocol.PreviewHeadTail, protocol.PreviewHead, protocol.PreviewTail)}
 	pOutLineChars = prop{"maxLineChars", "integer", fmt.Sprintf("Shown lines longer than this many characters are cut (default %d); the spool keeps them whole.", protocol.DefaultLimits.Read.MaxLineChars)}
 )
@@ -139,7 +139,7 @@ func tools() []*sdk.Tool {
 			"or to walk a file by bytes. The result's last line says which startByte reads on.",
 		OutputSchema: outputSchema(protocol.MethodReadBytes),
 		InputSchema: inputSchema(protocol.MethodReadBytes, pPath, pStartByte,
-			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes to show (default %d, at most %d).", protocol.DefaultLimits.ReadBytes.MaxBytes, protocol.MaxWindowBytes)}),
+			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes to show (default %d, at most %d).", protocol.MCPWindowBytes, protocol.MaxWindowBytes)}),
 		Annotations: readOnly,
 	}, {
 		Name: protocol.MethodPage,
@@ -168,7 +168,7 @@ func tools() []*sdk.Tool {
 			prop{"stdin", "string", "Text to give the command on its standard input."},
 			prop{"timeoutMs", "integer", fmt.Sprintf("Kill the command after this many milliseconds (default %d).", protocol.DefaultLimits.Exec.TimeoutMs)},
 			prop{"maxLines", "integer", fmt.Sprintf("Most lines of each of stdout and stderr to show (default %d).", protocol.DefaultLimits.Exec.MaxLines)},
-			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of each of stdout and stderr to show (default %d, at most %d).", protocol.DefaultLimits.Exec.MaxBytes, protocol.MaxExecBytes)},
+			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of each of stdout and stderr to show (default %d, at most %d).", protocol.MCPExecBytes, protocol.MaxExecBytes)},
 			prop{"preview", "string", fmt.Sprintf("Which lines to show of long output: the first and last (%s, default), the first (%s) or the last (%s).", protocol.PreviewHeadTail, protocol.PreviewHead, protocol.PreviewTail)},
 			prop{"maxLineChars", "integer", fmt.Sprintf("Shown lines longer than this many characters are cut (default %d); the spool keeps them whole.", protocol.DefaultLimits.Read.MaxLineChars)},
 			prop{"mergeStderr", "boolean", "Send stderr into stdout, interleaved as written (default false)."},
@@ -234,7 +234,7 @@ func tools() []*sdk.Tool {
 			prop{"context", "integer", fmt.Sprintf("Lines to show before and after each match (default 0, at most %d).", protocol.MaxGrepContext)},
 			prop{"limit", "integer", fmt.Sprintf("Most matching lines to show (default %d, at most %d).", protocol.DefaultGrepLimit, protocol.MaxGrepLimit)},
 			prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d); read shows them whole.", protocol.DefaultGrepMaxLineChars)},
-			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of lines to show (default %d, at most %d).", protocol.DefaultGrepMaxBytes, protocol.MaxGrepBytes)}),
+			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of lines to show (default %d, at most %d).", protocol.MCPGrepBytes, protocol.MaxGrepBytes)}),
 		Annotations: readOnly,
 	}, {
 		Name:         protocol.MethodFind,
@@ -245,7 +245,7 @@ func tools() []*sdk.Tool {
 			prop{"pattern", "string", "A glob: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths (default: everything)."},
 			prop{"path", "string", "The directory to search: absolute, or relative to the working directory (default: the working directory)."},
 			prop{"type", "string", "Only files (\"file\") or only directories (\"dir\") (default both)."},
-			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.DefaultFindLimit, protocol.MaxFindLimit)}),
+			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.MCPEntries, protocol.MaxFindLimit)}),
 		Annotations: readOnly,
 	}, {
 		Name:         protocol.MethodLs,
@@ -254,7 +254,7 @@ func tools() []*sdk.Tool {
 			"Skips what .gitignore and .ignore exclude and VCS directories.",
 		InputSchema: inputSchema(protocol.MethodLs,
 			prop{"path", "string", "The directory: absolute, or relative to the working directory (default: the working directory)."},
-			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.DefaultLsLimit, protocol.MaxLsLimit)},
+			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.MCPEntries, protocol.MaxLsLimit)},
 			prop{"all", "boolean", "Also list entries whose names start with a dot (default false)."}),
 		Annotations: readOnly,
 	}, {

@@ -154,6 +154,8 @@ func TestMessages(t *testing.T) {
 		{"mcp omitted", func() string { return OmittedLines(omitted, "ab12") },
 			"[... lines 1001-4000 omitted (30.0 KB); page spool=ab12 offset=1001 to read them ...]"},
 		{"mcp omitted, no spool", func() string { return OmittedLines(omitted, "") }, "[... lines 1001-4000 omitted (30.0 KB) ...]"},
+		{"mcp fitted", func() string { return FittedResult(24 << 10) },
+			"[Cut to 24.0 KB so that it reaches you whole: the omitted lines named above are in the spool; give maxBytes for more]"},
 		{"mcp error", func() string { return DaemonError(protocol.CodeNoSuchFile, "no such file: /x") }, "error -32001: no such file: /x"},
 		{"size GB", func() string { return Size(3 << 30) }, "3.0 GB"},
 		{"exec still running", func() string {

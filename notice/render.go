@@ -65,3 +65,10 @@ func OmittedGap(from, to int64, spool string) string {
 func DaemonError(code int64, message string) string {
 	return fmt.Sprintf("error %d: %s", code, message)
 }
+
+// FittedResult ends a tool result that toold mcp cut to fit budget bytes,
+// so that the client shows it whole: the lines it gave up are named above
+// as omitted, with the page call that reads them.
+func FittedResult(budget int) string {
+	return fmt.Sprintf("[Cut to %s so that it reaches you whole: the omitted lines named above are in the spool; give maxBytes for more]", Size(int64(budget)))
+}

@@ -69,3 +69,24 @@ const (
 	ByLines = "lines"
 	ByBytes = "bytes"
 )
+
+// toold mcp's budget (PROTOCOL.md, "MCP"): a tool result must reach the
+// model whole, and clients set aside results past ~50 KB (Claude Code saves
+// one to a file and shows its first 2 KB), so at toold mcp's default limits
+// a result's text is at most MCPResultBytes, both streams and the notice
+// together. The sizes below are what toold mcp sends a call that gives none
+// of its own; a call that gives a size gets what it asks for.
+const (
+	MCPResultBytes = 24 << 10
+	// MCPExecBytes is exec's and the process tools' maxBytes per stream:
+	// two streams and the lines around them fit in MCPResultBytes.
+	MCPExecBytes = 10 << 10
+	// MCPWindowBytes is read's, readBytes' and page's maxBytes: the
+	// window, its line numbers and its notice fit.
+	MCPWindowBytes = 16 << 10
+	// MCPGrepBytes is grep's maxBytes (of lines; each match also shows its
+	// path and line number).
+	MCPGrepBytes = 12 << 10
+	// MCPEntries is find's and ls' limit.
+	MCPEntries = 250
+)

@@ -7,7 +7,9 @@
 // client sees it.
 //
 //	driver gen   -size-mb 1024 -out bench/data/lines-1024MB.txt
+//	driver genlog -size-mb 1024 -every 6 -out bench/data/errors-1024MB.log
 //	driver bench -toold /tmp/toold -file bench/data/lines-1024MB.txt -runs 5
+//	driver execcat -toold /tmp/toold -file bench/data/lines-1024MB.txt -errors bench/data/errors-1024MB.log
 package main
 
 import (
@@ -33,13 +35,15 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: driver gen|bench|grow|execcat [flags]")
+		fmt.Fprintln(os.Stderr, "usage: driver gen|genlog|bench|grow|execcat [flags]")
 		os.Exit(2)
 	}
 	var err error
 	switch os.Args[1] {
 	case "gen":
 		err = genMain(os.Args[2:])
+	case "genlog":
+		err = genLogMain(os.Args[2:])
 	case "bench":
 		err = benchMain(os.Args[2:])
 	case "grow":
@@ -100,6 +104,12 @@ func genMain(args []string) error {
 		written += int64(n) + 1
 		lines++
 	}
+	return finishGen(w, f, *out, written, lines)
+}
+
+// finishGen flushes and closes a generated file written to out+".tmp"
+// through w, then moves it to out.
+func finishGen(w *bufio.Writer, f *os.File, out string, written, lines int64) error {
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -107,10 +117,10 @@ func genMain(args []string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, *out); err != nil {
+	if err := os.Rename(f.Name(), out); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "generated %s: %d bytes, %d lines\n", *out, written, lines)
+	fmt.Fprintf(os.Stderr, "generated %s: %d bytes, %d lines\n", out, written, lines)
 	return nil
 }
 

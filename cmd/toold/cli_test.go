@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -70,7 +71,7 @@ func TestVersion(t *testing.T) {
 // The flags each command takes: its help lists them, and no other.
 var commandFlags = map[string][]string{
 	"serve":   {"version", "stdio", "listen", "remote", "idle-timeout", "spool-root", "log-level", "log-format", "logfile", "rpc.trace"},
-	"mcp":     {"root", "read.limit", "read.max-bytes", "read.max-line-chars", "readbytes.max-bytes", "exec.max-lines", "exec.max-bytes", "exec.timeout", "remote", "idle-timeout", "spool-root", "log-level", "log-format", "logfile", "rpc.trace"},
+	"mcp":     {"root", "structured", "read.limit", "read.max-bytes", "read.max-line-chars", "readbytes.max-bytes", "exec.max-lines", "exec.max-bytes", "exec.timeout", "remote", "idle-timeout", "spool-root", "log-level", "log-format", "logfile", "rpc.trace"},
 	"call":    {"remote", "idle-timeout", "spool-root", "log-level", "log-format", "logfile", "rpc.trace"},
 	"status":  {"remote", "json"},
 	"stop":    {"remote"},
@@ -482,5 +483,48 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 	// Bad limit flags are refused before anything starts.
 	if _, e, code := runBin(t, "", nil, "mcp", "--read.limit", "-5"); code != 2 || !strings.Contains(e, "--read.limit: -5 is negative") {
 		t.Errorf("negative limit: %d %q", code, e)
+	}
+}
+
+// toold mcp gives a model the rendered text once: no outputSchema and no
+// structuredContent unless --structured, and at its default limits at most
+// 24 KB of text whatever the output (here a million lines on each stream),
+// with the daemon in its process and on the shared socket.
+func TestMCPStructuredAndBudget(t *testing.T) {
+	sock, _ := startSocketDaemon(t)
+	spool := "--spool-root=" + filepath.Join(t.TempDir(), "spool")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"in-process", []string{spool}},
+		{"in-process --structured", []string{spool, "--structured"}},
+		{"--remote", []string{"--remote", sock}},
+		{"--remote --structured", []string{"--remote", sock, "--structured"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			structured := slices.Contains(tc.args, "--structured")
+			p := startMCP(t, nil, tc.args...)
+			var tools struct {
+				Tools []struct {
+					Name         string
+					OutputSchema json.RawMessage `json:"outputSchema"`
+				} `json:"tools"`
+			}
+			p.mustCall("tools/list", nil, &tools)
+			for _, tl := range tools.Tools {
+				if (tl.OutputSchema != nil) != structured {
+					t.Errorf("%s: outputSchema %s", tl.Name, tl.OutputSchema)
+				}
+			}
+			var res toolResult
+			p.mustCall("tools/call", map[string]any{"name": "exec", "arguments": map[string]any{"command": "seq 1 1000000; seq 1 1000000 >&2"}}, &res)
+			if res.IsError || len(res.Content) != 1 || (res.Data != nil) != structured {
+				t.Fatalf("exec: %d contents, isError %v, structuredContent %.100s", len(res.Content), res.IsError, res.Data)
+			}
+			if text := res.Content[0].Text; len(text) > 24<<10 || !strings.Contains(text, "\n1000000\n--- stderr ---\n1\n") {
+				t.Errorf("exec: %d bytes of text:\n%.3000s", len(text), text)
+			}
+		})
 	}
 }

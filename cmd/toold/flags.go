@@ -29,10 +29,11 @@ type options struct {
 	writeTimeout              time.Duration
 	maxConns                  int
 
-	roots  stringList
-	limits limitFlags
-	box    sandboxFlags
-	json   bool
+	roots      stringList
+	limits     limitFlags
+	box        sandboxFlags
+	json       bool
+	structured bool
 }
 
 // logFlags are the flags of the commands that log.

@@ -285,18 +285,30 @@ var cmdMCP = &command{
 	name: "mcp", summary: "a Model Context Protocol server on stdio: the methods as tools",
 	help: `Serves the Model Context Protocol on stdin/stdout: read, readBytes, page, exec, grep,
 find, ls, the process tools (process_wait, process_read, process_write, process_kill,
-process_list) and stats as tools, their results rendered for a model (numbered lines,
-what was left out and the call that reads it) with the JSON result as structuredContent. Each MCP session is a
-toold session; its spools go when it ends.
+process_list) and stats as tools, their results rendered as text for a model (numbered
+lines, what was left out and the call that reads it). Each MCP session is a toold
+session; its spools go when it ends.
+
+A result must reach the model whole, and clients set long ones aside (Claude Code saves
+one over ~50 KB to a file), so a call that gives no size of its own is answered in at
+most 24 KB of text: exec and the process tools show at most 10 KB of each stream, read,
+readBytes and page 16 KB, grep 12 KB of lines, find and ls 250 entries, and a result
+still longer gives up lines (named, with the page call that reads them) or is asked again
+for fewer. A call that gives maxBytes, maxLines or limit gets what it asks for. The limit
+flags set the session's defaults instead, and turn this budget off.
+
+By default tools declare no outputSchema and results carry no structuredContent: some
+clients give the model the JSON in place of the text (codex), others append it to the
+text. --structured turns both on, for clients that want the JSON result.
 
 Without --remote the daemon runs in this process. With --remote=auto the session lives
 on the shared daemon of this build (started if none answers), so every agent on the
 machine shares one daemon and one line-index cache; --remote=SOCKET names the socket.
 
---root DIR (repeatable) confines read, readBytes and page to those directories; the
-limit flags set the session's per-call defaults.`,
+--root DIR (repeatable) confines read, readBytes and page to those directories.`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.Var(&o.roots, "root", "confine reading to this directory (repeatable; relative to the working directory)")
+		fs.BoolVar(&o.structured, "structured", false, "tools declare their outputSchema and results carry the JSON result as structuredContent beside the text")
 		o.limits.define(fs)
 		o.box.define(fs)
 		remoteFlags(fs, o)
@@ -317,6 +329,10 @@ limit flags set the session's per-call defaults.`,
 			dial := func(ctx context.Context) (*rpc.Client, error) { return connect(ctx, init) }
 			srv := mcp.NewServer(build.Version, dial, slog.Default())
 			srv.Init = init
+			srv.Structured = o.structured
+			if init["limits"] != nil {
+				srv.Budget = 0 // the flags' limits are the user's: send them, fit nothing
+			}
 			err := srv.Run(ctx, os.Stdin, os.Stdout)
 			if err != nil && !errors.Is(err, context.Canceled) {
 				slog.Error("mcp", "err", err)

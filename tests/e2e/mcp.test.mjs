@@ -88,13 +88,13 @@ describe('toold mcp --remote=auto: two MCP clients share one daemon', () => {
   });
 
   test('one daemon, two sessions, and the second client hits the first one\'s cache', async () => {
-    const a = await connect('agent-a', ['mcp', '--remote=auto'], env);
+    const a = await connect('agent-a', ['mcp', '--remote=auto', '--structured'], env);
     clients.push(a);
     const ra = await callTool(a, 'read', { path: file, offset: 4000, limit: 3 });
     assert.equal(ra.res.isError, undefined, ra.text);
     assert.equal(ra.text, `  4000\tline 4000\n  4001\tline 4001\n  4002\tline 4002\n[Showing lines 4000-4002 of 5000. Use offset=4003 to continue]`);
 
-    const b = await connect('agent-b', ['mcp', '--remote=auto'], env);
+    const b = await connect('agent-b', ['mcp', '--remote=auto', '--structured'], env);
     clients.push(b);
     const before = (await callTool(b, 'stats', {})).data;
     const rb = await callTool(b, 'read', { path: file, offset: 4999 });
@@ -140,7 +140,7 @@ describe('toold mcp --remote=SOCKET', () => {
       const cwds = [tempDir(), tempDir()];
       cwds.forEach((d, i) => fs.writeFileSync(path.join(d, 'who.txt'), `client ${i}\n`));
       const cs = [];
-      for (const [i, cwd] of cwds.entries()) cs.push(await connect(`c${i}`, ['mcp', `--remote=${socket}`], {}, {}, cwd));
+      for (const [i, cwd] of cwds.entries()) cs.push(await connect(`c${i}`, ['mcp', `--remote=${socket}`, '--structured'], {}, {}, cwd));
       assert.equal((await callTool(cs[0], 'stats', {})).data.sessions, 2);
       // Each session works in its own client's cwd, though both run on one daemon.
       for (const [i, c] of cs.entries()) {
@@ -187,8 +187,8 @@ describe('roots', () => {
 });
 
 describe('outputSchema', () => {
-  test('every tool has one, and the SDK client checks each result against it', async () => {
-    const c = await connect('schema-checker', ['mcp', '--spool-root', path.join(tempDir(), 'spool')]);
+  test('with --structured every tool has one, and the SDK client checks each result against it', async () => {
+    const c = await connect('schema-checker', ['mcp', '--structured', '--spool-root', path.join(tempDir(), 'spool')]);
     try {
       const { tools } = await c.listTools(); // the SDK keeps a validator per outputSchema from here on
       for (const t of tools) assert.equal(t.outputSchema?.type, 'object', t.name);
@@ -222,7 +222,7 @@ describe('roots the client announces', () => {
     const runtime = tempDir();
     const env = { XDG_RUNTIME_DIR: runtime };
     let roots = [{ uri: `file://${inside}`, name: 'project' }];
-    const transport = new StdioClientTransport({ command: TOOLD_BIN, args: ['mcp', '--remote=auto'], env: { ...process.env, ...env }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: TOOLD_BIN, args: ['mcp', '--remote=auto', '--structured'], env: { ...process.env, ...env }, stderr: 'pipe' });
     const c = new Client({ name: 'rooted-client', version: '1' }, { capabilities: { roots: { listChanged: true } } });
     let asked = 0;
     c.setRequestHandler(ListRootsRequestSchema, async () => { asked++; return { roots }; });
@@ -256,7 +256,7 @@ describe('MCP Inspector CLI', () => {
   const inspector = path.join(here, 'node_modules', '.bin', 'mcp-inspector');
   const spool = path.join(tempDir(), 'spool');
   const inspect = async (...args) => {
-    const { stdout } = await run(inspector, ['--cli', TOOLD_BIN, 'mcp', '--spool-root', spool, ...args], { cwd: REPO, timeout: 60000 });
+    const { stdout } = await run(inspector, ['--cli', TOOLD_BIN, 'mcp', '--structured', '--spool-root', spool, ...args], { cwd: REPO, timeout: 60000 });
     return JSON.parse(stdout);
   };
 
@@ -282,4 +282,51 @@ describe('MCP Inspector CLI', () => {
     assert.equal(res.content[0].text, '     1\tmodule github.com/toold/toold\n[Showing lines 1-1 of ' + res.structuredContent.totalLines + '. Use offset=2 to continue]');
     assert.equal(res.structuredContent.path, path.join(REPO, 'go.mod'));
   });
+});
+
+// The text a model reads, once and whole: by default no outputSchema and no
+// structuredContent (clients give the model one in place of the other, or
+// both), and at the default limits at most 24 KB of text whatever the output.
+describe('toold mcp by default: the text, once, whole', () => {
+  const BUDGET = 24 * 1024;
+  const build = 'for i in $(seq 1 3000); do if [ $i = 1500 ]; then echo "src/main.c:12:5: error: \'foo\' undeclared (first use in this function)"; '
+    + 'else echo "[$i/3000] compiling pkg/mod$i/file.c"; fi; done; exit 2';
+  for (const remote of [false, true]) {
+    test(remote ? 'with --remote=auto' : 'daemon in process', async () => {
+      const runtime = tempDir();
+      const env = { XDG_RUNTIME_DIR: runtime };
+      const args = remote ? ['mcp', '--remote=auto'] : ['mcp', '--spool-root', path.join(tempDir(), 'spool')];
+      const c = await connect('text-only', args, env);
+      try {
+        const { tools } = await c.listTools();
+        for (const t of tools) assert.equal(t.outputSchema, undefined, t.name);
+        const work = tempDir();
+        const big = path.join(work, 'big.log');
+        fs.writeFileSync(big, Array.from({ length: 120000 }, (_, i) => `line ${i} of a five megabyte log, needle ${i % 7}`).join('\n') + '\n');
+        const json = `printf '{"data":"'; head -c 3000000 /dev/zero | tr '\\0' x; printf '"}\\n'`;
+        const cases = [
+          ['exec', { command: build }, (t) => t.includes("src/main.c:12:5: error: 'foo' undeclared") && t.startsWith('exit status 2\n')],
+          ['exec', { command: 'seq 1 1000000' }, (t) => t.includes('\n1000000\n') && t.includes('omitted')],
+          ['exec', { command: 'seq 1 1000000; seq 1 1000000 >&2' }, (t) => t.includes('--- stderr ---')],
+          ['exec', { command: json }, (t) => t.includes('{"data":"xxx')],
+          ['read', { path: big }, (t) => t.startsWith('     1\tline 0 of') && t.includes('offset=')],
+          ['grep', { pattern: 'needle 3', path: big }, (t) => t.includes('needle 3')],
+        ];
+        for (const [name, a, ok] of cases) {
+          const r = await callTool(c, name, a);
+          assert.equal(r.res.isError, undefined, r.text);
+          assert.equal(r.data, undefined, `${name}: no structuredContent`);
+          assert.equal(r.res.content.length, 1);
+          assert.ok(Buffer.byteLength(r.text) <= BUDGET, `${name} ${JSON.stringify(a).slice(0, 80)}: ${Buffer.byteLength(r.text)} bytes`);
+          assert.ok(ok(r.text), `${name} ${JSON.stringify(a).slice(0, 80)}:\n${r.text.slice(0, 3000)}`);
+        }
+        // A call that asks for more gets more.
+        const more = await callTool(c, 'exec', { command: "seq -f 'line %07g of output, forty bytes long' 1 100000", maxBytes: 65536 });
+        assert.ok(Buffer.byteLength(more.text) > BUDGET, `${Buffer.byteLength(more.text)} bytes`);
+      } finally {
+        await c.close();
+        if (remote) await run(TOOLD_BIN, ['stop'], { env: { ...process.env, ...env } }).catch(() => {});
+      }
+    });
+  }
 });

@@ -18,7 +18,7 @@ const TOOLD_BIN = path.resolve(here, process.env.TOOLD_BIN || '../../toold');
 async function connect() {
   const transport = new StdioClientTransport({
     command: TOOLD_BIN,
-    args: ['mcp', '--spool-root', path.join(os.tmpdir(), `toold-e2e-progress-${process.pid}`)],
+    args: ['mcp', '--structured', '--spool-root', path.join(os.tmpdir(), `toold-e2e-progress-${process.pid}`)],
     stderr: 'pipe',
   });
   const client = new Client({ name: 'toold-e2e-progress', version: '1.0.0' });

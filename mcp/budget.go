@@ -1,0 +1,103 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toold/toold/protocol"
+)
+
+// A tool result must reach the model whole: clients set long results aside
+// (Claude Code saves one over ~50 KB to a file and shows its first 2 KB).
+// So at toold mcp's default limits a result's text is at most
+// protocol.MCPResultBytes: a call that gives none of its size params gets
+// sizes that fit (budgetArgs), and a result that still comes out longer is
+// fitted (fitStreams for exec and the process tools, which cannot run
+// again; a smaller call for the read-only ones). A call that gives a size
+// gets what it asks for.
+
+// sizes are a method's size params, and what toold mcp sends for them when
+// a call gives none (0: the daemon's default).
+var sizes = map[string]map[string]int{
+	protocol.MethodExec:        {"maxBytes": protocol.MCPExecBytes, "maxLines": 0},
+	protocol.MethodProcessRead: {"maxBytes": protocol.MCPExecBytes, "maxLines": 0},
+	protocol.MethodProcessWait: {"maxBytes": protocol.MCPExecBytes, "maxLines": 0},
+	protocol.MethodRead:        {"maxBytes": protocol.MCPWindowBytes, "limit": 0},
+	protocol.MethodPage:        {"maxBytes": protocol.MCPWindowBytes, "limit": 0},
+	protocol.MethodReadBytes:   {"maxBytes": protocol.MCPWindowBytes},
+	protocol.MethodGrep:        {"maxBytes": protocol.MCPGrepBytes, "limit": 0},
+	protocol.MethodFind:        {"limit": protocol.MCPEntries},
+	protocol.MethodLs:          {"limit": protocol.MCPEntries},
+}
+
+// budgetArgs gives args (a tool call's arguments, nil for none) the sizes
+// toold mcp sends for method, and reports whether the budget applies: the
+// method has one and the call gave none of its size params.
+func budgetArgs(method string, args map[string]json.RawMessage) bool {
+	defaults, ok := sizes[method]
+	if !ok || args == nil {
+		return false
+	}
+	for name := range defaults {
+		if v, given := args[name]; given && string(v) != "null" {
+			return false
+		}
+	}
+	for name, v := range defaults {
+		if v > 0 {
+			args[name] = json.RawMessage(fmt.Sprint(v))
+		}
+	}
+	return true
+}
+
+// refit is, for a read-only method whose text came out longer than budget,
+// the arguments of a smaller call, or nil when it cannot be made smaller.
+// It scales what the result showed by how much the text is over, with room
+// for the notice.
+func refit(method string, args map[string]json.RawMessage, raw json.RawMessage, textLen, budget int) map[string]json.RawMessage {
+	param, shown := "", 0
+	switch method {
+	case protocol.MethodRead, protocol.MethodPage, protocol.MethodReadBytes:
+		var w protocol.Window
+		if json.Unmarshal(raw, &w) != nil || w.Image != nil {
+			return nil
+		}
+		if _, bytes := args["startByte"]; bytes || method == protocol.MethodReadBytes {
+			param, shown = "maxBytes", int(w.EndByte-w.StartByte)
+		} else {
+			param, shown = "limit", int(w.EndLine-w.StartLine+1)
+		}
+	case protocol.MethodGrep:
+		var g protocol.GrepResult
+		if json.Unmarshal(raw, &g) != nil {
+			return nil
+		}
+		param = "limit"
+		for _, f := range g.Files {
+			shown += len(f.Matches)
+		}
+	case protocol.MethodFind, protocol.MethodLs:
+		var e protocol.EntriesResult
+		if json.Unmarshal(raw, &e) != nil {
+			return nil
+		}
+		param, shown = "limit", len(e.Entries)
+	default:
+		return nil
+	}
+	const noticeRoom = 1024
+	n := int(int64(shown) * int64(budget-noticeRoom) / int64(textLen))
+	if n >= shown {
+		n = shown - 1
+	}
+	if n < 1 {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(args)+1)
+	for k, v := range args {
+		out[k] = v
+	}
+	out[param] = json.RawMessage(fmt.Sprint(n))
+	return out
+}

@@ -1,0 +1,209 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toold/toold/protocol"
+)
+
+// buildCmd prints a 3,000-line build with one compiler error in its middle,
+// then fails, as make would.
+const buildCmd = `for i in $(seq 1 3000); do if [ $i = 1500 ]; then echo "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"; else echo "[$i/3000] compiling pkg/mod$i/file.c"; fi; done; exit 2`
+
+// errorDense prints a log with one line in six an error.
+const errorDense = `awk 'BEGIN{for(i=1;i<=60000;i++) if(i%6==0) print "ERROR [db] query " i " failed: connection refused"; else print "INFO request " i " served in 3ms"}'`
+
+// longLines prints 100,000 lines of 40 bytes.
+const longLines = "seq -f 'line %07g of output, forty bytes long' 1 100000"
+
+const buildError = "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"
+
+// startWith opens a session with a Server on a new daemon, set up by set.
+func startWith(t *testing.T, set func(*Server)) *session {
+	srv := NewServer("test", newDaemon(t).connect, testLogger(t))
+	set(srv)
+	return open(t, srv)
+}
+
+// TestStructuredFlag: by default tools declare no outputSchema and results
+// carry no structuredContent (the text is what a model reads, once);
+// Structured (toold mcp --structured) turns both on.
+func TestStructuredFlag(t *testing.T) {
+	for _, structured := range []bool{false, true} {
+		t.Run(fmt.Sprint("structured=", structured), func(t *testing.T) {
+			s := startWith(t, func(srv *Server) { srv.Structured = structured })
+			res, err := s.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range res.Tools {
+				if (tool.OutputSchema != nil) != structured {
+					t.Errorf("%s: outputSchema %v", tool.Name, tool.OutputSchema)
+				}
+			}
+			dir := filepath.Dir(writeFile(t, "a.txt", "alpha\n"))
+			for _, c := range []struct {
+				tool string
+				args map[string]any
+			}{
+				{"exec", map[string]any{"command": "echo hi"}},
+				{"read", map[string]any{"path": filepath.Join(dir, "a.txt")}},
+				{"grep", map[string]any{"pattern": "alpha", "path": dir}},
+				{"ls", map[string]any{"path": dir}},
+				{"process_list", nil},
+				{"stats", nil},
+			} {
+				text, r := s.call(t, c.tool, c.args)
+				if r.IsError || text == "" || len(r.Content) != 1 {
+					t.Errorf("%s: %q (isError %v, %d contents)", c.tool, text, r.IsError, len(r.Content))
+				}
+				if (r.StructuredContent != nil) != structured {
+					t.Errorf("%s: structuredContent %v", c.tool, r.StructuredContent)
+				}
+			}
+		})
+	}
+}
+
+// codexOutput is what codex gives its model for a tool result, as codex-rs
+// builds it (protocol/src/models.rs, FunctionCallOutputPayload::from(&CallToolResult)):
+// structuredContent, serialized, whenever present and not null; else, with
+// no image, the content array serialized as JSON.
+func codexOutput(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	wire, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(wire, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.StructuredContent) > 0 && string(r.StructuredContent) != "null" {
+		return string(r.StructuredContent)
+	}
+	b, _ := json.Marshal(r.Content)
+	return string(b)
+}
+
+// TestCodexReadsTheText models codex's choice: with --structured off, what
+// codex gives the model holds the rendered text (the error line, the
+// notice) and no JSON result; with it on, the JSON result in its place.
+func TestCodexReadsTheText(t *testing.T) {
+	for _, structured := range []bool{false, true} {
+		s := startWith(t, func(srv *Server) { srv.Structured = structured })
+		text, res := s.call(t, "exec", map[string]any{"command": buildCmd})
+		got := codexOutput(t, res)
+		var items []struct{ Type, Text string }
+		json.Unmarshal([]byte(got), &items)
+		switch {
+		case !structured && (len(items) != 1 || items[0].Text != text || !strings.Contains(items[0].Text, buildError) || strings.Contains(got, `"exitCode"`)):
+			t.Errorf("structured off: codex gives the model %.300q", got)
+		case structured && (!strings.Contains(got, `"exitCode":2`) || strings.Contains(got, "exit status 2\n")):
+			t.Errorf("structured on: codex gives the model %.300q", got)
+		}
+	}
+}
+
+// TestBudget: at toold mcp's default limits every result's text is at most
+// protocol.MCPResultBytes whatever the output, and still shows what
+// matters; a call that gives a size gets what it asks for.
+func TestBudget(t *testing.T) {
+	s, _ := start(t)
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.txt")
+	var b strings.Builder
+	for i := 0; b.Len() < 5<<20; i++ {
+		fmt.Fprintf(&b, "line %d of a five megabyte file, needle %d\n", i, i%7)
+	}
+	if err := os.WriteFile(big, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree := filepath.Join(dir, "tree")
+	for i := range 600 {
+		p := filepath.Join(tree, fmt.Sprintf("directory-with-a-long-name-%03d", i/50), fmt.Sprintf("a-file-with-a-rather-long-name-%04d.txt", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	oneLine := `printf '{"data":"'; head -c 3000000 /dev/zero | tr '\0' x; printf '"}\n'`
+	for _, c := range []struct {
+		name, tool string
+		args       map[string]any
+		want       []string // in the text
+		over       bool     // asks for more: may be over the budget
+	}{
+		{"build", "exec", map[string]any{"command": buildCmd}, []string{buildError, "exit status 2"}, false},
+		{"seq", "exec", map[string]any{"command": "seq 1 1000000"}, []string{"\n1\n", "\n1000000\n", "omitted"}, false},
+		{"both streams", "exec", map[string]any{"command": "seq 1 1000000; seq 1 1000000 >&2"}, []string{"--- stderr ---"}, false},
+		{"error-dense", "exec", map[string]any{"command": errorDense}, []string{"failed: connection refused"}, false},
+		{"one-line JSON", "exec", map[string]any{"command": oneLine}, []string{`{"data":"xxx`}, false},
+		{"read 5 MB", "read", map[string]any{"path": big}, []string{"     1\tline 0 of", "offset="}, false},
+		{"readBytes 5 MB", "readBytes", map[string]any{"path": big}, []string{"line 0 of", "startByte="}, false},
+		{"grep many", "grep", map[string]any{"pattern": "needle 3", "path": big}, []string{"needle 3"}, false},
+		{"grep context", "grep", map[string]any{"pattern": "needle", "path": big, "context": 5}, []string{"needle"}, false},
+		{"find many", "find", map[string]any{"path": tree}, []string{"a-file-with"}, false},
+		{"ls", "ls", map[string]any{"path": filepath.Join(tree, "directory-with-a-long-name-000")}, []string{"a-file-with"}, false},
+		{"asks for more", "exec", map[string]any{"command": longLines, "maxBytes": 65536}, nil, true},
+		{"read asks for more", "read", map[string]any{"path": big, "maxBytes": 65536}, nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text, res := s.call(t, c.tool, c.args)
+			if res.IsError {
+				t.Fatalf("error: %s", text)
+			}
+			if n := len(text); c.over != (n > protocol.MCPResultBytes) {
+				t.Errorf("%d bytes of text (budget %d, asked for more: %v)", n, protocol.MCPResultBytes, c.over)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("text lacks %q:\n%.2000s", w, text)
+				}
+			}
+			t.Logf("%d bytes", len(text))
+		})
+	}
+}
+
+// TestBudgetOff: with no budget (the limit flags set the session's) no
+// sizes are sent and nothing is fitted.
+func TestBudgetOff(t *testing.T) {
+	s := startWith(t, func(srv *Server) { srv.Budget = 0 })
+	text, _ := s.call(t, "exec", map[string]any{"command": longLines})
+	if len(text) <= protocol.MCPResultBytes {
+		t.Errorf("%d bytes: the daemon's default limits give more", len(text))
+	}
+}
+
+// TestBudgetFits: a preview over a (small) budget is fitted through the
+// server: the error line stays, the lines given up are named with the page
+// call that reads them, and that call reads them.
+func TestBudgetFits(t *testing.T) {
+	const budget = 6000
+	s := startWith(t, func(srv *Server) { srv.Budget = budget })
+	text, _ := s.call(t, "exec", map[string]any{"command": buildCmd})
+	if len(text) > budget || !strings.Contains(text, buildError) || !strings.HasSuffix(text, "give maxBytes for more]") {
+		t.Fatalf("%d bytes:\n%s", len(text), text)
+	}
+	m := regexp.MustCompile(`\[\.\.\. lines (\d+)-(\d+) omitted; page spool=(\S+) offset=(\d+) to read them \.\.\.\]`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no gap in\n%s", text)
+	}
+	from, _ := strconv.Atoi(m[1])
+	page, _ := s.call(t, "page", map[string]any{"spool": m[3], "offset": from, "limit": 1})
+	if want := fmt.Sprintf("%6d\t[%d/3000] compiling pkg/mod%d/file.c\n", from, from, from); !strings.HasPrefix(page, want) {
+		t.Errorf("page: %q, want %q", page, want)
+	}
+}

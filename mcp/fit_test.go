@@ -1,0 +1,125 @@
+package mcp
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toold/toold/protocol"
+)
+
+// synthStream is a stream of total lines "line N" (its first line first)
+// previewed with head lines, tail lines and highlight groups at the given
+// starts of the given lengths, as the daemon would give it.
+func synthStream(first, total int64, head, tail int, groups [][2]int64) protocol.Stream {
+	text := func(from, to int64) string {
+		var b strings.Builder
+		for n := from; n <= to; n++ {
+			fmt.Fprintf(&b, "line %d\n", n)
+		}
+		return b.String()
+	}
+	last := first + total - 1
+	s := protocol.Stream{
+		Head: text(first, first+int64(head)-1), Tail: text(last-int64(tail)+1, last),
+		TotalBytes: total * 10, TotalLines: total, Truncated: true,
+		Omitted: &protocol.Omitted{FromLine: first + int64(head), ToLine: last - int64(tail), Bytes: 1000},
+		Spool:   &protocol.SpoolRef{ID: "sp1"},
+	}
+	for _, g := range groups {
+		s.Highlights = append(s.Highlights, protocol.Highlight{FromLine: g[0], ToLine: g[0] + g[1] - 1, Text: text(g[0], g[0]+g[1]-1)})
+	}
+	return s
+}
+
+var (
+	gapRe  = regexp.MustCompile(`^\[\.\.\. lines (\d+)-(\d+) omitted(?: \([^)]*\))?; page spool=sp1 offset=(\d+) to read them \.\.\.\]$`)
+	lineRe = regexp.MustCompile(`^(?:\s*(\d+)\t)?line (\d+)$`)
+)
+
+// checkCover checks that a stream's rendering accounts for every line
+// first..last once, in order: a shown line is the source line of its
+// number, a gap names the lines it stands for and the page call from its
+// first.
+func checkCover(t *testing.T, rendered string, first, last int64) {
+	t.Helper()
+	next := first
+	for _, l := range strings.Split(strings.TrimSuffix(rendered, "\n"), "\n")[1:] {
+		if m := gapRe.FindStringSubmatch(l); m != nil {
+			from, _ := strconv.ParseInt(m[1], 10, 64)
+			to, _ := strconv.ParseInt(m[2], 10, 64)
+			if from != next || to < from || m[3] != m[1] {
+				t.Fatalf("gap %q where line %d comes next", l, next)
+			}
+			next = to + 1
+			continue
+		}
+		m := lineRe.FindStringSubmatch(l)
+		if m == nil || m[2] != fmt.Sprint(next) || (m[1] != "" && m[1] != m[2]) {
+			t.Fatalf("line %q where line %d comes next", l, next)
+		}
+		next++
+	}
+	if next != last+1 {
+		t.Fatalf("the rendering ends before line %d (of %d)", next, last)
+	}
+}
+
+// TestFitStreams: a preview whose rendering is over the budget (highlight
+// groups of one line each, every one with a gap line of its own) is cut to
+// the budget, every line accounted for by a shown line or a gap; what fits
+// is left alone.
+func TestFitStreams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name          string
+		first, total  int64
+		head, tail    int
+		groups        int
+		budget, under int // under: the text must be at least this long (nothing needless cut)
+	}{
+		{"fits", 1, 5000, 40, 40, 3, protocol.MCPResultBytes, 0},
+		{"many groups", 1, 1000000, 100, 100, 1500, protocol.MCPResultBytes, protocol.MCPResultBytes - 400},
+		{"process output past line 1", 5001, 200000, 50, 50, 800, protocol.MCPResultBytes, protocol.MCPResultBytes - 400},
+		{"tiny budget", 1, 100000, 100, 100, 300, 2048, 0},
+		{"no groups", 1, 100000, 3000, 3000, 0, 8192, 8192 - 400},
+		{"head only", 1, 100000, 3000, 0, 10, 8192, 8192 - 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var groups [][2]int64
+			lo := tc.first + int64(tc.head) + 1
+			hi := tc.first + tc.total - int64(tc.tail) - 1
+			step := (hi - lo) / int64(max(tc.groups, 1))
+			for i := 0; i < tc.groups; i++ {
+				at := lo + int64(i)*step
+				groups = append(groups, [2]int64{at, 1 + rng.Int64N(min(step-1, 4))})
+			}
+			out := synthStream(tc.first, tc.total, tc.head, tc.tail, groups)
+			errs := synthStream(1, 30, 30, 0, nil)
+			errs.Omitted, errs.Spool, errs.Truncated = nil, nil, false
+			n := "[stdout: lines omitted]"
+			text := fitStreams("exit status 1", &out, &errs, &n, tc.budget)
+			if len(text) > tc.budget || len(text) < tc.under {
+				t.Fatalf("%d bytes, budget %d (at least %d)", len(text), tc.budget, tc.under)
+			}
+			plain := streamsText("exit status 1", &out, &errs, &n)
+			if fitted := text != plain; fitted != (len(plain) > tc.budget) {
+				t.Fatalf("fitted %v, the plain text is %d bytes", fitted, len(plain))
+			}
+			stdout, rest, _ := strings.Cut(strings.TrimPrefix(text, "exit status 1\n"), "--- stderr ---\n")
+			checkCover(t, stdout, tc.first, tc.first+tc.total-1)
+			if !strings.HasPrefix(rest, errs.Head) {
+				t.Errorf("stderr, shown whole, was cut: %q", rest)
+			}
+			if text != plain && (!strings.HasSuffix(text, "give maxBytes for more]") || !strings.Contains(text, n)) {
+				t.Errorf("a fitted text ends %q", text[max(0, len(text)-300):])
+			}
+			if tc.groups > 0 && !strings.Contains(stdout, fmt.Sprintf("%6d\tline %d\n", groups[0][0], groups[0][0])) {
+				t.Errorf("the first group's first line is gone")
+			}
+		})
+	}
+}
