@@ -79,6 +79,7 @@ type scanner struct {
 	tail    int64 // hash the bytes from here on
 	crc     uint32
 	lastNL  bool
+	feed    io.Writer // gets every block read, nil for none
 }
 
 // run reads [s.off, end) from r into buf.
@@ -96,6 +97,9 @@ func (s *scanner) run(ctx context.Context, r io.ReaderAt, end int64, buf []byte)
 			return err
 		}
 		s.lastNL = b[len(b)-1] == '\n'
+		if s.feed != nil {
+			s.feed.Write(b)
+		}
 		for len(b) > 0 {
 			// Pieces never cross a checkpoint, so each lies wholly before or
 			// wholly after the tail's start (itself a checkpoint).
@@ -134,8 +138,15 @@ func (s *scanner) index(id fileID) *index {
 func build(ctx context.Context, r io.ReaderAt, id fileID, spacing int64, buf []byte) (*index, error) {
 	cp := make([]int64, 1, id.size/spacing+1)
 	s := scanner{spacing: spacing, nextCP: spacing, cp: cp, tail: tailStart(id.size, spacing)}
+	fd := feedFrom(ctx)
+	if fd != nil {
+		s.feed = fd.W
+	}
 	if err := s.run(ctx, r, id.size, buf); err != nil {
 		return nil, err
+	}
+	if fd != nil {
+		fd.Fed = true
 	}
 	return s.index(id), nil
 }

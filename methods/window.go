@@ -21,6 +21,11 @@ type lineRequest struct {
 	offset int64
 	truncate.LineOptions
 	byteCall string // how notices name the call that reads on by bytes; "" is readBytes
+	outline  bool   // answer with the outline instead of lines
+	// detectPath is the path whose extension chooses the outline's format:
+	// the file's for read, "" for a spool (its content decides).
+	detectPath string
+	ifChanged  bool
 }
 
 // byteRequest is a window by bytes: readBytes, and page with startByte.
@@ -70,6 +75,9 @@ func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr
 	}
 	if truncate.IsBinary(sniff) {
 		return w, binaryWindow(f, w, sniff, lr != nil)
+	}
+	if lr != nil && lr.outline {
+		return w, svc.outlineWindow(ctx, f, w, sniff, lr)
 	}
 	if err := f.Index(indexProgress(ctx)); err != nil {
 		return nil, err
@@ -302,6 +310,7 @@ func checkRead(p *protocol.ReadParams, l protocol.ReadLimits) (*lineRequest, err
 	if lr.MaxLineChars, err = intCount("maxLineChars", p.MaxLineChars, l.MaxLineChars, 0, protocol.MaxLineChars); err != nil {
 		return nil, err
 	}
+	lr.outline, lr.ifChanged, lr.detectPath = p.Outline, p.IfChanged, p.Path
 	return &lr, nil
 }
 
@@ -375,7 +384,7 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		if lr, err = checkRead(&p.ReadParams, s.Limits.Read); err != nil {
 			return nil, err
 		}
-		lr.Clean, lr.byteCall = clean, "page spool="+p.Spool
+		lr.Clean, lr.byteCall, lr.detectPath = clean, "page spool="+p.Spool, ""
 	}
 	if s.Spool == nil {
 		return nil, spoolError(p.Spool, spool.ErrNoSpool)

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/toold/toold/outline"
+	"github.com/toold/toold/protocol"
+)
+
+// TestOutline reads outlines in every mode: Go's net/http server.go by
+// go/ast (each entry checked against the text), a Python and a TypeScript
+// file by ctags when it is installed, a log by time buckets within 8 KB,
+// and a spool by page.
+func TestOutline(t *testing.T) {
+	server := filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go")
+	src, err := os.ReadFile(server)
+	if err != nil {
+		t.Skip("no GOROOT source:", err)
+	}
+	lines := strings.Split(string(src), "\n")
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "app.log")
+	os.WriteFile(logPath, genLog(20000), 0o644)
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		var w protocol.Window
+		p.mustCall("read", map[string]any{"path": server, "outline": true, "maxBytes": protocol.MaxWindowBytes}, &w)
+		if w.Outline == nil || w.Outline.Format != protocol.OutlineGo || w.Content != "" {
+			t.Fatalf("server.go: %+v", w.Outline)
+		}
+		want := map[string]string{
+			"(*conn).serve":   "func (c *conn) serve(ctx context.Context) {",
+			"(*Server).Serve": "func (s *Server) Serve(l net.Listener) error {",
+			"ListenAndServe":  "func ListenAndServe(addr string, handler Handler) error {",
+		}
+		for _, e := range w.Outline.Entries {
+			if decl, ok := want[e.Name]; ok {
+				delete(want, e.Name)
+				if lines[e.Line-1] != decl || lines[e.EndLine-1] != "}" {
+					t.Errorf("%s at %d-%d: %q ... %q", e.Name, e.Line, e.EndLine, lines[e.Line-1], lines[e.EndLine-1])
+				}
+			}
+		}
+		if len(want) > 0 {
+			t.Errorf("not in the outline: %v", want)
+		}
+
+		for _, f := range []struct{ file, name string }{{"sample.py", "Store.get"}, {"sample.ts", "Walker.walk"}} {
+			path, _ := filepath.Abs(filepath.Join("..", "..", "outline", "testdata", f.file))
+			var w protocol.Window
+			p.mustCall("read", map[string]any{"path": path, "outline": true}, &w)
+			if outline.LookCtags(nil) == "" {
+				if w.Outline.Format != protocol.OutlineIndent {
+					t.Errorf("%s without ctags: %s", f.file, w.Outline.Format)
+				}
+				continue
+			}
+			b, _ := json.Marshal(w.Outline)
+			if w.Outline.Format != protocol.OutlineCtags || !strings.Contains(string(b), `"name":"`+f.name+`"`) {
+				t.Errorf("%s: %s", f.file, b)
+			}
+		}
+
+		p.mustCall("read", map[string]any{"path": logPath, "outline": true, "maxBytes": 8192}, &w)
+		b, _ := json.Marshal(w.Outline)
+		if w.Outline.Format != protocol.OutlineLog || len(b) > 8192 || w.Outline.Truncated ||
+			!strings.Contains(*w.Notice, "most in 2024-05-01 03:") {
+			t.Errorf("log: %d bytes, notice %s\n%s", len(b), *w.Notice, b)
+		}
+
+		var r execResult
+		p.mustCall("exec", map[string]any{"command": "for i in $(seq 1 3000); do echo \"2024-05-01 10:$((i/60%60)):$((i%60/10))$((i%10)) INFO step $i\"; done"}, &r)
+		if r.Stdout.Spool == nil {
+			t.Fatal("no spool")
+		}
+		p.mustCall("page", map[string]any{"spool": r.Stdout.Spool.ID, "outline": true}, &w)
+		if w.Outline == nil || len(w.Outline.Entries) == 0 || !strings.Contains(*w.Notice, "page spool="+r.Stdout.Spool.ID+" offset=") {
+			t.Errorf("page outline: %+v %v", w.Outline, *w.Notice)
+		}
+	})
+}
+
+// genLog is n lines of a service's log over several hours, with a burst of
+// ERROR lines (and their stack traces) in hour 3.
+func genLog(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		s := i * 5 * 3600 / n
+		lv := "INFO"
+		if s/3600 == 3 && i%10 == 0 || i%997 == 0 {
+			lv = "ERROR"
+		}
+		fmt.Fprintf(&b, "2024-05-01 %02d:%02d:%02d %s handler: request %d took %dms\n", s/3600, s/60%60, s%60, lv, i, i%50)
+		if lv == "ERROR" {
+			b.WriteString("\tat service.handle(handler.go:42)\n")
+		}
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,84 @@
+package notice
+
+import (
+	"fmt"
+	"strings"
+)
+
+// OutlineFacts are what an outline's notice is made from.
+type OutlineFacts struct {
+	Format         string
+	Shown, Total   int
+	TotalLines     int64
+	TotalBytes     int64
+	MaxBytes       int
+	Truncated      bool   // entries were left out for MaxBytes
+	Call           string // the call that reads a range: "read" or "page spool=ID"
+	ExampleLine    int64  // an entry to show the call with, 0 for none
+	ExampleEndLine int64
+	ExampleName    string
+	Summary        string // the format's line about the whole file, "" for none
+	CtagsMissing   bool   // code outlined by indent because ctags is not installed
+	FirstLines     int64  // MCP: the first lines shown after the outline, 0 for none
+}
+
+// Outline is the notice of an outline: what it covers, how to read an entry
+// (read offset=L limit=N), what was left out and why.
+func Outline(f OutlineFacts) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Outline (%s) of %d lines, %s: %d entries", f.Format, f.TotalLines, Size(f.TotalBytes), f.Total)
+	if f.Truncated {
+		fmt.Fprintf(&b, ", %d shown (%d-byte limit; deeper entries go first)", f.Shown, f.MaxBytes)
+	}
+	if f.FirstLines > 0 {
+		fmt.Fprintf(&b, ", then lines 1-%d", f.FirstLines)
+	}
+	call := f.Call
+	if call == "" {
+		call = "read"
+	}
+	b.WriteString(". To read an entry use " + call + " offset=LINE limit=ENDLINE-LINE+1")
+	if f.ExampleLine > 0 {
+		fmt.Fprintf(&b, ", e.g. %s offset=%d limit=%d for %s", call, f.ExampleLine, f.ExampleEndLine-f.ExampleLine+1, f.ExampleName)
+	}
+	if f.Summary != "" {
+		b.WriteString(". " + f.Summary)
+	}
+	if f.CtagsMissing {
+		b.WriteString(". Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline")
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// OutlineEmpty is the notice of a file in which no outline was found.
+func OutlineEmpty(format string, totalLines int64, call string) string {
+	if call == "" {
+		call = "read"
+	}
+	return fmt.Sprintf("[No outline entries found (%s) in %d lines. Use %s offset=LINE limit=N to read a range]", format, totalLines, call)
+}
+
+// Unchanged is the notice of a re-read with ifChanged whose lines did not
+// change since the session last read them.
+func Unchanged(from, to int64) string {
+	return fmt.Sprintf("[Lines %d-%d unchanged since your last read]", from, to)
+}
+
+// ChangedLines is the notice of a re-read with ifChanged whose window holds
+// lines that changed since the session last read them.
+func ChangedLines(ranges [][2]int64, lines int64) string {
+	var parts []string
+	for i, r := range ranges {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("and %d more ranges", len(ranges)-i))
+			break
+		}
+		if r[0] == r[1] {
+			parts = append(parts, fmt.Sprint(r[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+	}
+	return fmt.Sprintf("[Changed since your last read: lines %s (%d lines)]", strings.Join(parts, ", "), lines)
+}
