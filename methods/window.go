@@ -26,6 +26,7 @@ type lineRequest struct {
 	// the file's for read, "" for a spool (its content decides).
 	detectPath string
 	ifChanged  bool
+	session    string // whose reads ifChanged compares with
 }
 
 // byteRequest is a window by bytes: readBytes, and page with startByte.
@@ -85,6 +86,9 @@ func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr
 	w.TotalLines = f.Lines()
 	if lr != nil {
 		err = lineWindow(f, w, lr)
+		if err == nil && lr.ifChanged {
+			err = svc.ifChanged(f, w, lr)
+		}
 	} else {
 		err = byteWindow(f, w, br)
 	}
@@ -341,6 +345,7 @@ func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
+	lr.session = s.ID
 	return svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, lr, nil)
 }
 
@@ -384,7 +389,7 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		if lr, err = checkRead(&p.ReadParams, s.Limits.Read); err != nil {
 			return nil, err
 		}
-		lr.Clean, lr.byteCall, lr.detectPath = clean, "page spool="+p.Spool, ""
+		lr.Clean, lr.byteCall, lr.detectPath, lr.session = clean, "page spool="+p.Spool, "", s.ID
 	}
 	if s.Spool == nil {
 		return nil, spoolError(p.Spool, spool.ErrNoSpool)

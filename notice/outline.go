@@ -67,7 +67,7 @@ func Unchanged(from, to int64) string {
 
 // ChangedLines is the notice of a re-read with ifChanged whose window holds
 // lines that changed since the session last read them.
-func ChangedLines(ranges [][2]int64, lines int64) string {
+func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
 	var parts []string
 	for i, r := range ranges {
 		if i == 8 {
@@ -80,5 +80,16 @@ func ChangedLines(ranges [][2]int64, lines int64) string {
 			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
 		}
 	}
-	return fmt.Sprintf("[Changed since your last read: lines %s (%d lines)]", strings.Join(parts, ", "), lines)
+	s := fmt.Sprintf("[Changed since your last read: lines %s (%d lines)", strings.Join(parts, ", "), lines)
+	if moved {
+		s += "; the other lines are as you read them, some at new line numbers"
+	}
+	return s + "]"
+}
+
+// Moved is the notice of a re-read with ifChanged whose lines are all as the
+// session read them, but some at other line numbers (lines were inserted or
+// removed before them).
+func Moved(from, to int64) string {
+	return fmt.Sprintf("[Lines %d-%d hold no line you have not read, but some at new line numbers: lines were inserted or removed before them]", from, to)
 }

@@ -104,3 +104,49 @@ func genLog(n int) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestIfChanged re-reads in every mode: an unchanged window answers in
+// under 300 bytes, three edited lines are named, and 10 lines inserted at
+// the top of a 5000-line file are the only ones reported.
+func TestIfChanged(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		p := start(t)
+		path := filepath.Join(t.TempDir(), "f.txt")
+		lines := make([]string, 5000)
+		for i := range lines {
+			lines[i] = fmt.Sprintf("line %d\n", i+1)
+		}
+		write := func() { os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644) }
+		write()
+		params := map[string]any{"path": path, "ifChanged": true}
+		var w protocol.Window
+		p.mustCall("read", params, &w)
+		var raw json.RawMessage
+		p.mustCall("read", params, &raw)
+		wire := len(`{"jsonrpc":"2.0","id":123,"result":}`) + len(raw)
+		json.Unmarshal(raw, &w)
+		if !w.Unchanged || w.Content != "" || wire >= 300 {
+			t.Fatalf("re-read: %d bytes: %s", wire, raw)
+		}
+		lines[9], lines[10], lines[1999] = "x\n", "y\n", "z\n"
+		write()
+		w = protocol.Window{}
+		p.mustCall("read", params, &w)
+		if fmt.Sprint(w.Changed) != "[{10 11} {2000 2000}]" {
+			t.Errorf("3 edits: changed %v", w.Changed)
+		}
+		whole := map[string]any{"path": path, "ifChanged": true, "limit": 6000, "maxBytes": protocol.MaxWindowBytes}
+		p.mustCall("read", whole, &w)
+		top := make([]string, 10)
+		for i := range top {
+			top[i] = fmt.Sprintf("inserted %d\n", i)
+		}
+		lines = append(top, lines...)
+		write()
+		w = protocol.Window{}
+		p.mustCall("read", whole, &w)
+		if w.EndLine != 5010 || fmt.Sprint(w.Changed) != "[{1 10}]" {
+			t.Errorf("10 lines inserted: lines %d-%d changed %v", w.StartLine, w.EndLine, w.Changed)
+		}
+	})
+}
