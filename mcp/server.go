@@ -115,6 +115,9 @@ func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.To
 		if err := client.Call(ctx, method, params, &raw); err != nil {
 			return callError(err)
 		}
+		if method == protocol.MethodRead {
+			raw = outlineLarge(ctx, client, params, raw)
+		}
 		if method == protocol.MethodProcessList {
 			// structuredContent must be an object, and the list is an array.
 			raw = append(append([]byte(`{"processes":`), raw...), '}')

@@ -76,6 +76,15 @@ func TestMessages(t *testing.T) {
 		}, "[Outline (indent) of 3 lines, 40 B: 2 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1 limit=3 for class A:. Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline]"},
 		{"outline empty", func() string { return OutlineEmpty("markdown", 12, "read") },
 			"[No outline entries found (markdown) in 12 lines. Use read offset=LINE limit=N to read a range]"},
+		{"outline entry", func() string {
+			return OutlineEntry(protocol.OutlineEntry{Line: 1990, EndLine: 2180, Depth: 1, Kind: "method", Name: "(*conn).serve"})
+		}, "1990-2180 method (*conn).serve"},
+		{"outline entry, a log bucket", func() string {
+			return OutlineEntry(protocol.OutlineEntry{Line: 101, EndLine: 200, Depth: 2, Kind: "time", Name: "2024-05-01 03:00:00–03:59:59",
+				Lines: 100, Levels: map[string]int64{"ERROR": 7, "INFO": 93}, Kinds: []string{"request # failed"}})
+		}, "  101-200 time 2024-05-01 03:00:00–03:59:59 (100 lines, ERROR 7, e.g. request # failed)"},
+		{"large file over MCP", func() string { return LargeFile(300<<10, 100, 7512) },
+			"[The file is 300.0 KB, 7512 lines: above are its outline and lines 1-100. Read the lines you need with read offset=N limit=M, e.g. an entry's lines]"},
 		{"unchanged", func() string { return Unchanged(1, 2000) }, "[Lines 1-2000 unchanged since your last read]"},
 		{"changed", func() string { return ChangedLines([][2]int64{{100, 100}, {500, 501}}, 3, false) },
 			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},

@@ -3,6 +3,8 @@ package notice
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toold/toold/protocol"
 )
 
 // OutlineFacts are what an outline's notice is made from.
@@ -92,4 +94,35 @@ func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
 // removed before them).
 func Moved(from, to int64) string {
 	return fmt.Sprintf("[Lines %d-%d hold no line you have not read, but some at new line numbers: lines were inserted or removed before them]", from, to)
+}
+
+// OutlineEntry is one entry of an outline as toold mcp renders it: its
+// lines, kind and name, indented by depth, and a chunk's counts.
+func OutlineEntry(e protocol.OutlineEntry) string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat("  ", max(e.Depth-1, 0)))
+	fmt.Fprintf(&b, "%d-%d %s %s", e.Line, e.EndLine, e.Kind, e.Name)
+	var facts []string
+	if e.Lines > 0 {
+		facts = append(facts, fmt.Sprintf("%d lines", e.Lines))
+	}
+	for _, lv := range []string{"FATAL", "ERROR", "WARN"} {
+		if n := e.Levels[lv]; n > 0 {
+			facts = append(facts, fmt.Sprintf("%s %d", lv, n))
+		}
+	}
+	if len(e.Kinds) > 0 {
+		facts = append(facts, "e.g. "+strings.Join(e.Kinds, "; "))
+	}
+	if len(facts) > 0 {
+		b.WriteString(" (" + strings.Join(facts, ", ") + ")")
+	}
+	return b.String()
+}
+
+// LargeFile is toold mcp's notice after the outline and first lines it gives
+// for a read of a large file with no range.
+func LargeFile(size int64, firstLines, totalLines int64) string {
+	return fmt.Sprintf("[The file is %s, %d lines: above are its outline and lines 1-%d. Read the lines you need with read offset=N limit=M, e.g. an entry's lines]",
+		Size(size), totalLines, firstLines)
 }
