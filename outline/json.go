@@ -1,6 +1,9 @@
 package outline
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // jsonMaxChunks bounds the chunks of one array's elements.
 const jsonMaxChunks = 16
@@ -44,11 +47,24 @@ func newJSON(opt Options) *jsonScan {
 }
 
 func (j *jsonScan) Write(p []byte) (int, error) {
-	for _, b := range p {
-		j.byte(b)
+	for i := 0; i < len(p); i++ {
+		if j.inStr && !j.esc && j.key == nil {
+			// Inside a string that is no key: skip to its end or an escape.
+			k := bytes.IndexAny(p[i:], "\"\\")
+			if k < 0 {
+				k = len(p) - i
+			}
+			j.line += int64(bytes.Count(p[i:i+k], newline))
+			if i += k; i == len(p) {
+				break
+			}
+		}
+		j.byte(p[i])
 	}
 	return len(p), nil
 }
+
+var newline = []byte{'\n'}
 
 func (j *jsonScan) byte(b byte) {
 	if j.inStr {

@@ -185,8 +185,8 @@ func Build(ctx context.Context, format, path string, r io.ReaderAt, size, totalL
 	return nil, ErrStream
 }
 
-// Fit cuts o to at most maxBytes of JSON: the deepest entries go first,
-// then the last ones. It sets Truncated when any went.
+// Fit cuts o to at most maxBytes of JSON: the deepest entries go first
+// (never the shallowest depth there is), then the last ones. It sets Truncated when any went.
 func Fit(o *Outline, maxBytes int) {
 	size := func() int {
 		n := 64 + len(o.Format)
@@ -197,11 +197,11 @@ func Fit(o *Outline, maxBytes int) {
 	}
 	total := size()
 	for total > maxBytes {
-		deepest := 0
+		deepest, shallowest := 0, 1<<30
 		for _, e := range o.Entries {
-			deepest = max(deepest, e.Depth)
+			deepest, shallowest = max(deepest, e.Depth), min(shallowest, e.Depth)
 		}
-		if deepest <= 1 {
+		if deepest <= shallowest {
 			break
 		}
 		kept := o.Entries[:0]

@@ -350,6 +350,16 @@ func TestFit(t *testing.T) {
 			t.Fatal("depth 3 kept while depth 1 entries were cut")
 		}
 	}
+	// All at depth 2 (a book of ## chapters): cut at the end, not emptied.
+	o3 := &Outline{Format: Markdown}
+	for i := 0; i < 1000; i++ {
+		o3.Entries = append(o3.Entries, Entry{Line: int64(i + 1), EndLine: int64(i + 1), Depth: 2, Kind: "heading", Name: "chapter"})
+	}
+	o3.TotalEntries = 1000
+	Fit(o3, 4096)
+	if len(o3.Entries) < 10 || !o3.Truncated {
+		t.Errorf("depth-2 outline cut to %d entries", len(o3.Entries))
+	}
 	o2 := &Outline{Format: Go, Entries: o.Entries[:2], TotalEntries: 2}
 	Fit(o2, 8192)
 	if o2.Truncated {

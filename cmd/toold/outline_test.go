@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -149,4 +151,83 @@ func TestIfChanged(t *testing.T) {
 			t.Errorf("10 lines inserted: lines %d-%d changed %v", w.StartLine, w.EndLine, w.Changed)
 		}
 	})
+}
+
+// TestOutlineHugeRSS (TOOLD_LONG=1) outlines a 1 GiB log, a 100 MB JSON
+// array and a 50 MB Markdown book, each in a fresh daemon built without
+// -race (as shipped): the daemon's peak RSS stays under 64 MiB, and the
+// log's outline fits in 8 KB and names the hour with the most errors.
+func TestOutlineHugeRSS(t *testing.T) {
+	if os.Getenv("TOOLD_LONG") == "" {
+		t.Skip("TOOLD_LONG=1: generates 1.2 GB of files")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "toold")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	files := map[string]func(i int) string{
+		"huge.log": func(i int) string {
+			s := i / 132 % 86400 // about 11.4 M lines over one day
+			lv := "INFO"
+			if s/3600 == 13 && i%17 == 0 || i%1009 == 0 {
+				lv = "ERROR"
+			}
+			return fmt.Sprintf("2024-05-01T%02d:%02d:%02d.000Z %s [worker-%d] request %d handled in %dms path=/api/items/%d\n", s/3600, s/60%60, s%60, lv, i%8, i, i%300, i%9999)
+		},
+		"array.json": func(i int) string {
+			return fmt.Sprintf("  {\n    \"id\": %d,\n    \"name\": \"item %d\",\n    \"owner\": {\"name\": \"u%d\"}\n  },\n", i, i, i%100)
+		},
+		"book.md": func(i int) string {
+			return fmt.Sprintf("## Chapter %d\n\nSome text of the chapter, long enough to make a paragraph of a book.\n\n```sh\n# not a heading\n```\n\n", i)
+		},
+	}
+	sizes := map[string]int64{"huge.log": 1 << 30, "array.json": 100 << 20, "book.md": 50 << 20}
+	for name, gen := range files {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		if name == "array.json" {
+			w.WriteString("[\n")
+		}
+		var n int64
+		for i := 0; n < sizes[name]; i++ {
+			k, _ := w.WriteString(gen(i))
+			n += int64(k)
+		}
+		if name == "array.json" {
+			w.WriteString("  {}\n]\n")
+		}
+		w.Flush()
+		f.Close()
+
+		cmd := exec.Command(bin)
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		p := newPeer(t, in, out, false)
+		params := map[string]any{"path": path, "outline": true}
+		if name == "huge.log" {
+			params["maxBytes"] = 8192
+		}
+		var win protocol.Window
+		p.mustCall("read", params, &win)
+		hwm := rssKiB(cmd.Process.Pid, "VmHWM")
+		in.Close()
+		cmd.Wait()
+		b, _ := json.Marshal(win.Outline)
+		t.Logf("%s: %d entries of %d, %d bytes, peak RSS %.1f MiB; %s", name, len(win.Outline.Entries), win.Outline.TotalEntries, len(b), float64(hwm)/1024, *win.Notice)
+		if hwm > 64<<10 || len(win.Outline.Entries) == 0 {
+			t.Errorf("%s: peak RSS %d KiB", name, hwm)
+		}
+		if name == "huge.log" && (len(b) > 8192 || !strings.Contains(*win.Notice, "most in 2024-05-01 13:")) {
+			t.Errorf("log outline: %d bytes; %s", len(b), *win.Notice)
+		}
+		os.Remove(path)
+	}
 }
