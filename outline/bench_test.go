@@ -15,10 +15,14 @@ func BenchmarkScanners(b *testing.B) {
 		Log: func(i int) string {
 			return fmt.Sprintf("2024-05-01T%02d:%02d:%02d.123Z INFO [worker-3] request %d handled in 12ms path=/api/v1/items/%d\n", i/3600%24, i/60%60, i%60, i, i%1000)
 		},
-		JSON:     func(i int) string { return fmt.Sprintf("  {\"id\": %d, \"name\": \"item %d\", \"tags\": [\"a\", \"b\"]},\n", i, i) },
-		Markdown: func(i int) string { return fmt.Sprintf("## Section %d\n\nSome text of the section, long enough to be a paragraph.\n\n", i) },
-		CSV:      func(i int) string { return fmt.Sprintf("%d,item %d,\"quoted, field\",%d.99\n", i, i, i%100) },
-		Indent:   func(i int) string { return fmt.Sprintf("block %d:\n    inner line %d\n\n", i, i) },
+		JSON: func(i int) string {
+			return fmt.Sprintf("  {\"id\": %d, \"name\": \"item %d\", \"tags\": [\"a\", \"b\"]},\n", i, i)
+		},
+		Markdown: func(i int) string {
+			return fmt.Sprintf("## Section %d\n\nSome text of the section, long enough to be a paragraph.\n\n", i)
+		},
+		CSV:    func(i int) string { return fmt.Sprintf("%d,item %d,\"quoted, field\",%d.99\n", i, i, i%100) },
+		Indent: func(i int) string { return fmt.Sprintf("block %d:\n    inner line %d\n\n", i, i) },
 	}
 	for format, gen := range gens {
 		var data bytes.Buffer

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -246,25 +247,61 @@ func clip(s string) string {
 	return s[:i] + "…"
 }
 
-// collector holds at most max entries and counts them all. Open entries
-// (whose end is not known yet) are referred to by index; -1 for one not held.
+// collector holds at most max entries and counts them all. When it is
+// full, the deepest entries held make room for shallower ones, and entries
+// as deep are no longer held: an outline of a large file keeps its top
+// levels to its end rather than all levels of its beginning. add returns a
+// handle (the entry's number) by which end sets the entry's last line.
 type collector struct {
 	max     int
 	entries []Entry
+	seqs    []int // the handle of each entry held, rising
 	total   int
+	limit   int // entries deeper are not held (once full)
+	limited bool
 }
 
 func (c *collector) add(e Entry) int {
+	h := c.total
 	c.total++
-	if len(c.entries) >= c.max {
-		return -1
+	if c.limited && e.Depth > c.limit {
+		return h
+	}
+	if len(c.entries) >= c.max && !c.shed(e.Depth) {
+		return h
 	}
 	c.entries = append(c.entries, e)
-	return len(c.entries) - 1
+	c.seqs = append(c.seqs, h)
+	return h
 }
 
-func (c *collector) end(i int, endLine int64) {
-	if i >= 0 {
+// shed drops the deepest entries held when they are deeper than depth,
+// and says whether there is room now.
+func (c *collector) shed(depth int) bool {
+	deepest := 0
+	for _, e := range c.entries {
+		deepest = max(deepest, e.Depth)
+	}
+	c.limited = true
+	if deepest <= depth {
+		c.limit = depth - 1 // full of entries as shallow: hold none this deep
+		return false
+	}
+	c.limit = deepest - 1
+	k := 0
+	for i, e := range c.entries {
+		if e.Depth < deepest {
+			c.entries[k], c.seqs[k] = e, c.seqs[i]
+			k++
+		}
+	}
+	clear(c.entries[k:])
+	c.entries, c.seqs = c.entries[:k], c.seqs[:k]
+	return len(c.entries) < c.max
+}
+
+func (c *collector) end(h int, endLine int64) {
+	if i := sort.SearchInts(c.seqs, h); i < len(c.seqs) && c.seqs[i] == h {
 		c.entries[i].EndLine = endLine
 	}
 }

@@ -424,3 +424,24 @@ func TestJSONArray(t *testing.T) {
 		t.Errorf("the first element's keys are missing:\n%s", brief(o))
 	}
 }
+
+// TestCollectorSheds: a full collector drops its deepest entries for
+// shallower ones, so a long book keeps its parts to the end.
+func TestCollectorSheds(t *testing.T) {
+	var b bytes.Buffer
+	for p := 1; p <= 300; p++ {
+		fmt.Fprintf(&b, "# Part %d\n", p)
+		for c := 1; c <= 20; c++ {
+			fmt.Fprintf(&b, "## Chapter %d.%d\ntext\n", p, c)
+		}
+	}
+	s := NewScanner(Markdown, Options{MaxEntries: 1000})
+	s.Write(b.Bytes())
+	o := s.Finish(lineCount(b.Bytes()))
+	if o.TotalEntries != 6300 || len(o.Entries) != 300 || o.Entries[299].Name != "Part 300" || o.Entries[299].EndLine != lineCount(b.Bytes()) {
+		t.Fatalf("%d held of %d; last %+v", len(o.Entries), o.TotalEntries, o.Entries[len(o.Entries)-1])
+	}
+	if o.Entries[0].EndLine != 41 {
+		t.Errorf("part 1 ends at %d", o.Entries[0].EndLine)
+	}
+}
