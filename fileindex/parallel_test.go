@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -104,5 +105,26 @@ func TestFeed(t *testing.T) {
 	defer f2.Close()
 	if err := f2.Index(WithFeed(context.Background(), fd2)); err != nil || fd2.Fed {
 		t.Fatalf("a cached index fed: %v %v", fd2.Fed, err)
+	}
+}
+
+// TestSameFile: a path still leading to the open file is the same file; one
+// replaced by rename is not.
+func TestSameFile(t *testing.T) {
+	c := newCache(t, Options{noWatch: true})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	writeFile(t, path, []byte("a\n"))
+	f := open(t, c, path)
+	fi, err := os.Stat(path)
+	if err != nil || !f.SameFile(fi) {
+		t.Fatalf("the file itself: %v", err)
+	}
+	writeFile(t, path+".new", []byte("b\n"))
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ = os.Stat(path); f.SameFile(fi) {
+		t.Error("a replaced file is the same")
 	}
 }
