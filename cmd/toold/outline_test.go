@@ -231,3 +231,29 @@ func TestOutlineHugeRSS(t *testing.T) {
 		os.Remove(path)
 	}
 }
+
+// TestOutlineWithoutCtags: with no ctags on PATH, the daemon outlines a
+// Python and a TypeScript file by indent and says how to install ctags.
+// The built binary and the forwarded daemon only: PATH is a process's, and
+// the in-process daemon shares the test's (methods' TestOutlineWithoutCtags
+// hides ctags there through outline.LookCtags).
+func TestOutlineWithoutCtags(t *testing.T) {
+	empty := t.TempDir()
+	for _, m := range modes[1:] {
+		for _, headers := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/headers=%v", m.name, headers), func(t *testing.T) {
+				t.Parallel()
+				p := m.start(t, headers, "PATH="+empty)
+				for _, f := range []string{"sample.py", "sample.ts"} {
+					path, _ := filepath.Abs(filepath.Join("..", "..", "outline", "testdata", f))
+					var w protocol.Window
+					p.mustCall("read", map[string]any{"path": path, "outline": true}, &w)
+					if w.Outline == nil || w.Outline.Format != protocol.OutlineIndent || len(w.Outline.Entries) < 5 ||
+						!strings.Contains(*w.Notice, "apt-get install universal-ctags") {
+						t.Errorf("%s: %+v %v", f, w.Outline, *w.Notice)
+					}
+				}
+			})
+		}
+	}
+}
