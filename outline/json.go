@@ -58,6 +58,19 @@ func (j *jsonScan) Write(p []byte) (int, error) {
 			if i += k; i == len(p) {
 				break
 			}
+		} else if !j.inStr && j.skippable() {
+			// Deeper than the outline looks, only strings, nesting and
+			// lines matter: skip to the next of them.
+			k := bytes.IndexAny(p[i:], "\"{}[]\n")
+			if k < 0 {
+				k = len(p) - i
+			}
+			if len(bytes.TrimLeft(p[i:i+k], " \t\r")) > 0 {
+				j.sawAny, j.lastTok = true, j.line
+			}
+			if i += k; i == len(p) {
+				break
+			}
 		}
 		j.byte(p[i])
 	}
@@ -139,6 +152,15 @@ func (j *jsonScan) byte(b byte) {
 		j.valueStart(d)
 	}
 	j.lastTok = j.line
+}
+
+// skippable says whether the bytes here matter only for their strings,
+// brackets and newlines: deeper than depth 2, or in an object at depth 2
+// whose keys are not outlined (an array's element after the first). A
+// value's start there is noted by its first bracket or quote, or by
+// valueStart at depth <= 2 only.
+func (j *jsonScan) skippable() bool {
+	return j.depth > 2 || j.depth == 2 && j.stack[2].kind == '{' && j.stack[2].noKeys
 }
 
 // valueStart notes that a value begins at depth d (a member's value, or an
