@@ -1,6 +1,7 @@
 package outline
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -261,19 +262,24 @@ func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
 // hasLevelKey says whether b ends with level= or "level":" (a lower-case
 // level's key).
 func hasLevelKey(b []byte) bool {
-	s := string(b[max(0, len(b)-9):])
-	return strings.HasSuffix(s, "level=") || strings.HasSuffix(s, `level":"`) || strings.HasSuffix(s, `level": "`)
+	return bytes.HasSuffix(b, []byte("level=")) || bytes.HasSuffix(b, []byte(`level":"`)) || bytes.HasSuffix(b, []byte(`level": "`))
 }
 
 func levelWord(w []byte, keyed bool) int {
 	if len(w) < 3 || len(w) > 8 {
 		return lvNone
 	}
-	s := string(w)
 	if keyed {
-		s = strings.ToUpper(s)
+		var up [8]byte
+		for i, c := range w {
+			if c >= 'a' && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			up[i] = c
+		}
+		w = up[:len(w)]
 	}
-	switch s {
+	switch string(w) {
 	case "FATAL", "PANIC", "CRITICAL", "CRIT", "EMERG", "ALERT":
 		return lvFatal
 	case "ERROR", "ERR":
