@@ -55,6 +55,10 @@ type Options struct {
 	// MaxGoBytes is the largest Go file parsed by go/ast (its memory is some
 	// ten times the source); a larger one is outlined by indent. Default 16 MiB.
 	MaxGoBytes int64
+	// MaxCtagsBytes is the largest file given to ctags (some of its parsers
+	// take minutes on tens of MB); a larger one is outlined by indent.
+	// Default 16 MiB.
+	MaxCtagsBytes int64
 	// Start starts ctags; nil starts it plainly.
 	Start Starter
 }
@@ -65,6 +69,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxGoBytes <= 0 {
 		o.MaxGoBytes = 16 << 20
+	}
+	if o.MaxCtagsBytes <= 0 {
+		o.MaxCtagsBytes = 16 << 20
 	}
 	return o
 }
@@ -177,6 +184,9 @@ func Build(ctx context.Context, format, path string, r io.ReaderAt, size, totalL
 		}
 		return goOutline(path, src, opt), nil
 	case Ctags:
+		if size > opt.MaxCtagsBytes {
+			return nil, nil
+		}
 		o, err := ctagsOutline(ctx, path, opt)
 		if o != nil {
 			fillEnds(o.Entries, totalLines)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // stream outlines text with format's scanner, fed in chunks of n bytes.
@@ -443,5 +444,24 @@ func TestCollectorSheds(t *testing.T) {
 	}
 	if o.Entries[0].EndLine != 41 {
 		t.Errorf("part 1 ends at %d", o.Entries[0].EndLine)
+	}
+}
+
+// TestCtagsSlow: a ctags that takes too long, or a file too large for it,
+// gives way to indent (nil, nil) rather than failing the read.
+func TestCtagsSlow(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "ctags")
+	os.WriteFile(fake, []byte("#!/bin/sh\nsleep 5\n"), 0o755)
+	old, oldTimeout := LookCtags, ctagsTimeout
+	LookCtags, ctagsTimeout = func(Starter) string { return fake }, 100*time.Millisecond
+	t.Cleanup(func() { LookCtags, ctagsTimeout = old, oldTimeout })
+	path, _ := filepath.Abs(filepath.Join("testdata", "sample.py"))
+	start := time.Now()
+	o, err := Build(context.Background(), Ctags, path, strings.NewReader(""), 10, 1, Options{})
+	if o != nil || err != nil || time.Since(start) > 3*time.Second {
+		t.Errorf("slow ctags: %v %v after %v", o, err, time.Since(start))
+	}
+	if o, err := Build(context.Background(), Ctags, path, strings.NewReader(""), 17<<20, 1, Options{}); o != nil || err != nil {
+		t.Errorf("a file over MaxCtagsBytes: %v %v", o, err)
 	}
 }
