@@ -100,13 +100,7 @@ func streamOutline(ctx context.Context, f *fileindex.File, sc outline.Scanner) (
 }
 
 func toProtocol(o *outline.Outline) *protocol.Outline {
-	p := &protocol.Outline{Format: o.Format, Entries: make([]protocol.OutlineEntry, len(o.Entries)),
-		TotalEntries: o.TotalEntries, Truncated: o.Truncated}
-	for i, e := range o.Entries {
-		p.Entries[i] = protocol.OutlineEntry{Line: e.Line, EndLine: e.EndLine, Depth: e.Depth, Kind: e.Kind,
-			Name: e.Name, Lines: e.Lines, Levels: e.Levels, Kinds: e.Kinds}
-	}
-	return p
+	return &protocol.Outline{Format: o.Format, Entries: o.Entries, TotalEntries: o.TotalEntries, Truncated: o.Truncated}
 }
 
 // outlineNotice says what the outline covers and names the read of one

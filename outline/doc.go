@@ -1,7 +1,7 @@
 // Package outline owns the outlines of files: the entries (line, endLine,
 // depth, kind, name) that tell a model which window of a large file to read.
-// It knows the formats and nothing of the wire: methods/ maps an Outline to
-// protocol's and bounds it by maxBytes with Fit.
+// It knows the formats; its entries are the wire's (protocol.OutlineEntry),
+// and methods/ bounds an Outline by maxBytes with Fit.
 //
 // # Formats
 //

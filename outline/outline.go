@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/toold/toold/protocol"
 )
 
 // Formats, Outline.Format.
@@ -24,18 +26,10 @@ const (
 	Indent   = "indent"
 )
 
-// Entry is one item of an outline: lines Line..EndLine (1-based, inclusive).
-// Lines, Levels and Kinds are set for a log's time buckets and for chunks.
-type Entry struct {
-	Line    int64            `json:"line"`
-	EndLine int64            `json:"endLine"`
-	Depth   int              `json:"depth"`
-	Kind    string           `json:"kind"`
-	Name    string           `json:"name"`
-	Lines   int64            `json:"lines,omitempty"`
-	Levels  map[string]int64 `json:"levels,omitempty"`
-	Kinds   []string         `json:"kinds,omitempty"`
-}
+// Entry is one item of an outline: the wire's type, as its fields are
+// what the formats make (lines Line..EndLine, 1-based and inclusive; Lines,
+// Levels and Kinds for a log's time buckets and for chunks).
+type Entry = protocol.OutlineEntry
 
 // Outline is a file's outline.
 type Outline struct {

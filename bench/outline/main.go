@@ -379,10 +379,10 @@ func genLines(w *bufio.Writer, size int64) {
 func genLog(w *bufio.Writer, size int64) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	var n int64
-	total := size / 105
+	total := size / 118 // lines in the file, about: the day ends with it
 	kinds := []string{"connection refused to db-%d:5432", "timeout after %dms waiting for upstream", "panic: nil map write in handler %d"}
 	for i := int64(0); n < size; i++ {
-		s := i * 86400 / total
+		s := min(i*86400/total, 86399)
 		lv := "INFO"
 		h := s / 3600
 		switch {
