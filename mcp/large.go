@@ -24,13 +24,24 @@ func outlineLarge(ctx context.Context, client *rpc.Client, params any, raw json.
 	case map[string]json.RawMessage:
 		args = p
 	}
+	var w protocol.Window
+	if json.Unmarshal(raw, &w) != nil {
+		return raw
+	}
+	if w.Unchanged {
+		// The daemon's short form (protocol.UnchangedWindow) lacks fields
+		// the tool's outputSchema requires: give the window whole.
+		if b, err := json.Marshal(&w); err == nil {
+			return b
+		}
+		return raw
+	}
 	for _, k := range []string{"offset", "limit", "outline", "ifChanged"} {
 		if _, ok := args[k]; ok {
 			return raw
 		}
 	}
-	var w protocol.Window
-	if json.Unmarshal(raw, &w) != nil || w.Binary || w.Image != nil || w.PartialLine || w.TotalBytes <= protocol.MCPOutlineBytes {
+	if w.Binary || w.Image != nil || w.PartialLine || w.TotalBytes <= protocol.MCPOutlineBytes {
 		return raw
 	}
 	var o protocol.Window

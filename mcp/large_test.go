@@ -50,3 +50,22 @@ func TestReadLarge(t *testing.T) {
 		t.Errorf("outline: %q", text)
 	}
 }
+
+// TestReadUnchanged: an unchanged re-read through the read tool says so,
+// and its structuredContent is a whole window (the outputSchema's fields).
+func TestReadUnchanged(t *testing.T) {
+	s, _ := start(t)
+	path := writeFile(t, "f.txt", "one\ntwo\n")
+	s.call(t, "read", map[string]any{"path": path, "ifChanged": true})
+	text, res := s.call(t, "read", map[string]any{"path": path, "ifChanged": true})
+	if text != "[Lines 1-2 unchanged since your last read]" || res.IsError {
+		t.Fatalf("got %q", text)
+	}
+	var w map[string]any
+	structured(t, res, &w)
+	for _, f := range []string{"startByte", "endByte", "truncatedBy", "clippedLines", "partialLine", "binary", "unchanged"} {
+		if _, ok := w[f]; !ok {
+			t.Errorf("structuredContent lacks %s: %v", f, w)
+		}
+	}
+}

@@ -35,8 +35,9 @@ func TestIfChanged(t *testing.T) {
 	if w.Unchanged || w.Changed != nil || w.EndLine != 2000 || w.Content == "" {
 		t.Fatalf("first read: unchanged %v changed %v lines %d-%d", w.Unchanged, w.Changed, w.StartLine, w.EndLine)
 	}
-	w = read(map[string]any{})
-	reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 12, "result": w})
+	b, _ := json.Marshal(map[string]any{"path": path, "ifChanged": true})
+	w, raw := readRaw(t, svc, s, b)
+	reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 12, "result": json.RawMessage(raw)})
 	if !w.Unchanged || w.Content != "" || *w.Notice != "[Lines 1-2000 unchanged since your last read]" || len(reply) >= 300 {
 		t.Fatalf("re-read: unchanged %v, %d bytes on the wire: %s", w.Unchanged, len(reply), reply)
 	}
@@ -74,10 +75,8 @@ func TestIfChanged(t *testing.T) {
 
 	// Another session has read nothing.
 	other := &Session{ID: "other", Settings: s.Settings}
-	b, _ := json.Marshal(map[string]any{"path": path, "ifChanged": true})
-	res, err := svc.Read(t.Context(), other, b)
-	if err != nil || res.(*protocol.Window).Unchanged || res.(*protocol.Window).Changed != nil {
-		t.Fatalf("another session: %v %+v", err, res)
+	if w, _ := readRaw(t, svc, other, b); w.Unchanged || w.Changed != nil {
+		t.Fatalf("another session: %+v", w)
 	}
 }
 

@@ -18,11 +18,27 @@ import (
 func readJSON(t testing.TB, svc *Service, s *Session, params map[string]any) *protocol.Window {
 	t.Helper()
 	b, _ := json.Marshal(params)
+	w, _ := readRaw(t, svc, s, b)
+	return w
+}
+
+// readRaw calls read with params b and returns the window as a client
+// decodes it, and the result as it goes on the wire.
+func readRaw(t testing.TB, svc *Service, s *Session, b []byte) (*protocol.Window, []byte) {
+	t.Helper()
 	res, err := svc.Read(context.Background(), s, b)
 	if err != nil {
 		t.Fatalf("read %s: %v", b, err)
 	}
-	return res.(*protocol.Window)
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w protocol.Window
+	if err := json.Unmarshal(raw, &w); err != nil {
+		t.Fatal(err)
+	}
+	return &w, raw
 }
 
 // TestOutlineRead outlines each format twice: the first read builds the

@@ -346,7 +346,18 @@ func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, e
 		return nil, err
 	}
 	lr.session = s.ID
-	return svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, lr, nil)
+	return short(svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, lr, nil))
+}
+
+// short gives an unchanged window in its short form (protocol.UnchangedWindow).
+func short(w *protocol.Window, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	if w.Unchanged {
+		return w.Short(), nil
+	}
+	return w, nil
 }
 
 // ReadBytes answers readBytes: a window of a file by byte offset.
@@ -409,7 +420,7 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, spoolError(p.Spool, err)
 	}
-	return w, nil
+	return short(w, nil)
 }
 
 // spoolError says why spool id cannot be paged: evicted, replaced, or never

@@ -1,7 +1,5 @@
 package protocol
 
-import "encoding/json"
-
 // InitializeResult is initialize's result.
 type InitializeResult struct {
 	ServerInfo ServerInfo `json:"serverInfo"`
@@ -190,27 +188,26 @@ type CacheStats struct {
 	IndexBytes    int64 `json:"indexBytes"`
 }
 
-// MarshalJSON writes a window; an unchanged one (read with ifChanged whose
-// lines the session has already) in short: path, content (""), its lines,
-// totalLines, totalBytes, truncated, next, unchanged and notice, so that the
-// answer to re-reading 2000 unchanged lines stays under 300 bytes. The
-// byte offsets, truncatedBy and the other flags are those of the read that
-// the session made before.
-func (w Window) MarshalJSON() ([]byte, error) {
-	type window Window // without this method
-	if !w.Unchanged {
-		return json.Marshal(window(w))
-	}
-	return json.Marshal(struct {
-		Path       string  `json:"path"`
-		Content    string  `json:"content"`
-		StartLine  int64   `json:"startLine"`
-		EndLine    int64   `json:"endLine"`
-		TotalLines int64   `json:"totalLines"`
-		TotalBytes int64   `json:"totalBytes"`
-		Truncated  bool    `json:"truncated"`
-		Next       *Next   `json:"next"`
-		Unchanged  bool    `json:"unchanged"`
-		Notice     *string `json:"notice"`
-	}{w.Path, "", w.StartLine, w.EndLine, w.TotalLines, w.TotalBytes, w.Truncated, w.Next, true, w.Notice})
+// UnchangedWindow is how an unchanged window (read with ifChanged whose
+// lines the session has already) goes on the wire: path, content (""), its
+// lines, totalLines, totalBytes, truncated, next, unchanged and notice, so
+// that the answer to re-reading 2000 unchanged lines stays under 300 bytes.
+// The byte offsets, truncatedBy and the other flags are those of the read
+// the session made before. A client decodes it as a Window.
+type UnchangedWindow struct {
+	Path       string  `json:"path"`
+	Content    string  `json:"content"`
+	StartLine  int64   `json:"startLine"`
+	EndLine    int64   `json:"endLine"`
+	TotalLines int64   `json:"totalLines"`
+	TotalBytes int64   `json:"totalBytes"`
+	Truncated  bool    `json:"truncated"`
+	Next       *Next   `json:"next"`
+	Unchanged  bool    `json:"unchanged"`
+	Notice     *string `json:"notice"`
+}
+
+// Short is w's short form for the wire, for an unchanged window.
+func (w *Window) Short() *UnchangedWindow {
+	return &UnchangedWindow{w.Path, "", w.StartLine, w.EndLine, w.TotalLines, w.TotalBytes, w.Truncated, w.Next, true, w.Notice}
 }
