@@ -149,3 +149,36 @@ func TestSeenPut(t *testing.T) {
 		t.Errorf("spans %+v", f.spans)
 	}
 }
+
+// FuzzAlignWindow: whatever the old and new lines, the changed ranges lie in
+// the window, rise and do not touch; a window equal to what was seen at the
+// same numbers is unchanged, and every line not matched is in a range.
+func FuzzAlignWindow(f *testing.F) {
+	f.Add([]byte("abcdef"), []byte("abXdef"), uint8(1))
+	f.Add([]byte("aaaa"), []byte("aaaaa"), uint8(3))
+	f.Fuzz(func(t *testing.T, old, nw []byte, start uint8) {
+		oh, nh := make([]uint64, len(old)), make([]uint64, len(nw))
+		nums := make([]int64, len(old))
+		for i, c := range old {
+			oh[i], nums[i] = uint64(c%8), int64(start)+int64(i)
+		}
+		for i, c := range nw {
+			nh[i] = uint64(c % 8)
+		}
+		r := alignWindow(oh, nums, nh, int64(start))
+		from, to := int64(start), int64(start)+int64(len(nw))-1
+		var n int64
+		for i, c := range r.changed {
+			if c[0] < from || c[1] > to || c[0] > c[1] || i > 0 && c[0] <= r.changed[i-1][1]+1 {
+				t.Fatalf("ranges %v in %d-%d", r.changed, from, to)
+			}
+			n += c[1] - c[0] + 1
+		}
+		if r.unchanged && n > 0 {
+			t.Fatalf("unchanged with changes %v", r.changed)
+		}
+		if reflect.DeepEqual(oh, nh) && !r.unchanged {
+			t.Fatalf("equal lines at equal numbers: changed %v moved %v", r.changed, r.moved)
+		}
+	})
+}
