@@ -117,7 +117,7 @@ func outlineNotice(o *outline.Outline, w *protocol.Window, lr *lineRequest, ctag
 		return notice.OutlineEmpty(o.Format, w.TotalLines, call)
 	}
 	f := notice.OutlineFacts{Format: o.Format, Shown: len(o.Entries), Total: o.TotalEntries, TotalLines: w.TotalLines,
-		TotalBytes: w.TotalBytes, MaxBytes: lr.MaxBytes, Truncated: o.Truncated, Call: call, Summary: o.Summary,
+		TotalBytes: w.TotalBytes, MaxBytes: lr.MaxBytes, MaxWindowBytes: protocol.MaxWindowBytes, Truncated: o.Truncated, Call: call, Summary: o.Summary,
 		CtagsMissing: ctagsMissing}
 	ex := o.Entries[0]
 	for _, e := range o.Entries {

@@ -67,10 +67,10 @@ func TestMessages(t *testing.T) {
 				ExampleLine: 1990, ExampleEndLine: 2180, ExampleName: "(*conn).serve"})
 		}, "[Outline (go) of 4073 lines, 128.1 KB: 219 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1990 limit=191 for (*conn).serve]"},
 		{"outline cut, of a log", func() string {
-			return Outline(OutlineFacts{Format: "log", Shown: 20, Total: 24, TotalLines: 9 << 20, TotalBytes: 1 << 30, MaxBytes: 8192, Truncated: true,
+			return Outline(OutlineFacts{Format: "log", Shown: 20, Total: 24, TotalLines: 9 << 20, TotalBytes: 1 << 30, MaxBytes: 8192, MaxWindowBytes: 262144, Truncated: true,
 				Call: "page spool=ab12", ExampleLine: 1, ExampleEndLine: 400000, ExampleName: "2024-05-01 00:00:00–00:59:59",
 				Summary: "120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)"})
-		}, "[Outline (log) of 9437184 lines, 1.0 GB: 24 entries, 20 shown (8192-byte limit; deeper entries go first). To read an entry use page spool=ab12 offset=LINE limit=ENDLINE-LINE+1, e.g. page spool=ab12 offset=1 limit=400000 for 2024-05-01 00:00:00–00:59:59. 120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)]"},
+		}, "[Outline (log) of 9437184 lines, 1.0 GB: 24 entries, 20 shown (8192-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use page spool=ab12 offset=LINE limit=ENDLINE-LINE+1, e.g. page spool=ab12 offset=1 limit=400000 for 2024-05-01 00:00:00–00:59:59. 120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)]"},
 		{"outline by indent, no ctags", func() string {
 			return Outline(OutlineFacts{Format: "indent", Shown: 2, Total: 2, TotalLines: 3, TotalBytes: 40, Call: "read", ExampleLine: 1, ExampleEndLine: 3, ExampleName: "class A:", CtagsMissing: true})
 		}, "[Outline (indent) of 3 lines, 40 B: 2 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1 limit=3 for class A:. Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline]"},

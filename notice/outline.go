@@ -15,13 +15,13 @@ type OutlineFacts struct {
 	TotalBytes     int64
 	MaxBytes       int
 	Truncated      bool   // entries were left out for MaxBytes
+	MaxWindowBytes int    // the cap of maxBytes
 	Call           string // the call that reads a range: "read" or "page spool=ID"
 	ExampleLine    int64  // an entry to show the call with, 0 for none
 	ExampleEndLine int64
 	ExampleName    string
 	Summary        string // the format's line about the whole file, "" for none
 	CtagsMissing   bool   // code outlined by indent because ctags is not installed
-	FirstLines     int64  // MCP: the first lines shown after the outline, 0 for none
 }
 
 // Outline is the notice of an outline: what it covers, how to read an entry
@@ -30,10 +30,11 @@ func Outline(f OutlineFacts) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Outline (%s) of %d lines, %s: %d entries", f.Format, f.TotalLines, Size(f.TotalBytes), f.Total)
 	if f.Truncated {
-		fmt.Fprintf(&b, ", %d shown (%d-byte limit; deeper entries go first)", f.Shown, f.MaxBytes)
-	}
-	if f.FirstLines > 0 {
-		fmt.Fprintf(&b, ", then lines 1-%d", f.FirstLines)
+		fmt.Fprintf(&b, ", %d shown (%d-byte limit; deeper entries go first", f.Shown, f.MaxBytes)
+		if f.MaxBytes < f.MaxWindowBytes {
+			fmt.Fprintf(&b, "; maxBytes=%d shows more", f.MaxWindowBytes)
+		}
+		b.WriteString(")")
 	}
 	call := f.Call
 	if call == "" {
