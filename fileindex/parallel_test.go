@@ -128,3 +128,23 @@ func TestSameFile(t *testing.T) {
 		t.Error("a replaced file is the same")
 	}
 }
+
+// TestParallelProgress: a parallel build reports rising byte counts from
+// its first range, and the whole size at its end.
+func TestParallelProgress(t *testing.T) {
+	data := bytes.Repeat([]byte("line of text\n"), 1<<20)
+	var got [][2]int64
+	ctx := WithProgress(context.Background(), func(done, total int64) { got = append(got, [2]int64{done, total}) })
+	if _, err := buildParallel(ctx, bytes.NewReader(data), fileID{size: int64(len(data))}, 4096, make([]byte, readBufSize), 2); err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(data))
+	if len(got) < 2 || got[len(got)-1] != [2]int64{n, n} {
+		t.Fatalf("reports %v", got)
+	}
+	for i, r := range got {
+		if r[1] != n || r[0] > n || i > 0 && r[0] < got[i-1][0] {
+			t.Fatalf("report %d: %v of %v", i, r, got)
+		}
+	}
+}

@@ -21,13 +21,13 @@ const outlineBuf = 256 << 10
 // by a pass of its own when the index was cached.
 func (svc *Service) outlineWindow(ctx context.Context, f *fileindex.File, w *protocol.Window, sniff []byte, lr *lineRequest) error {
 	format := outline.Detect(lr.detectPath, sniff)
-	opts := outline.Options{}
+	opts := outline.Options{FromLine: lr.offset}
 	if svc.Runner != nil {
 		opts.Start = svc.Runner.Start
 	}
 	var o *outline.Outline
 	ctagsMissing := false
-	if sc := outline.NewScanner(format, outline.Options{}); sc == nil {
+	if sc := outline.NewScanner(format, opts); sc == nil {
 		if err := f.Index(indexProgress(ctx)); err != nil {
 			return err
 		}
@@ -44,19 +44,23 @@ func (svc *Service) outlineWindow(ctx context.Context, f *fileindex.File, w *pro
 	}
 	if o == nil {
 		var err error
-		if o, err = streamOutline(ctx, f, outline.NewScanner(orIndent(format), outline.Options{})); err != nil {
+		if o, err = streamOutline(ctx, f, outline.NewScanner(orIndent(format), opts)); err != nil {
 			return err
 		}
 	}
 	w.TotalLines = f.Lines()
-	outline.Fit(o, lr.MaxBytes)
-	w.StartLine, w.EndLine = 1, 0
+	outline.Since(o, lr.offset)
+	next := outline.Fit(o, lr.MaxBytes)
+	// The outline is paged as a window is: from offset, and next names
+	// the line where the entries left out at the end start.
+	w.StartLine, w.EndLine = lr.offset, lr.offset-1
 	w.Outline = toProtocol(o)
-	if w.TotalLines > 0 {
+	if next > 0 {
 		w.Truncated = true
-		w.Next = &protocol.Next{Offset: ptr(int64(1))}
+		w.TruncatedBy = ptr(protocol.ByBytes)
+		w.Next = &protocol.Next{Offset: ptr(next)}
 	}
-	w.Notice = ptr(outlineNotice(o, w, lr, ctagsMissing))
+	w.Notice = ptr(outlineNotice(o, w, lr, ctagsMissing, next))
 	return nil
 }
 
@@ -105,7 +109,7 @@ func toProtocol(o *outline.Outline) *protocol.Outline {
 
 // outlineNotice says what the outline covers and names the read of one
 // entry: the longest top-level one.
-func outlineNotice(o *outline.Outline, w *protocol.Window, lr *lineRequest, ctagsMissing bool) string {
+func outlineNotice(o *outline.Outline, w *protocol.Window, lr *lineRequest, ctagsMissing bool, next int64) string {
 	call := "read"
 	if lr.byteCall != "" {
 		call = lr.byteCall
@@ -118,7 +122,7 @@ func outlineNotice(o *outline.Outline, w *protocol.Window, lr *lineRequest, ctag
 	}
 	f := notice.OutlineFacts{Format: o.Format, Shown: len(o.Entries), Total: o.TotalEntries, TotalLines: w.TotalLines,
 		TotalBytes: w.TotalBytes, MaxBytes: lr.MaxBytes, MaxWindowBytes: protocol.MaxWindowBytes, Truncated: o.Truncated, Call: call, Summary: o.Summary,
-		CtagsMissing: ctagsMissing}
+		CtagsMissing: ctagsMissing, FromLine: lr.offset, Next: next}
 	ex := o.Entries[0]
 	for _, e := range o.Entries {
 		if e.Depth == 1 && e.EndLine-e.Line > ex.EndLine-ex.Line {

@@ -148,3 +148,43 @@ func TestOutlineWithoutCtags(t *testing.T) {
 		t.Errorf("%+v %q", w.Outline, *w.Notice)
 	}
 }
+
+// TestOutlinePaged: an outline cut by maxBytes is paged as a window is:
+// following next.offset with outline: true gives every top-level entry,
+// each once and in order.
+func TestOutlinePaged(t *testing.T) {
+	svc, s := newTestService(t)
+	var md bytes.Buffer
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&md, "# Part %d\n\n## Chapter %d.1\n\ntext\n", i, i)
+	}
+	os.WriteFile(filepath.Join(s.Cwd, "book.md"), md.Bytes(), 0o644)
+	var parts []string
+	offset, pages := int64(1), 0
+	for ; pages < 100; pages++ {
+		w := readJSON(t, svc, s, map[string]any{"path": "book.md", "outline": true, "maxBytes": 4096, "offset": offset})
+		for _, e := range w.Outline.Entries {
+			if e.Line < offset {
+				t.Fatalf("page from %d holds an entry at %d", offset, e.Line)
+			}
+			if e.Depth == 1 {
+				parts = append(parts, e.Name)
+			}
+		}
+		if w.Next == nil {
+			break
+		}
+		if !strings.Contains(*w.Notice, fmt.Sprintf("use read outline=true offset=%d", *w.Next.Offset)) || *w.Next.Offset <= offset {
+			t.Fatalf("next %d after %d, notice %q", *w.Next.Offset, offset, *w.Notice)
+		}
+		offset = *w.Next.Offset
+	}
+	if len(parts) != 2000 || parts[0] != "Part 0" || parts[1999] != "Part 1999" || pages < 10 {
+		t.Fatalf("%d parts in %d pages", len(parts), pages)
+	}
+	for i, p := range parts {
+		if p != fmt.Sprintf("Part %d", i) {
+			t.Fatalf("part %d is %q", i, p)
+		}
+	}
+}

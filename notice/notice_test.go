@@ -71,6 +71,10 @@ func TestMessages(t *testing.T) {
 				Call: "page spool=ab12", ExampleLine: 1, ExampleEndLine: 400000, ExampleName: "2024-05-01 00:00:00–00:59:59",
 				Summary: "120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)"})
 		}, "[Outline (log) of 9437184 lines, 1.0 GB: 24 entries, 20 shown (8192-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use page spool=ab12 offset=LINE limit=ENDLINE-LINE+1, e.g. page spool=ab12 offset=1 limit=400000 for 2024-05-01 00:00:00–00:59:59. 120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)]"},
+		{"outline, a page of it", func() string {
+			return Outline(OutlineFacts{Format: "markdown", Shown: 60, Total: 4000, TotalLines: 10000, TotalBytes: 60000, MaxBytes: 4096, MaxWindowBytes: 262144,
+				Truncated: true, Call: "read", ExampleLine: 301, ExampleEndLine: 305, ExampleName: "Part 60", FromLine: 301, Next: 601})
+		}, "[Outline (markdown) of 10000 lines, 58.6 KB: 4000 entries; those from line 301 on: 60 shown (4096-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=301 limit=5 for Part 60. For the entries from line 601 on use read outline=true offset=601]"},
 		{"outline by indent, no ctags", func() string {
 			return Outline(OutlineFacts{Format: "indent", Shown: 2, Total: 2, TotalLines: 3, TotalBytes: 40, Call: "read", ExampleLine: 1, ExampleEndLine: 3, ExampleName: "class A:", CtagsMissing: true})
 		}, "[Outline (indent) of 3 lines, 40 B: 2 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1 limit=3 for class A:. Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline]"},

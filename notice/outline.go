@@ -22,6 +22,8 @@ type OutlineFacts struct {
 	ExampleName    string
 	Summary        string // the format's line about the whole file, "" for none
 	CtagsMissing   bool   // code outlined by indent because ctags is not installed
+	FromLine       int64  // the outline's entries start at this line (offset)
+	Next           int64  // the line where the entries left out at the end start, 0 for none
 }
 
 // Outline is the notice of an outline: what it covers, how to read an entry
@@ -29,8 +31,13 @@ type OutlineFacts struct {
 func Outline(f OutlineFacts) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Outline (%s) of %d lines, %s: %d entries", f.Format, f.TotalLines, Size(f.TotalBytes), f.Total)
+	sep := ", "
+	if f.FromLine > 1 {
+		fmt.Fprintf(&b, "; those from line %d on", f.FromLine)
+		sep = ": "
+	}
 	if f.Truncated {
-		fmt.Fprintf(&b, ", %d shown (%d-byte limit; deeper entries go first", f.Shown, f.MaxBytes)
+		fmt.Fprintf(&b, "%s%d shown (%d-byte limit; deeper entries go first", sep, f.Shown, f.MaxBytes)
 		if f.MaxBytes < f.MaxWindowBytes {
 			fmt.Fprintf(&b, "; maxBytes=%d shows more", f.MaxWindowBytes)
 		}
@@ -43,6 +50,9 @@ func Outline(f OutlineFacts) string {
 	b.WriteString(". To read an entry use " + call + " offset=LINE limit=ENDLINE-LINE+1")
 	if f.ExampleLine > 0 {
 		fmt.Fprintf(&b, ", e.g. %s offset=%d limit=%d for %s", call, f.ExampleLine, f.ExampleEndLine-f.ExampleLine+1, f.ExampleName)
+	}
+	if f.Next > 0 {
+		fmt.Fprintf(&b, ". For the entries from line %d on use %s outline=true offset=%d", f.Next, call, f.Next)
 	}
 	if f.Summary != "" {
 		b.WriteString(". " + f.Summary)

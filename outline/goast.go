@@ -16,7 +16,7 @@ func goOutline(path string, src []byte, opt Options) *Outline {
 	if f == nil || err != nil && len(f.Decls) == 0 {
 		return nil
 	}
-	c := collector{max: opt.MaxEntries}
+	c := collector{max: opt.MaxEntries, from: opt.FromLine}
 	lines := func(n ast.Node) (int64, int64) {
 		return int64(fset.Position(n.Pos()).Line), int64(fset.Position(n.End()).Line)
 	}

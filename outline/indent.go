@@ -21,7 +21,7 @@ type indent struct {
 }
 
 func newIndent(opt Options) *indent {
-	x := &indent{c: collector{max: opt.MaxEntries}, top: -2, sub: -2, afterBreak: true}
+	x := &indent{c: collector{max: opt.MaxEntries, from: opt.FromLine}, top: -2, sub: -2, afterBreak: true}
 	x.fn = x.line
 	return x
 }

@@ -43,7 +43,7 @@ type jsonLevel struct {
 }
 
 func newJSON(opt Options) *jsonScan {
-	return &jsonScan{c: collector{max: opt.MaxEntries}, line: 1}
+	return &jsonScan{c: collector{max: opt.MaxEntries, from: opt.FromLine}, line: 1}
 }
 
 func (j *jsonScan) Write(p []byte) (int, error) {

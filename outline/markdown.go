@@ -18,7 +18,7 @@ type markdown struct {
 }
 
 func newMarkdown(opt Options) *markdown {
-	m := &markdown{c: collector{max: opt.MaxEntries}}
+	m := &markdown{c: collector{max: opt.MaxEntries, from: opt.FromLine}}
 	for i := range m.open {
 		m.open[i] = -2
 	}

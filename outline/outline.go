@@ -55,6 +55,9 @@ type Options struct {
 	MaxCtagsBytes int64
 	// Start starts ctags; nil starts it plainly.
 	Start Starter
+	// FromLine leaves out the entries that start before it (paging an
+	// outline as a window is paged); 0 or 1 for all.
+	FromLine int64
 }
 
 func (o Options) withDefaults() Options {
@@ -191,8 +194,10 @@ func Build(ctx context.Context, format, path string, r io.ReaderAt, size, totalL
 }
 
 // Fit cuts o to at most maxBytes of JSON: the deepest entries go first
-// (never the shallowest depth there is), then the last ones. It sets Truncated when any went.
-func Fit(o *Outline, maxBytes int) {
+// (never the shallowest depth there is), then the last ones. It returns
+// the line of the first entry cut at the end (where the next page of the
+// outline starts), 0 when none was. It sets Truncated when any went.
+func Fit(o *Outline, maxBytes int) (next int64) {
 	size := func() int {
 		n := 64 + len(o.Format)
 		for i := range o.Entries {
@@ -223,6 +228,7 @@ func Fit(o *Outline, maxBytes int) {
 	for i := range o.Entries {
 		n += entrySize(&o.Entries[i]) + 1
 		if n > maxBytes {
+			next = o.Entries[i].Line
 			o.Entries = o.Entries[:i]
 			o.Truncated = true
 			break
@@ -231,6 +237,21 @@ func Fit(o *Outline, maxBytes int) {
 	if len(o.Entries) < o.TotalEntries {
 		o.Truncated = true
 	}
+	return next
+}
+
+// Since leaves out of o the entries that start before line from.
+func Since(o *Outline, from int64) {
+	if from <= 1 {
+		return
+	}
+	kept := o.Entries[:0]
+	for _, e := range o.Entries {
+		if e.Line >= from {
+			kept = append(kept, e)
+		}
+	}
+	o.Entries = kept
 }
 
 func entrySize(e *Entry) int {
@@ -257,6 +278,7 @@ func clip(s string) string {
 // levels to its end rather than all levels of its beginning. add returns a
 // handle (the entry's number) by which end sets the entry's last line.
 type collector struct {
+	from    int64 // entries starting before are counted, not held
 	max     int
 	entries []Entry
 	seqs    []int // the handle of each entry held, rising
@@ -268,7 +290,7 @@ type collector struct {
 func (c *collector) add(e Entry) int {
 	h := c.total
 	c.total++
-	if c.limited && e.Depth > c.limit {
+	if c.limited && e.Depth > c.limit || e.Line < c.from {
 		return h
 	}
 	if len(c.entries) >= c.max && !c.shed(e.Depth) {

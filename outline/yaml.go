@@ -18,7 +18,7 @@ type yamlScan struct {
 }
 
 func newYAML(opt Options) *yamlScan {
-	y := &yamlScan{c: collector{max: opt.MaxEntries}, top: -2, sub: -2, childIndent: -1, block: -1}
+	y := &yamlScan{c: collector{max: opt.MaxEntries, from: opt.FromLine}, top: -2, sub: -2, childIndent: -1, block: -1}
 	y.fn = y.line
 	return y
 }
