@@ -129,3 +129,12 @@ func BenchmarkBuildBuffer(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBuildOneCore is BenchmarkBuild with the parallel build off:
+// run the two interleaved (-count) to see what the second core gives.
+func BenchmarkBuildOneCore(b *testing.B) {
+	old := ParallelMin
+	ParallelMin = 1 << 62
+	defer func() { ParallelMin = old }()
+	BenchmarkBuild(b)
+}

@@ -12,7 +12,20 @@
 // binary search and a scan of at most Spacing bytes: paging deep into a huge
 // file costs the window, not the file. The index is built by one pass of large
 // preads (a pooled buffer, not one per file) counting newlines with
-// bytes.Count.
+// bytes.Count. A file of ParallelMin (8 MiB) or more is counted on up to
+// GOMAXPROCS (at most 4) goroutines, each a range of whole checkpoint blocks
+// with a buffer of its own; the blocks' counts are then summed into the
+// checkpoints, and the tail block read again for its CRC (parallel.go).
+//
+// # Feeding an outline
+//
+// A build under WithFeed hands every block it reads, in order, to a writer
+// (an outline scanner) on a goroutine of its own while it reads and counts
+// the next (three buffers going round): the outline and the index share one
+// pass of the file and two cores. Such a build is not split in ranges, as
+// the scanner needs the bytes in order. Only a build from scratch feeds; an
+// index from the cache or extended does not (Feed.Fed says which), and the
+// caller then reads the file itself.
 //
 // # Opening and indexing
 //

@@ -244,3 +244,10 @@ func (f *File) wrap(err error) error {
 	}
 	return err
 }
+
+// SameFile reports whether fi, a stat of a path, is of the file f has open:
+// for a program that reads the path itself (ctags), to check that the name
+// still leads to what was opened and checked.
+func (f *File) SameFile(fi os.FileInfo) bool {
+	return !f.snap && statID(fi).sameInode(f.id)
+}

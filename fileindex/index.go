@@ -79,43 +79,87 @@ type scanner struct {
 	tail    int64 // hash the bytes from here on
 	crc     uint32
 	lastNL  bool
+	feed    io.Writer // gets every block read, nil for none
 }
 
-// run reads [s.off, end) from r into buf.
+// run reads [s.off, end) from r into buf. With a feed, each block read
+// goes to the feed on a goroutine of its own while the next is read and
+// counted: the outline and the index share the pass and two cores.
 func (s *scanner) run(ctx context.Context, r io.ReaderAt, end int64, buf []byte) error {
 	report := progressFrom(ctx)
+	next, release, finish := s.pipeline(buf)
+	var err error
 	for s.off < end {
 		if report != nil {
 			report(s.off, end)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if err = ctx.Err(); err != nil {
+			break
 		}
-		b := buf[:min(int64(len(buf)), end-s.off)]
-		if err := readFull(r, b, s.off); err != nil {
-			return err
+		b := next()
+		b = b[:min(int64(len(b)), end-s.off)]
+		if err = readFull(r, b, s.off); err != nil {
+			break
 		}
-		s.lastNL = b[len(b)-1] == '\n'
-		for len(b) > 0 {
-			// Pieces never cross a checkpoint, so each lies wholly before or
-			// wholly after the tail's start (itself a checkpoint).
-			piece := b[:min(s.nextCP-s.off, int64(len(b)))]
-			s.count += int64(bytes.Count(piece, newline))
-			if s.off >= s.tail {
-				s.crc = crc32.Update(s.crc, castagnoli(), piece)
-			}
-			s.off += int64(len(piece))
-			b = b[len(piece):]
-			if s.off == s.nextCP {
-				s.cp = append(s.cp, s.count)
-				s.nextCP += s.spacing
-			}
-		}
+		s.countBlock(b)
+		release(b)
+	}
+	finish()
+	if err != nil {
+		return err
 	}
 	if report != nil {
 		report(s.off, end)
 	}
 	return nil
+}
+
+// pipeline returns how run gets a buffer, hands one back once counted, and
+// ends: without a feed, buf again and again; with one, three buffers going
+// round through the feed's goroutine.
+func (s *scanner) pipeline(buf []byte) (next func() []byte, release func([]byte), finish func()) {
+	if s.feed == nil {
+		return func() []byte { return buf }, func([]byte) {}, func() {}
+	}
+	free := make(chan []byte, 3)
+	free <- buf
+	free <- make([]byte, len(buf))
+	free <- make([]byte, len(buf))
+	work := make(chan []byte, 2)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b := range work {
+			s.feed.Write(b)
+			free <- b[:cap(b)]
+		}
+	}()
+	return func() []byte { return <-free }, func(b []byte) { work <- b }, func() { close(work); <-done }
+}
+
+// countBlock counts b, the bytes at s.off, into the checkpoints and the tail's CRC.
+func (s *scanner) countBlock(b []byte) {
+	s.lastNL = b[len(b)-1] == '\n'
+	for len(b) > 0 {
+		// Pieces never cross a checkpoint, so each lies wholly before or
+		// wholly after the tail's start (itself a checkpoint).
+		piece := b[:min(s.nextCP-s.off, int64(len(b)))]
+		s.countPiece(piece)
+		b = b[len(piece):]
+	}
+}
+
+// countPiece counts a piece of a block that crosses no checkpoint.
+func (s *scanner) countPiece(piece []byte) {
+	s.count += int64(bytes.Count(piece, newline))
+	if s.off >= s.tail {
+		s.crc = crc32.Update(s.crc, castagnoli(), piece)
+	}
+	s.off += int64(len(piece))
+	if s.off == s.nextCP {
+		s.cp = append(s.cp, s.count)
+		s.nextCP += s.spacing
+	}
 }
 
 func (s *scanner) index(id fileID) *index {
@@ -130,12 +174,23 @@ func (s *scanner) index(id fileID) *index {
 	}
 }
 
-// build indexes the first id.size bytes of r.
+// build indexes the first id.size bytes of r: on several cores when the
+// file is large and no Feed wants its bytes in order.
 func build(ctx context.Context, r io.ReaderAt, id fileID, spacing int64, buf []byte) (*index, error) {
+	fd := feedFrom(ctx)
+	if n := workers(id.size, spacing); n > 1 && fd == nil {
+		return buildParallel(ctx, r, id, spacing, buf, n)
+	}
 	cp := make([]int64, 1, id.size/spacing+1)
 	s := scanner{spacing: spacing, nextCP: spacing, cp: cp, tail: tailStart(id.size, spacing)}
+	if fd != nil {
+		s.feed = fd.W
+	}
 	if err := s.run(ctx, r, id.size, buf); err != nil {
 		return nil, err
+	}
+	if fd != nil {
+		fd.Fed = true
 	}
 	return s.index(id), nil
 }

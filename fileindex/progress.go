@@ -1,6 +1,9 @@
 package fileindex
 
-import "context"
+import (
+	"context"
+	"io"
+)
 
 // ProgressFunc is told how far an index build has read: done of total
 // bytes. It is called on the building goroutine before each block is read
@@ -19,4 +22,27 @@ func WithProgress(ctx context.Context, fn ProgressFunc) context.Context {
 func progressFrom(ctx context.Context) ProgressFunc {
 	fn, _ := ctx.Value(progressKey{}).(ProgressFunc)
 	return fn
+}
+
+// Feed is a writer that an index build from scratch feeds the file's bytes
+// to, in order, as it reads them: an outline made in the pass that builds
+// the index. Fed says the build ran and W saw every byte of the File.
+type Feed struct {
+	W   io.Writer
+	Fed bool
+}
+
+type feedKey struct{}
+
+// WithFeed returns ctx carrying fd: a File.Index under that context that
+// builds the index from scratch writes every block it reads to fd.W. An
+// index taken from the cache, extended, or built by another request feeds
+// nothing; fd.Fed stays false and the caller reads the file itself.
+func WithFeed(ctx context.Context, fd *Feed) context.Context {
+	return context.WithValue(ctx, feedKey{}, fd)
+}
+
+func feedFrom(ctx context.Context) *Feed {
+	fd, _ := ctx.Value(feedKey{}).(*Feed)
+	return fd
 }

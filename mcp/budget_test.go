@@ -191,7 +191,7 @@ func TestBudgetOff(t *testing.T) {
 // server: the error line stays, the lines given up are named with the page
 // call that reads them, and that call reads them.
 func TestBudgetFits(t *testing.T) {
-	const budget = 6000
+	const budget = 1500
 	s := startWith(t, func(srv *Server) { srv.Budget = budget })
 	text, _ := s.call(t, "exec", map[string]any{"command": buildCmd})
 	if len(text) > budget || !strings.Contains(text, buildError) || !strings.HasSuffix(text, "give maxBytes for more]") {

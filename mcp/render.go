@@ -87,6 +87,7 @@ func renderWindow(w *protocol.Window) ([]sdk.Content, error) {
 // notice on a line of its own. A binary window is its notice alone.
 func windowText(w *protocol.Window) string {
 	var b strings.Builder
+	writeOutline(&b, w.Outline)
 	if !w.Binary {
 		n := w.StartLine
 		for rest := w.Content; rest != ""; n++ {

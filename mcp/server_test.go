@@ -161,9 +161,9 @@ func TestListTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"read":      {"path", "offset", "limit", "maxBytes", "maxLineChars"},
+		"read":      {"path", "offset", "limit", "maxBytes", "maxLineChars", "outline", "ifChanged"},
 		"readBytes": {"path", "startByte", "maxBytes"},
-		"page":      {"spool", "offset", "limit", "maxBytes", "maxLineChars", "startByte", "clean"},
+		"page":      {"spool", "offset", "limit", "maxBytes", "maxLineChars", "startByte", "clean", "outline", "ifChanged"},
 		"exec": {"command", "argv", "cwd", "env", "stdin", "timeoutMs", "maxLines", "maxBytes",
 			"preview", "maxLineChars", "mergeStderr", "clean", "yieldMs", "background"},
 		"stats":         nil,

@@ -97,6 +97,8 @@ var (
 	pMaxBytes     = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of the file to show (default %d, at most %d).", protocol.MCPWindowBytes, protocol.MaxWindowBytes)}
 	pMaxLineChars = prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d; 0: never cut). The result says how to read a cut line whole.", protocol.DefaultLimits.Read.MaxLineChars)}
 	pStartByte    = prop{"startByte", "integer", "Byte offset to start at (default 0); the result starts at the beginning of the line that holds it. To go on, pass the startByte the result names."}
+	pOutline      = prop{"outline", "boolean", "Answer with the file's outline instead of its lines: symbols (Go, and other code with Universal Ctags), Markdown headings, JSON/YAML keys, CSV chunks, a log's time buckets with error counts, each with the line range to read it with offset and limit."}
+	pIfChanged    = prop{"ifChanged", "boolean", "Re-reading a range read before in this session: answer 'unchanged' with no lines when none changed, else the lines and which ranges changed."}
 	pClean        = prop{"clean", "boolean", "Strip color codes and progress-bar redraws, as exec's preview does (default true). false gives the raw bytes."}
 	yes, no       = true, false
 	readOnly      = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
@@ -129,8 +131,9 @@ func tools() []*sdk.Tool {
 		Name: protocol.MethodRead,
 		Description: "Read a text file as numbered lines (like cat -n), a window at a time. " +
 			"A long file is cut at limit lines or maxBytes bytes, and the result's last line says which offset reads on. " +
-			"Images (png, jpeg, gif, webp) come back as images. Use this instead of cat, head or sed.",
-		InputSchema:  inputSchema(protocol.MethodRead, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars),
+			"Images (png, jpeg, gif, webp) come back as images. Use this instead of cat, head or sed. " +
+			"A file over 64 KB read with no offset or limit comes back as its outline (each entry with its line range) and its first lines: read the ranges you need.",
+		InputSchema:  inputSchema(protocol.MethodRead, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars, pOutline, pIfChanged),
 		OutputSchema: outputSchema(protocol.MethodRead),
 		Annotations:  readOnly,
 	}, {
@@ -149,7 +152,7 @@ func tools() []*sdk.Tool {
 		OutputSchema: outputSchema(protocol.MethodPage),
 		InputSchema: inputSchema(protocol.MethodPage,
 			prop{"spool", "string", "The spool id from exec's result."},
-			pOffset, pLimit, pMaxBytes, pMaxLineChars, pStartByte, pClean),
+			pOffset, pLimit, pMaxBytes, pMaxLineChars, pStartByte, pClean, pOutline, pIfChanged),
 		Annotations: readOnly,
 	}, {
 		Name: protocol.MethodExec,

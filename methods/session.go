@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sort"
+	"sync"
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
@@ -20,6 +21,15 @@ type Service struct {
 	Runner *exec.Runner
 	Spools *spool.Manager
 	Logger *slog.Logger
+
+	seenOnce sync.Once
+	seenSt   *seenStore // what sessions read, for ifChanged; made on first use
+}
+
+// seen returns the daemon's record of what its sessions read.
+func (svc *Service) seen() *seenStore {
+	svc.seenOnce.Do(func() { svc.seenSt = newSeenStore(MaxSeenBytes) })
+	return svc.seenSt
 }
 
 // Settings are what a session's requests work with: where, what they may

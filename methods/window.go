@@ -21,6 +21,12 @@ type lineRequest struct {
 	offset int64
 	truncate.LineOptions
 	byteCall string // how notices name the call that reads on by bytes; "" is readBytes
+	outline  bool   // answer with the outline instead of lines
+	// detectPath is the path whose extension chooses the outline's format:
+	// the file's for read, "" for a spool (its content decides).
+	detectPath string
+	ifChanged  bool
+	session    string // whose reads ifChanged compares with
 }
 
 // byteRequest is a window by bytes: readBytes, and page with startByte.
@@ -71,12 +77,18 @@ func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr
 	if truncate.IsBinary(sniff) {
 		return w, binaryWindow(f, w, sniff, lr != nil)
 	}
+	if lr != nil && lr.outline {
+		return w, svc.outlineWindow(ctx, f, w, sniff, lr)
+	}
 	if err := f.Index(indexProgress(ctx)); err != nil {
 		return nil, err
 	}
 	w.TotalLines = f.Lines()
 	if lr != nil {
 		err = lineWindow(f, w, lr)
+		if err == nil && lr.ifChanged {
+			err = svc.ifChanged(f, w, lr)
+		}
 	} else {
 		err = byteWindow(f, w, br)
 	}
@@ -302,6 +314,7 @@ func checkRead(p *protocol.ReadParams, l protocol.ReadLimits) (*lineRequest, err
 	if lr.MaxLineChars, err = intCount("maxLineChars", p.MaxLineChars, l.MaxLineChars, 0, protocol.MaxLineChars); err != nil {
 		return nil, err
 	}
+	lr.outline, lr.ifChanged, lr.detectPath = p.Outline, p.IfChanged, p.Path
 	return &lr, nil
 }
 
@@ -332,7 +345,19 @@ func (svc *Service) Read(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, lr, nil)
+	lr.session = s.ID
+	return short(svc.window(ctx, path, func() (*os.File, error) { return s.open(path) }, lr, nil))
+}
+
+// short gives an unchanged window in its short form (protocol.UnchangedWindow).
+func short(w *protocol.Window, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	if w.Unchanged {
+		return w.Short(), nil
+	}
+	return w, nil
 }
 
 // ReadBytes answers readBytes: a window of a file by byte offset.
@@ -375,7 +400,7 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		if lr, err = checkRead(&p.ReadParams, s.Limits.Read); err != nil {
 			return nil, err
 		}
-		lr.Clean, lr.byteCall = clean, "page spool="+p.Spool
+		lr.Clean, lr.byteCall, lr.detectPath, lr.session = clean, "page spool="+p.Spool, "", s.ID
 	}
 	if s.Spool == nil {
 		return nil, spoolError(p.Spool, spool.ErrNoSpool)
@@ -395,7 +420,7 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, spoolError(p.Spool, err)
 	}
-	return w, nil
+	return short(w, nil)
 }
 
 // spoolError says why spool id cannot be paged: evicted, replaced, or never

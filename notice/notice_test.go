@@ -68,6 +68,40 @@ func TestMessages(t *testing.T) {
 		{"image too large", func() string { return ImageTooLarge("image/png", 6<<20, protocol.MaxImageBytes) },
 			"[Image file (image/png, 6.0 MB): too large to show; images up to 5.0 MB are returned]"},
 		{"image", func() string { return ImageReturned("image/png", 812) }, "[Image file (image/png, 812 B): returned in image]"},
+		{"outline", func() string {
+			return Outline(OutlineFacts{Format: "go", Shown: 219, Total: 219, TotalLines: 4073, TotalBytes: 131179, Call: "read",
+				ExampleLine: 1990, ExampleEndLine: 2180, ExampleName: "(*conn).serve"})
+		}, "[Outline (go) of 4073 lines, 128.1 KB: 219 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1990 limit=191 for (*conn).serve]"},
+		{"outline cut, of a log", func() string {
+			return Outline(OutlineFacts{Format: "log", Shown: 20, Total: 24, TotalLines: 9 << 20, TotalBytes: 1 << 30, MaxBytes: 8192, MaxWindowBytes: 262144, Truncated: true,
+				Call: "page spool=ab12", ExampleLine: 1, ExampleEndLine: 400000, ExampleName: "2024-05-01 00:00:00–00:59:59",
+				Summary: "120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)"})
+		}, "[Outline (log) of 9437184 lines, 1.0 GB: 24 entries, 20 shown (8192-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use page spool=ab12 offset=LINE limit=ENDLINE-LINE+1, e.g. page spool=ab12 offset=1 limit=400000 for 2024-05-01 00:00:00–00:59:59. 120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)]"},
+		{"outline, a page of it", func() string {
+			return Outline(OutlineFacts{Format: "markdown", Shown: 60, Total: 4000, TotalLines: 10000, TotalBytes: 60000, MaxBytes: 4096, MaxWindowBytes: 262144,
+				Truncated: true, Call: "read", ExampleLine: 301, ExampleEndLine: 305, ExampleName: "Part 60", FromLine: 301, Next: 601})
+		}, "[Outline (markdown) of 10000 lines, 58.6 KB: 4000 entries; those from line 301 on: 60 shown (4096-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=301 limit=5 for Part 60. For the entries from line 601 on use read outline=true offset=601]"},
+		{"outline by indent, no ctags", func() string {
+			return Outline(OutlineFacts{Format: "indent", Shown: 2, Total: 2, TotalLines: 3, TotalBytes: 40, Call: "read", ExampleLine: 1, ExampleEndLine: 3, ExampleName: "class A:", CtagsMissing: true})
+		}, "[Outline (indent) of 3 lines, 40 B: 2 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1 limit=3 for class A:. Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline]"},
+		{"outline empty", func() string { return OutlineEmpty("markdown", 12, "read") },
+			"[No outline entries found (markdown) in 12 lines. Use read offset=LINE limit=N to read a range]"},
+		{"outline entry", func() string {
+			return OutlineEntry(protocol.OutlineEntry{Line: 1990, EndLine: 2180, Depth: 1, Kind: "method", Name: "(*conn).serve"})
+		}, "1990-2180 method (*conn).serve"},
+		{"outline entry, a log bucket", func() string {
+			return OutlineEntry(protocol.OutlineEntry{Line: 101, EndLine: 200, Depth: 2, Kind: "time", Name: "2024-05-01 03:00:00–03:59:59",
+				Lines: 100, Levels: map[string]int64{"ERROR": 7, "INFO": 93}, Kinds: []string{"request # failed"}})
+		}, "  101-200 time 2024-05-01 03:00:00–03:59:59 (100 lines, ERROR 7, e.g. request # failed)"},
+		{"large file over MCP", func() string { return LargeFile(300<<10, 100, 7512) },
+			"[The file is 300.0 KB, 7512 lines: above are its outline and lines 1-100. Read the lines you need with read offset=N limit=M, e.g. an entry's lines]"},
+		{"unchanged", func() string { return Unchanged(1, 2000) }, "[Lines 1-2000 unchanged since your last read]"},
+		{"changed", func() string { return ChangedLines([][2]int64{{100, 100}, {500, 501}}, 3, false) },
+			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},
+		{"changed and moved", func() string { return ChangedLines([][2]int64{{1, 10}}, 10, true) },
+			"[Changed since your last read: lines 1-10 (10 lines); the other lines are as you read them, some at new line numbers]"},
+		{"moved", func() string { return Moved(2001, 4000) },
+			"[Lines 2001-4000 hold no line you have not read, but some at new line numbers: lines were inserted or removed before them]"},
 		{"binary file", func() string { return Binary("application/octet-stream", 2048) },
 			"[Binary file (application/octet-stream, 2.0 KB): not shown. Inspect it with exec, e.g. file, xxd or strings]"},
 		{"grep whole", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 3}, Limit: 100}), ""},

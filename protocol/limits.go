@@ -44,6 +44,16 @@ const (
 	MaxImageBytes    = 5 << 20          // images returned as base64
 )
 
+// MCP's read of a file larger than MCPOutlineBytes with no offset or limit
+// answers with the file's outline, cut to MCPOutlineMaxBytes, and its first
+// lines, at most MCPFirstLines and MCPFirstBytes.
+const (
+	MCPOutlineBytes    = 64 << 10
+	MCPOutlineMaxBytes = 12 << 10
+	MCPFirstLines      = 100
+	MCPFirstBytes      = 8 << 10
+)
+
 // Spool bounds: the cap of one spool file, and the default quotas over a
 // session's spool files and over all of a daemon's (toold's flags
 // --spool-session-quota and --spool-daemon-quota set others). Past a quota

@@ -68,6 +68,12 @@ type ReadParams struct {
 	Limit        *Num   `json:"limit"`
 	MaxBytes     *Num   `json:"maxBytes"`
 	MaxLineChars *Num   `json:"maxLineChars"`
+	// Outline asks for the file's outline instead of its lines: an empty
+	// content and Window.Outline, bounded by maxBytes.
+	Outline bool `json:"outline"`
+	// IfChanged asks for the lines only if they changed since the session
+	// last read them: Window.Unchanged, or the window and Window.Changed.
+	IfChanged bool `json:"ifChanged"`
 }
 
 // ReadBytesParams are readBytes' params.

@@ -49,6 +49,9 @@ func (r *InitializeResult) AddNotice(s string) { r.Notice = prepend(s, r.Notice)
 func (w *Window) AddNotice(s string) { w.Notice = prepend(s, w.Notice) }
 
 // AddNotice implements Noticed.
+func (w *UnchangedWindow) AddNotice(s string) { w.Notice = prepend(s, w.Notice) }
+
+// AddNotice implements Noticed.
 func (r *ExecResult) AddNotice(s string) { r.Notice = prepend(s, r.Notice) }
 
 // AddNotice implements Noticed.

@@ -58,7 +58,61 @@ type Window struct {
 	Binary       bool    `json:"binary"`
 	Notice       *string `json:"notice"`
 	Image        *Image  `json:"image,omitempty"`
+	// Outline is the file's outline, for read and page with outline: true.
+	Outline *Outline `json:"outline,omitempty"`
+	// Unchanged says, for read with ifChanged: true, that none of the
+	// window's lines changed since the session last read them: content is
+	// empty.
+	Unchanged bool `json:"unchanged,omitempty"`
+	// Changed are, for read with ifChanged: true of a window the session
+	// read before, the line ranges that differ from what it saw.
+	Changed []LineRange `json:"changed,omitempty"`
 }
+
+// Outline is a file's outline: entries in line order, bounded by maxBytes
+// (Truncated when some were left out of TotalEntries).
+type Outline struct {
+	// Format says how it was made: OutlineGo, OutlineCtags, ...
+	Format       string         `json:"format"`
+	Entries      []OutlineEntry `json:"entries"`
+	TotalEntries int            `json:"totalEntries"`
+	Truncated    bool           `json:"truncated"`
+}
+
+// OutlineEntry is one item of an outline: lines Line..EndLine, a read of
+// offset=Line limit=EndLine-Line+1 opens it.
+type OutlineEntry struct {
+	Line    int64  `json:"line"`
+	EndLine int64  `json:"endLine"`
+	Depth   int    `json:"depth"`
+	Kind    string `json:"kind"`
+	Name    string `json:"name"`
+	// Lines, Levels and Kinds describe a chunk of lines (a log's time
+	// bucket, rows, array elements): its line count, its lines per log
+	// level, its most frequent kinds of error.
+	Lines  int64            `json:"lines,omitempty"`
+	Levels map[string]int64 `json:"levels,omitempty"`
+	Kinds  []string         `json:"kinds,omitempty"`
+}
+
+// LineRange is lines FromLine..ToLine, 1-based and inclusive.
+type LineRange struct {
+	FromLine int64 `json:"fromLine"`
+	ToLine   int64 `json:"toLine"`
+}
+
+// Outline formats: Outline.Format.
+const (
+	OutlineGo       = "go"
+	OutlineCtags    = "ctags"
+	OutlineMarkdown = "markdown"
+	OutlineJSON     = "json"
+	OutlineYAML     = "yaml"
+	OutlineCSV      = "csv"
+	OutlineTSV      = "tsv"
+	OutlineLog      = "log"
+	OutlineIndent   = "indent"
+)
 
 // Next says where the following window starts: Offset in line mode,
 // StartByte in byte mode.
@@ -165,4 +219,28 @@ type CacheStats struct {
 	Misses        int64 `json:"misses"`
 	Invalidations int64 `json:"invalidations"`
 	IndexBytes    int64 `json:"indexBytes"`
+}
+
+// UnchangedWindow is how an unchanged window (read with ifChanged whose
+// lines the session has already) goes on the wire: path, content (""), its
+// lines, totalLines, totalBytes, truncated, next, unchanged and notice, so
+// that the answer to re-reading 2000 unchanged lines stays under 300 bytes.
+// The byte offsets, truncatedBy and the other flags are those of the read
+// the session made before. A client decodes it as a Window.
+type UnchangedWindow struct {
+	Path       string  `json:"path"`
+	Content    string  `json:"content"`
+	StartLine  int64   `json:"startLine"`
+	EndLine    int64   `json:"endLine"`
+	TotalLines int64   `json:"totalLines"`
+	TotalBytes int64   `json:"totalBytes"`
+	Truncated  bool    `json:"truncated"`
+	Next       *Next   `json:"next"`
+	Unchanged  bool    `json:"unchanged"`
+	Notice     *string `json:"notice"`
+}
+
+// Short is w's short form for the wire, for an unchanged window.
+func (w *Window) Short() *UnchangedWindow {
+	return &UnchangedWindow{w.Path, "", w.StartLine, w.EndLine, w.TotalLines, w.TotalBytes, w.Truncated, w.Next, true, w.Notice}
 }

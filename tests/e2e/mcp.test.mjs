@@ -129,6 +129,34 @@ describe('toold mcp --remote=auto: two MCP clients share one daemon', () => {
   });
 });
 
+describe('a large file read with no range', () => {
+  test('the official client\'s read of a 300 KB file gets its outline and first lines', async () => {
+    const work = tempDir();
+    const file = path.join(work, 'big.py');
+    const parts = [];
+    for (let i = 0; parts.join('').length < 300 * 1024; i++) {
+      parts.push(`class Handler${i}:\n    def handle(self, request):\n` +
+        Array.from({ length: 20 }, (_, j) => `        value_${j} = request.get("field_${j}", ${i})\n`).join('') + '\n\n');
+    }
+    fs.writeFileSync(file, parts.join(''));
+    const client = await connect('outline-agent', ['mcp'], {}, {}, work);
+    try {
+      const r = await callTool(client, 'read', { path: file });
+      assert.equal(r.res.isError, undefined, r.text);
+      const lines = r.text.split('\n');
+      assert.match(lines[0], /^1-\d+ (class|block) Handler0:?$/, lines[0]);
+      assert.ok(r.text.includes('\n     1\tclass Handler0:\n'), 'the first lines follow the outline');
+      assert.match(lines.at(-1), /^\[Outline \((ctags|indent)\) of \d+ lines, 300\.\d KB: .*above are its outline and lines 1-100\. Read the lines you need with read offset=N limit=M/);
+      assert.ok(r.text.length < 24 * 1024, `${r.text.length} bytes`);
+      const ranged = await callTool(client, 'read', { path: file, offset: 1, limit: 2 });
+      assert.equal(ranged.text, '     1\tclass Handler0:\n     2\t    def handle(self, request):\n[Showing lines 1-2 of ' +
+        ranged.data.totalLines + '. Use offset=3 to continue]');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('toold mcp --remote=SOCKET', () => {
   test('two clients on a daemon the test started', async () => {
     const dir = tempDir();

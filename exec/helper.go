@@ -1,0 +1,21 @@
+package exec
+
+import osexec "os/exec"
+
+// Start starts cmd, a helper process of the daemon's own (ctags for an
+// outline), as a child the orphan reaper leaves to os/exec: a daemon that
+// adopts orphans reaps every other child that exits, and cmd.Wait would then
+// fail. Call the returned wait instead of cmd.Wait.
+func (r *Runner) Start(cmd *osexec.Cmd) (wait func() error, err error) {
+	started := r.orphans.forking()
+	if err := cmd.Start(); err != nil {
+		started(0)
+		return nil, err
+	}
+	started(cmd.Process.Pid)
+	return func() error {
+		err := cmd.Wait()
+		r.orphans.waited(cmd.Process.Pid)
+		return err
+	}, nil
+}

@@ -1,0 +1,108 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
+)
+
+// outlineLarge makes the read tool's answer for a file over
+// protocol.MCPOutlineBytes read with no offset or limit (as Zed's agent
+// answers it): the file's outline, then its first lines, and a notice that
+// says how to read a range. raw is the daemon's window for the call as the
+// model made it, returned as it is for any other read. The JSON-RPC read is
+// not changed: this is the read tool's rendering of two daemon calls.
+func outlineLarge(ctx context.Context, client *rpc.Client, params any, raw json.RawMessage) json.RawMessage {
+	args := map[string]json.RawMessage{}
+	switch p := params.(type) {
+	case json.RawMessage:
+		json.Unmarshal(p, &args)
+	case map[string]json.RawMessage:
+		args = p
+	}
+	var w protocol.Window
+	if json.Unmarshal(raw, &w) != nil {
+		return raw
+	}
+	if w.Unchanged {
+		// The daemon's short form (protocol.UnchangedWindow) lacks fields
+		// the tool's outputSchema requires: give the window whole.
+		if b, err := json.Marshal(&w); err == nil {
+			return b
+		}
+		return raw
+	}
+	for _, k := range []string{"offset", "limit", "outline", "ifChanged"} {
+		if _, ok := args[k]; ok {
+			return raw
+		}
+	}
+	if w.Binary || w.Image != nil || w.PartialLine || w.TotalBytes <= protocol.MCPOutlineBytes {
+		return raw
+	}
+	var o protocol.Window
+	err := client.Call(ctx, protocol.MethodRead, map[string]any{"path": w.Path, "outline": true, "maxBytes": protocol.MCPOutlineMaxBytes}, &o)
+	if err != nil || o.Outline == nil || len(o.Outline.Entries) == 0 {
+		return raw
+	}
+	first := firstLines(w.Content, protocol.MCPFirstLines, protocol.MCPFirstBytes)
+	n := int64(strings.Count(first, "\n"))
+	if w.ClippedLines > 0 {
+		// Clipped lines are shorter than the file's: ask for the window of
+		// those lines, so that its bytes are right.
+		var fw protocol.Window
+		if client.Call(ctx, protocol.MethodRead, map[string]any{"path": w.Path, "limit": n}, &fw) == nil {
+			w = fw
+			first = fw.Content
+		}
+	}
+	o.Content, o.StartLine, o.EndLine = first, 1, n
+	o.StartByte, o.EndByte = 0, w.StartByte+int64(len(first))
+	if w.ClippedLines > 0 {
+		o.EndByte, o.ClippedLines = w.EndByte, w.ClippedLines
+	}
+	o.Truncated = n < o.TotalLines
+	o.TruncatedBy, o.Next = ptr(protocol.ByLines), &protocol.Next{Offset: ptr(n + 1)}
+	o.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFile(o.TotalBytes, n, o.TotalLines)))
+	b, err := json.Marshal(&o)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// firstLines is text's first whole lines, at most maxLines and maxBytes.
+func firstLines(text string, maxLines, maxBytes int) string {
+	end := 0
+	for i := 0; i < maxLines; i++ {
+		j := strings.IndexByte(text[end:], '\n')
+		if j < 0 || end+j+1 > maxBytes {
+			break
+		}
+		end += j + 1
+	}
+	return text[:end]
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// writeOutline writes an outline's entries, one a line.
+func writeOutline(b *strings.Builder, o *protocol.Outline) {
+	if o == nil {
+		return
+	}
+	for _, e := range o.Entries {
+		b.WriteString(notice.OutlineEntry(e) + "\n")
+	}
+}

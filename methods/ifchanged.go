@@ -1,0 +1,42 @@
+package methods
+
+import (
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/protocol"
+)
+
+// ifChanged compares window w of f with what the session saw of those
+// lines, and records them as seen. When none changed, w becomes an unchanged
+// answer: empty content, Unchanged and a notice that says so; when some
+// did, w keeps its lines and Changed names them. A first read of the file,
+// or a window that is part of one long line, is left as it is.
+func (svc *Service) ifChanged(f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
+	if w.PartialLine || w.EndLine < w.StartLine {
+		return nil
+	}
+	raw := make([]byte, w.EndByte-w.StartByte)
+	if _, err := f.ReadAt(raw, w.StartByte); err != nil {
+		return err
+	}
+	res := svc.seen().compare(seenKey{lr.session, f.Path()}, w.StartLine, hashLines(raw), w.TotalLines)
+	switch {
+	case !res.known:
+	case res.unchanged:
+		w.Content, w.Unchanged, w.ClippedLines = "", true, 0
+		w.Notice = ptr(notice.Unchanged(w.StartLine, w.EndLine))
+	default:
+		w.Changed = make([]protocol.LineRange, len(res.changed))
+		var n int64
+		for i, r := range res.changed {
+			w.Changed[i] = protocol.LineRange{FromLine: r[0], ToLine: r[1]}
+			n += r[1] - r[0] + 1
+		}
+		say := notice.Moved(w.StartLine, w.EndLine)
+		if len(res.changed) > 0 {
+			say = notice.ChangedLines(res.changed, n, res.moved)
+		}
+		w.Notice = ptr(notice.Join(say, deref(w.Notice)))
+	}
+	return nil
+}

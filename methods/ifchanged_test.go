@@ -1,0 +1,184 @@
+package methods
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toold/toold/protocol"
+)
+
+func numberedLines(n int, prefix string) []string {
+	ls := make([]string, n)
+	for i := range ls {
+		ls[i] = fmt.Sprintf("%s line %d of the file\n", prefix, i+1)
+	}
+	return ls
+}
+
+func TestIfChanged(t *testing.T) {
+	svc, s := newTestService(t)
+	path := filepath.Join(s.Cwd, "f.txt")
+	lines := numberedLines(5000, "v1")
+	write := func() { os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644) }
+	write()
+	read := func(params map[string]any) *protocol.Window {
+		params["path"], params["ifChanged"] = path, true
+		return readJSON(t, svc, s, params)
+	}
+
+	w := read(map[string]any{})
+	if w.Unchanged || w.Changed != nil || w.EndLine != 2000 || w.Content == "" {
+		t.Fatalf("first read: unchanged %v changed %v lines %d-%d", w.Unchanged, w.Changed, w.StartLine, w.EndLine)
+	}
+	b, _ := json.Marshal(map[string]any{"path": path, "ifChanged": true})
+	w, raw := readRaw(t, svc, s, b)
+	reply, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 12, "result": json.RawMessage(raw)})
+	if !w.Unchanged || w.Content != "" || *w.Notice != "[Lines 1-2000 unchanged since your last read]" || len(reply) >= 300 {
+		t.Fatalf("re-read: unchanged %v, %d bytes on the wire: %s", w.Unchanged, len(reply), reply)
+	}
+	// A part of what was read is unchanged too.
+	if w = read(map[string]any{"offset": 10, "limit": 5}); !w.Unchanged || *w.Notice != "[Lines 10-14 unchanged since your last read]" {
+		t.Fatalf("a part: %v", *w.Notice)
+	}
+
+	lines[99], lines[499], lines[500] = "edited\n", "edited too\n", "and this\n"
+	write()
+	w = read(map[string]any{})
+	want := []protocol.LineRange{{FromLine: 100, ToLine: 100}, {FromLine: 500, ToLine: 501}}
+	if w.Unchanged || !reflect.DeepEqual(w.Changed, want) || !strings.HasPrefix(w.Content, "v1 line 1 ") {
+		t.Fatalf("after 3 edits: changed %v", w.Changed)
+	}
+	if !strings.HasPrefix(*w.Notice, "[Changed since your last read: lines 100, 500-501 (3 lines). Showing lines 1-2000 of 5000") {
+		t.Errorf("notice %q", *w.Notice)
+	}
+
+	// The whole file, then 10 lines inserted at its top.
+	read(map[string]any{"limit": 5000, "maxBytes": protocol.MaxWindowBytes})
+	lines = append(numberedLines(10, "new"), lines...)
+	write()
+	w = read(map[string]any{"limit": 5010, "maxBytes": protocol.MaxWindowBytes})
+	if w.EndLine != 5010 || !reflect.DeepEqual(w.Changed, []protocol.LineRange{{FromLine: 1, ToLine: 10}}) {
+		t.Fatalf("after inserting 10 lines: lines %d-%d changed %v", w.StartLine, w.EndLine, w.Changed)
+	}
+	// Lines that only moved are not changed, but not unchanged either.
+	lines = append(numberedLines(5, "newer"), lines...)
+	write()
+	w = read(map[string]any{"offset": 2016, "limit": 100})
+	if w.Unchanged || len(w.Changed) != 0 || w.Content == "" {
+		t.Fatalf("moved lines: unchanged %v changed %v notice %q", w.Unchanged, w.Changed, *w.Notice)
+	}
+
+	// Another session has read nothing.
+	other := &Session{ID: "other", Settings: s.Settings}
+	if w, _ := readRaw(t, svc, other, b); w.Unchanged || w.Changed != nil {
+		t.Fatalf("another session: %+v", w)
+	}
+}
+
+func TestAlignWindow(t *testing.T) {
+	h := func(s string) []uint64 {
+		out := make([]uint64, len(s))
+		for i, c := range s {
+			out[i] = uint64(c)
+		}
+		return out
+	}
+	nums := func(from, n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(from + i)
+		}
+		return out
+	}
+	tests := []struct {
+		old, nw   string
+		oldFrom   int
+		start     int64
+		changed   [][2]int64
+		unchanged bool
+	}{
+		{"abcdef", "abcdef", 1, 1, nil, true},
+		{"abcdef", "abXdef", 1, 1, [][2]int64{{3, 3}}, false},
+		{"abcdef", "XYabcd", 1, 1, [][2]int64{{1, 2}}, false},
+		{"aaaaaa", "aaaaaa", 1, 1, nil, true},
+		{"abcabc", "abcXabc", 1, 1, [][2]int64{{4, 4}}, false},
+		{"abcdef", "cdef", 1, 3, nil, true},
+		{"abcdef", "abcdefgh", 1, 1, [][2]int64{{7, 8}}, false},
+		{"", "ab", 1, 1, [][2]int64{{1, 2}}, false},
+	}
+	for _, tt := range tests {
+		r := alignWindow(h(tt.old), nums(tt.oldFrom, len(tt.old)), h(tt.nw), tt.start)
+		if !reflect.DeepEqual(r.changed, tt.changed) || r.unchanged != tt.unchanged {
+			t.Errorf("%q -> %q at %d: changed %v unchanged %v, want %v %v", tt.old, tt.nw, tt.start, r.changed, r.unchanged, tt.changed, tt.unchanged)
+		}
+	}
+}
+
+// TestSeenBound: the record of what sessions read stays within its bytes,
+// the oldest files going first.
+func TestSeenBound(t *testing.T) {
+	st := newSeenStore(64 << 10)
+	hs := make([]uint64, 1000) // 8 KB a file
+	for i := 0; i < 100; i++ {
+		st.compare(seenKey{"s", fmt.Sprint(i)}, 1, hs, 1000)
+		if st.bytes > st.max {
+			t.Fatalf("%d bytes kept, max %d", st.bytes, st.max)
+		}
+	}
+	if _, ok := st.lru.Peek(seenKey{"s", "0"}); ok {
+		t.Error("the oldest file is still kept")
+	}
+	if r := st.compare(seenKey{"s", "99"}, 1, hs, 1000); !r.unchanged {
+		t.Error("the newest file was forgotten")
+	}
+}
+
+func TestSeenPut(t *testing.T) {
+	f := &seenFile{}
+	f.put(seenSpan{start: 10, hashes: []uint64{1, 2, 3}})
+	f.put(seenSpan{start: 1, hashes: []uint64{9, 9}})
+	f.put(seenSpan{start: 3, hashes: []uint64{7, 7, 7, 7, 7, 7, 7, 7}}) // 3-10, joins both
+	f.put(seenSpan{start: 12, hashes: []uint64{5}})
+	want := []seenSpan{{start: 1, hashes: []uint64{9, 9, 7, 7, 7, 7, 7, 7, 7, 7, 2, 5}}}
+	if !reflect.DeepEqual(f.spans, want) {
+		t.Errorf("spans %+v", f.spans)
+	}
+}
+
+// FuzzAlignWindow: whatever the old and new lines, the changed ranges lie in
+// the window, rise and do not touch; a window equal to what was seen at the
+// same numbers is unchanged, and every line not matched is in a range.
+func FuzzAlignWindow(f *testing.F) {
+	f.Add([]byte("abcdef"), []byte("abXdef"), uint8(1))
+	f.Add([]byte("aaaa"), []byte("aaaaa"), uint8(3))
+	f.Fuzz(func(t *testing.T, old, nw []byte, start uint8) {
+		oh, nh := make([]uint64, len(old)), make([]uint64, len(nw))
+		nums := make([]int64, len(old))
+		for i, c := range old {
+			oh[i], nums[i] = uint64(c%8), int64(start)+int64(i)
+		}
+		for i, c := range nw {
+			nh[i] = uint64(c % 8)
+		}
+		r := alignWindow(oh, nums, nh, int64(start))
+		from, to := int64(start), int64(start)+int64(len(nw))-1
+		var n int64
+		for i, c := range r.changed {
+			if c[0] < from || c[1] > to || c[0] > c[1] || i > 0 && c[0] <= r.changed[i-1][1]+1 {
+				t.Fatalf("ranges %v in %d-%d", r.changed, from, to)
+			}
+			n += c[1] - c[0] + 1
+		}
+		if r.unchanged && n > 0 {
+			t.Fatalf("unchanged with changes %v", r.changed)
+		}
+		if reflect.DeepEqual(oh, nh) && !r.unchanged {
+			t.Fatalf("equal lines at equal numbers: changed %v moved %v", r.changed, r.moved)
+		}
+	})
+}

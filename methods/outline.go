@@ -1,0 +1,137 @@
+package methods
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/notice"
+	"github.com/toold/toold/outline"
+	"github.com/toold/toold/protocol"
+)
+
+// outlineBuf is the read size of an outline's own pass over a file whose
+// index was already built.
+const outlineBuf = 256 << 10
+
+// outlineWindow fills w, the window of a text file f, with f's outline: an
+// empty content and w.Outline cut to lr.MaxBytes. A streamed format is fed
+// by the pass that builds the line index when this request builds it, and
+// by a pass of its own when the index was cached.
+func (svc *Service) outlineWindow(ctx context.Context, f *fileindex.File, w *protocol.Window, sniff []byte, lr *lineRequest) error {
+	format := outline.Detect(lr.detectPath, sniff)
+	opts := outline.Options{FromLine: lr.offset}
+	if svc.Runner != nil {
+		opts.Start = svc.Runner.Start
+	}
+	var o *outline.Outline
+	ctagsMissing := false
+	if sc := outline.NewScanner(format, opts); sc == nil {
+		if err := f.Index(indexProgress(ctx)); err != nil {
+			return err
+		}
+		var err error
+		if o, err = outline.Build(ctx, format, f.Path(), f, f.Size(), f.Lines(), opts); err != nil {
+			return err
+		}
+		if format == outline.Ctags && o != nil && !sameFile(f) {
+			// ctags read the path itself, which leads elsewhere now (a swap
+			// under a root): what it read is not what was checked.
+			o = nil
+		}
+		ctagsMissing = o == nil && format == outline.Ctags && outline.LookCtags(opts.Start) == ""
+	}
+	if o == nil {
+		var err error
+		if o, err = streamOutline(ctx, f, outline.NewScanner(orIndent(format), opts)); err != nil {
+			return err
+		}
+	}
+	w.TotalLines = f.Lines()
+	outline.Since(o, lr.offset)
+	next := outline.Fit(o, lr.MaxBytes)
+	// The outline is paged as a window is: from offset, and next names
+	// the line where the entries left out at the end start.
+	w.StartLine, w.EndLine = lr.offset, lr.offset-1
+	w.Outline = toProtocol(o)
+	if next > 0 {
+		w.Truncated = true
+		w.TruncatedBy = ptr(protocol.ByBytes)
+		w.Next = &protocol.Next{Offset: ptr(next)}
+	}
+	w.Notice = ptr(outlineNotice(o, w, lr, ctagsMissing, next))
+	return nil
+}
+
+// sameFile says whether f's path still leads to the file f has open.
+func sameFile(f *fileindex.File) bool {
+	fi, err := os.Stat(f.Path())
+	return err == nil && f.SameFile(fi)
+}
+
+// orIndent is format when it is streamed, else indent (go or ctags that
+// gave nothing).
+func orIndent(format string) string {
+	if format == outline.Go || format == outline.Ctags {
+		return outline.Indent
+	}
+	return format
+}
+
+// streamOutline feeds f to sc: through the index build when it runs now,
+// else in a pass of its own.
+func streamOutline(ctx context.Context, f *fileindex.File, sc outline.Scanner) (*outline.Outline, error) {
+	fd := &fileindex.Feed{W: sc}
+	if err := f.Index(fileindex.WithFeed(indexProgress(ctx), fd)); err != nil {
+		return nil, err
+	}
+	if !fd.Fed {
+		buf := make([]byte, min(outlineBuf, f.Size()))
+		for off := int64(0); off < f.Size(); {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			b := buf[:min(int64(len(buf)), f.Size()-off)]
+			if _, err := f.ReadAt(b, off); err != nil {
+				return nil, err
+			}
+			sc.Write(b)
+			off += int64(len(b))
+		}
+	}
+	return sc.Finish(f.Lines()), nil
+}
+
+func toProtocol(o *outline.Outline) *protocol.Outline {
+	return &protocol.Outline{Format: o.Format, Entries: o.Entries, TotalEntries: o.TotalEntries, Truncated: o.Truncated}
+}
+
+// outlineNotice says what the outline covers and names the read of one
+// entry: the longest top-level one.
+func outlineNotice(o *outline.Outline, w *protocol.Window, lr *lineRequest, ctagsMissing bool, next int64) string {
+	call := "read"
+	if lr.byteCall != "" {
+		call = lr.byteCall
+	}
+	if w.TotalBytes == 0 {
+		return notice.Window(notice.WindowFacts{})
+	}
+	if len(o.Entries) == 0 {
+		return notice.OutlineEmpty(o.Format, w.TotalLines, call)
+	}
+	f := notice.OutlineFacts{Format: o.Format, Shown: len(o.Entries), Total: o.TotalEntries, TotalLines: w.TotalLines,
+		TotalBytes: w.TotalBytes, MaxBytes: lr.MaxBytes, MaxWindowBytes: protocol.MaxWindowBytes, Truncated: o.Truncated, Call: call, Summary: o.Summary,
+		CtagsMissing: ctagsMissing, FromLine: lr.offset, Next: next}
+	ex := o.Entries[0]
+	for _, e := range o.Entries {
+		if e.Depth == 1 && e.EndLine-e.Line > ex.EndLine-ex.Line {
+			ex = e
+		}
+	}
+	f.ExampleLine, f.ExampleEndLine, f.ExampleName = ex.Line, ex.EndLine, ex.Name
+	if len(f.ExampleName) > 60 {
+		f.ExampleName = fmt.Sprintf("%.60s…", f.ExampleName)
+	}
+	return notice.Outline(f)
+}

@@ -1,0 +1,139 @@
+package notice
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toold/toold/protocol"
+)
+
+// OutlineFacts are what an outline's notice is made from.
+type OutlineFacts struct {
+	Format         string
+	Shown, Total   int
+	TotalLines     int64
+	TotalBytes     int64
+	MaxBytes       int
+	Truncated      bool   // entries were left out for MaxBytes
+	MaxWindowBytes int    // the cap of maxBytes
+	Call           string // the call that reads a range: "read" or "page spool=ID"
+	ExampleLine    int64  // an entry to show the call with, 0 for none
+	ExampleEndLine int64
+	ExampleName    string
+	Summary        string // the format's line about the whole file, "" for none
+	CtagsMissing   bool   // code outlined by indent because ctags is not installed
+	FromLine       int64  // the outline's entries start at this line (offset)
+	Next           int64  // the line where the entries left out at the end start, 0 for none
+}
+
+// Outline is the notice of an outline: what it covers, how to read an entry
+// (read offset=L limit=N), what was left out and why.
+func Outline(f OutlineFacts) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Outline (%s) of %d lines, %s: %d entries", f.Format, f.TotalLines, Size(f.TotalBytes), f.Total)
+	sep := ", "
+	if f.FromLine > 1 {
+		fmt.Fprintf(&b, "; those from line %d on", f.FromLine)
+		sep = ": "
+	}
+	if f.Truncated {
+		fmt.Fprintf(&b, "%s%d shown (%d-byte limit; deeper entries go first", sep, f.Shown, f.MaxBytes)
+		if f.MaxBytes < f.MaxWindowBytes {
+			fmt.Fprintf(&b, "; maxBytes=%d shows more", f.MaxWindowBytes)
+		}
+		b.WriteString(")")
+	}
+	call := f.Call
+	if call == "" {
+		call = "read"
+	}
+	b.WriteString(". To read an entry use " + call + " offset=LINE limit=ENDLINE-LINE+1")
+	if f.ExampleLine > 0 {
+		fmt.Fprintf(&b, ", e.g. %s offset=%d limit=%d for %s", call, f.ExampleLine, f.ExampleEndLine-f.ExampleLine+1, f.ExampleName)
+	}
+	if f.Next > 0 {
+		fmt.Fprintf(&b, ". For the entries from line %d on use %s outline=true offset=%d", f.Next, call, f.Next)
+	}
+	if f.Summary != "" {
+		b.WriteString(". " + f.Summary)
+	}
+	if f.CtagsMissing {
+		b.WriteString(". Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline")
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// OutlineEmpty is the notice of a file in which no outline was found.
+func OutlineEmpty(format string, totalLines int64, call string) string {
+	if call == "" {
+		call = "read"
+	}
+	return fmt.Sprintf("[No outline entries found (%s) in %d lines. Use %s offset=LINE limit=N to read a range]", format, totalLines, call)
+}
+
+// Unchanged is the notice of a re-read with ifChanged whose lines did not
+// change since the session last read them.
+func Unchanged(from, to int64) string {
+	return fmt.Sprintf("[Lines %d-%d unchanged since your last read]", from, to)
+}
+
+// ChangedLines is the notice of a re-read with ifChanged whose window holds
+// lines that changed since the session last read them.
+func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
+	var parts []string
+	for i, r := range ranges {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("and %d more ranges", len(ranges)-i))
+			break
+		}
+		if r[0] == r[1] {
+			parts = append(parts, fmt.Sprint(r[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
+		}
+	}
+	s := fmt.Sprintf("[Changed since your last read: lines %s (%d lines)", strings.Join(parts, ", "), lines)
+	if moved {
+		s += "; the other lines are as you read them, some at new line numbers"
+	}
+	return s + "]"
+}
+
+// Moved is the notice of a re-read with ifChanged whose lines are all as the
+// session read them, but some at other line numbers (lines were inserted or
+// removed before them).
+func Moved(from, to int64) string {
+	return fmt.Sprintf("[Lines %d-%d hold no line you have not read, but some at new line numbers: lines were inserted or removed before them]", from, to)
+}
+
+// OutlineEntry is one entry of an outline as toold mcp renders it: its
+// lines, kind and name, indented by depth, and a chunk's counts.
+func OutlineEntry(e protocol.OutlineEntry) string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat("  ", max(e.Depth-1, 0)))
+	fmt.Fprintf(&b, "%d-%d %s %s", e.Line, e.EndLine, e.Kind, e.Name)
+	var facts []string
+	if e.Lines > 0 {
+		facts = append(facts, fmt.Sprintf("%d lines", e.Lines))
+	}
+	for _, lv := range []string{"FATAL", "ERROR", "WARN"} {
+		if n := e.Levels[lv]; n > 0 {
+			facts = append(facts, fmt.Sprintf("%s %d", lv, n))
+		}
+	}
+	if len(e.Kinds) > 0 {
+		facts = append(facts, "e.g. "+strings.Join(e.Kinds, "; "))
+	}
+	if len(facts) > 0 {
+		b.WriteString(" (" + strings.Join(facts, ", ") + ")")
+	}
+	return b.String()
+}
+
+// LargeFile is toold mcp's notice after the outline and first lines it gives
+// for a read of a large file with no range.
+func LargeFile(size int64, firstLines, totalLines int64) string {
+	return fmt.Sprintf("[The file is %s, %d lines: above are its outline and lines 1-%d. Read the lines you need with read offset=N limit=M, e.g. an entry's lines]",
+		Size(size), totalLines, firstLines)
+}
