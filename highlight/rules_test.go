@@ -307,7 +307,7 @@ func spans(gs []Group) []Span {
 func TestMaskWords(t *testing.T) {
 	for in, want := range map[string]string{
 		"panic: runtime error: index out of range [5] with length 3": "panic: runtime error: index out of range [<*>] with length <*>",
-		"make: *** [Makefile:12: all] Error 2":                       "make: *** [Makefile:<*> all] Error <*>",
+		"make: *** [Makefile:12: all] Error 2":                       "make: *** [<*>: all] Error <*>",
 		"failed (id=42)":                                             "failed (id=<*>)",
 	} {
 		if got := strings.Join(maskWords([]byte(in)), " "); got != want {
