@@ -13,6 +13,7 @@ import (
 // an anchor, and those a hit's continuation takes, go through Line's rules;
 // the others cost one pass of a table loop. b is not kept.
 func (d *Detector) Block(first int64, b []byte) int64 {
+	d.sampleBlock(b)
 	n, pos := first, 0
 	pos, n = d.follow(b, pos, n)
 	ls, le := pos, pos // the line that holds b[i], once known
@@ -55,6 +56,37 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 }
 
 var nl = []byte{'\n'}
+
+// sampleStride is the stride of the sample of lines' shapes: the line that
+// holds each stride-th byte of the stream (see templates.sample). A
+// sample by bytes costs Block no pass over the lines it skips, and is the
+// same however the stream is cut into blocks or lines.
+const sampleStride = 1024
+
+// sampleBlock samples the lines of b (see sampleStride).
+func (d *Detector) sampleBlock(b []byte) {
+	last := -1 // the start of the line sampled last
+	for at := (sampleStride - int(d.fed%sampleStride)) % sampleStride; at < len(b); at += sampleStride {
+		ls := bytes.LastIndexByte(b[:at], '\n') + 1
+		if ls == last {
+			continue
+		}
+		last = ls
+		body, _ := truncate.SplitEnding(b[ls:lineEnd(b, at)])
+		d.tmpl.sample(shape(body, 0))
+	}
+	d.fed += int64(len(b))
+}
+
+// sampleLine is sampleBlock for one whole line.
+func (d *Detector) sampleLine(line []byte) {
+	s, e := d.fed, d.fed+int64(len(line))
+	if len(line) > 0 && (s%sampleStride == 0 || s/sampleStride != (e-1)/sampleStride) {
+		body, _ := truncate.SplitEnding(line)
+		d.tmpl.sample(shape(body, 0))
+	}
+	d.fed = e
+}
 
 // Kinds of candidate lines in Block.
 const (

@@ -2,6 +2,8 @@ package highlight
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"github.com/toold/toold/truncate"
 )
@@ -85,9 +87,13 @@ type Detector struct {
 	py     pyTests
 	shapes matchCache
 
+	// rare are the candidates of the prose rule (see proseRule): shown at
+	// Finish when their shape stayed rare in an output of repeated shapes.
+	rare      []Group
 	tmpl      templates   // the shapes of the hit lines
 	weakKinds map[int]int // groups of the vocab rule closed, by kind
 	seen      int64       // the last line fed
+	fed       int64       // bytes fed (see sampleBlock)
 }
 
 type ringLine struct {
@@ -108,14 +114,20 @@ func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
 	d.seen = max(d.seen, n)
 	d.testLine(n, body)
-	r, m, h := d.shapes.match(body)
+	r, _, h := d.shapes.match(body)
 	if r != nil && r.Severity == 0 {
 		r = nil
-	} else if r == nil && m&kVocab != 0 && d.cur != nil && n == d.cur.ToLine+1 && failureWord(body, 0) >= 0 {
-		// Right after a group, a word of failure need not be shaped as a
-		// message ("BEGIN failed--compilation aborted" after perl's
-		// "Can't locate").
-		r = vocabRuleRow()
+	} else if r != nil && r.Name == proseRule {
+		if d.cur != nil && n == d.cur.ToLine+1 {
+			// Right after a group, a word of failure need not be shaped
+			// as a message ("BEGIN failed--compilation aborted" after
+			// perl's "Can't locate").
+			r = vocabRuleRow()
+		} else if !(d.left > 0 && d.continues(body)) {
+			d.rareLine(n, line, body, r, h)
+			d.push(n, line)
+			return
+		}
 	}
 	switch {
 	case r != nil && r.weak() && d.left > 0 && d.continues(body):
@@ -165,14 +177,15 @@ func (d *Detector) Finish() Result {
 	d.close()
 	gs := make([]Group, 0, len(d.kept)+1)
 	for _, g := range append(d.kept, d.last) {
-		if g != nil && !(g.Rule == vocabRule && d.tmpl.noise(g.kind, d.seen)) {
+		if g != nil && !(weakRule(g.Rule) && d.tmpl.noise(g.kind, d.seen)) {
 			if g.kind >= 0 && d.tmpl.kinds[g.kind].Count <= rareKind {
 				g.Rare = true
 			}
 			gs = append(gs, *g)
 		}
 	}
-	res := Result{Groups: gs, Found: d.found, Errors: d.sev[Error], Warnings: d.sev[Warning], HitLines: d.tmpl.other}
+	gs, rare := d.withRare(gs)
+	res := Result{Groups: gs, Found: d.found + rare, Errors: d.sev[Error] + rare, Warnings: d.sev[Warning], HitLines: d.tmpl.other}
 	for k, n := range d.weakKinds {
 		if d.tmpl.noise(k, d.seen) {
 			res.Found -= n
@@ -293,7 +306,7 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	}
 	g := d.cur
 	d.appendLine(n, line)
-	if r.Severity > g.Severity || g.Rule == vocabRule && !r.weak() {
+	if r.Severity > g.Severity || weakRule(g.Rule) && !r.weak() {
 		// The group is known by its worst hit.
 		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, Key(body), n
 	}
@@ -309,6 +322,50 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 			g.Evidence = append(g.Evidence, sp)
 		}
 	}
+}
+
+// maxRare bounds the candidates of the prose rule kept.
+const maxRare = 8
+
+// rareLine takes the line n of the prose rule as a candidate: a group of
+// its own with the line before it, apart from the groups being made, since
+// whether it matters is known only at Finish. Only in an output of
+// repeated shapes so far: prose, which is not, is full of such words.
+func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
+	if !d.tmpl.repetitive() {
+		return
+	}
+	kind := d.tmpl.add(n, body, r, h)
+	if kind < 0 || len(d.rare) >= maxRare || d.tmpl.kinds[kind].Count > 1 {
+		return
+	}
+	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: Key(body), Severity: r.Severity,
+		Hits: 1, Hit: n, Rare: true, kind: kind}
+	if rl := d.ringAt(n - 1); rl != nil && n-1 > d.closed && !isBlank(string(rl.b)) && (d.cur == nil || n-1 > d.cur.ToLine) {
+		g.FromLine = n - 1
+		g.Lines = append(g.Lines, string(rl.b))
+	}
+	g.Lines = append(g.Lines, string(d.cut(line)))
+	d.rare = append(d.rare, g)
+}
+
+// withRare returns gs, in output order, with the candidates of the prose
+// rule whose kind stayed rare (see templates.noise) and that no group of
+// gs overlaps; and how many it added.
+func (d *Detector) withRare(gs []Group) ([]Group, int) {
+	added := 0
+	for _, c := range d.rare {
+		if d.tmpl.noise(c.kind, d.seen) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(gs, c.FromLine, func(g Group, n int64) int { return cmp.Compare(g.FromLine, n) })
+		if i > 0 && gs[i-1].ToLine >= c.FromLine || i < len(gs) && gs[i].FromLine <= c.ToLine {
+			continue
+		}
+		gs = slices.Insert(gs, i, c)
+		added++
+	}
+	return gs, added
 }
 
 // fill appends the ring's lines from..to to the current group.
@@ -381,7 +438,7 @@ func (d *Detector) close() {
 	}
 	d.found++
 	d.sev[g.Severity]++
-	if g.Rule == vocabRule && g.kind >= 0 {
+	if weakRule(g.Rule) && g.kind >= 0 {
 		d.weakKinds[g.kind]++
 	}
 	if d.last != nil {
@@ -460,6 +517,8 @@ func (d *Detector) continues(body []byte) bool {
 		// report's lines, indented after the prefix; not "==PID== " alone.
 		p := pidPrefix(body)
 		return p > 0 && indentOf(body[p:]) >= 2
+	case contRust:
+		return !blank && (ind > 0 || rustGutter(body))
 	case contPytestE:
 		if hasPrefix(body, "E ") || body == nil || len(body) == 1 && body[0] == 'E' {
 			return true
@@ -470,6 +529,22 @@ func (d *Detector) continues(body []byte) bool {
 		}
 	}
 	return false
+}
+
+// rustGutter reports whether body is a line of rustc's snippet that starts
+// at column 0: a numbered source line ("12 |     let x = y;") or "...".
+func rustGutter(body []byte) bool {
+	i := 0
+	for i < len(body) && isDigit(body[i]) {
+		i++
+	}
+	if i > 0 {
+		for i < len(body) && body[i] == ' ' {
+			i++
+		}
+		return i < len(body) && body[i] == '|'
+	}
+	return hasPrefix(body, "...")
 }
 
 func isBlank(s string) bool { return len(bytes.TrimSpace([]byte(s))) == 0 }

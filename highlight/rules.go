@@ -39,6 +39,7 @@ const (
 	contPytestE        // pytest: more "E   " lines, then the "file.py:N: Error" line
 	contGoTest         // go test: indented log lines under a verdict, not the subtests' verdicts
 	contPID            // valgrind: the "==PID==" lines indented under the hit
+	contRust           // rustc: " --> file", "  |", "2 |     code", "= note:" up to a blank line
 )
 
 // Rule is one row of the table: a line format of a tool that a model must
@@ -80,8 +81,8 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "go-fatal", Severity: Error, Need: kFatal, Re: re(`^fatal error: `), Cont: contAny, After: 10},
 
 		// rustc and cargo.
-		{Name: "rust-error", Severity: Error, Need: kErr, Re: re(`^error(?:\[E\d+\])?: `), Cont: contBlank, After: 30},
-		{Name: "rust-warning", Severity: Warning, Need: kWarn, Re: re(`^warning(?:\[[\w:-]+\])?: `), Cont: contBlank, After: 30},
+		{Name: "rust-error", Severity: Error, Need: kErr, Re: re(`^error(?:\[E\d+\])?: `), Cont: contRust, After: 30},
+		{Name: "rust-warning", Severity: Warning, Need: kWarn, Re: re(`^warning(?:\[[\w:-]+\])?: `), Cont: contRust, After: 30},
 		{Name: "rust-test-result", Severity: Error, Need: kFail, Re: re(`^test result: FAILED\b`)},
 		{Name: "rust-test-case", Severity: Error, Need: kFail, Lits: []string{"FAILED"}, Re: re(`^(?:test \S+ \.\.\. FAILED|\S+ --- FAILED)$`)},
 		{Name: "rust-panic", Severity: Error, Need: kPanic, Re: re(`^thread '[^']*'(?: \(\d+\))? panicked at `), Before: 2, Cont: contBlank, After: 12},
@@ -161,6 +162,7 @@ var rules = sync.OnceValue(func() []Rule {
 
 		// Any tool: the vocabulary of failure (vocab.go).
 		{Name: vocabRule, Severity: Error, Need: kVocab, Match: vocabHit, Before: 1, Cont: contIndented, After: 6},
+		{Name: proseRule, Severity: Error, Need: kVocab, Match: proseHit, Before: 1, Cont: contIndented, After: 6},
 	}
 })
 

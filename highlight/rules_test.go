@@ -272,3 +272,46 @@ func TestKinds(t *testing.T) {
 		t.Errorf("kinds of a clean output: %+v", k)
 	}
 }
+
+// TestRustContinuation: a bare "error: x" or "warning: x" (rustc's shape)
+// takes rustc's snippet lines after it, not every line up to a blank one:
+// a line of a long log after it is not part of it.
+func TestRustContinuation(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 400; i++ {
+		if i == 200 {
+			b.WriteString("error: boom at step 200\n")
+			continue
+		}
+		fmt.Fprintf(&b, "step %d %s\n", i, strings.Repeat("x", 500))
+	}
+	r := Scan([]byte(b.String()), Options{})
+	if len(r.Groups) != 1 || r.Groups[0].FromLine < 199 || r.Groups[0].ToLine > 200 {
+		t.Fatalf("groups %+v, want one of lines 199-200 at most", spans(r.Groups))
+	}
+	r = Scan([]byte("error[E0308]: mismatched types\n --> src/main.rs:2:18\n  |\n2 |     let x: i32 = \"a\";\n  |            ^^^ expected `i32`\n...\nstep 3 done\n"), Options{})
+	if len(r.Groups) != 1 || r.Groups[0].FromLine != 1 || r.Groups[0].ToLine != 6 {
+		t.Fatalf("groups %+v, want lines 1-6", spans(r.Groups))
+	}
+}
+
+func spans(gs []Group) []Span {
+	var ss []Span
+	for _, g := range gs {
+		ss = append(ss, g.Span)
+	}
+	return ss
+}
+
+// TestMaskWords: a kind's text keeps the brackets around a masked value.
+func TestMaskWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"panic: runtime error: index out of range [5] with length 3": "panic: runtime error: index out of range [<*>] with length <*>",
+		"make: *** [Makefile:12: all] Error 2":                       "make: *** [<*>: all] Error <*>",
+		"failed (id=42)":                                             "failed (id=<*>)",
+	} {
+		if got := strings.Join(maskWords([]byte(in)), " "); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

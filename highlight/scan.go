@@ -38,7 +38,9 @@ func scanLines(data []byte, opt Options) Result {
 			i = len(data)
 		}
 		n++
-		d.Line(n, truncate.CleanLine(data[:i]))
+		line := truncate.CleanLine(data[:i])
+		d.sampleLine(line)
+		d.Line(n, line)
 		data = data[i:]
 	}
 	return d.Finish()

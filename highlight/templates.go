@@ -40,6 +40,7 @@ type Kind struct {
 	FirstLine, LastLine int64
 	Severity            Severity
 	weak                bool // all its lines are words of failure only
+	prose               bool // all its lines are words of failure not shaped as a message
 }
 
 type bucketKey struct {
@@ -53,6 +54,38 @@ type templates struct {
 	words   [][]string // each kind's template words
 	buckets map[bucketKey][]int
 	other   int64 // hit lines that found no room
+
+	// The shapes of a sample of all lines (one in eight), to tell an
+	// output of repeated shapes (a build's "[N/3000] compiling x.c") from
+	// prose: bounded, a shape past maxSampled counts as new.
+	sampled  map[uint64]struct{}
+	samples  int64
+	distinct int64
+}
+
+// maxSampled bounds the shapes of the sample kept.
+const maxSampled = 4096
+
+// sample counts the shape h of a line of the sample.
+func (t *templates) sample(h uint64) {
+	t.samples++
+	if _, ok := t.sampled[h]; ok {
+		return
+	}
+	t.distinct++
+	if t.sampled == nil {
+		t.sampled = map[uint64]struct{}{}
+	}
+	if len(t.sampled) < maxSampled {
+		t.sampled[h] = struct{}{}
+	}
+}
+
+// repetitive reports whether the output is made of repeated shapes: at
+// least 16 lines of the sample for each shape, on average, over enough
+// lines to tell.
+func (t *templates) repetitive() bool {
+	return t.samples >= 32 && t.distinct*16 <= t.samples
 }
 
 // add counts the hit line n (body, without its ending, of shape h: see
@@ -80,6 +113,7 @@ func (t *templates) count(i int, n int64, r *Rule) {
 	k.LastLine = n
 	k.Severity = max(k.Severity, r.Severity)
 	k.weak = k.weak && r.weak()
+	k.prose = k.prose && r.Name == proseRule
 }
 
 // addNew is add for a line of a shape not seen yet.
@@ -110,19 +144,23 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		t.other++
 		return -1
 	}
-	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak()})
+	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak(), prose: r.Name == proseRule})
 	t.words = append(t.words, ws)
 	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
 	return len(t.kinds) - 1
 }
 
 // noise reports whether kind i is words of failure that the output
-// repeats all through it (lines lines in all).
+// repeats all through it (lines lines in all), or words of failure not
+// shaped as a message that are not rare in an output of repeated shapes.
 func (t *templates) noise(i int, lines int64) bool {
 	if i < 0 || i >= len(t.kinds) || !t.kinds[i].weak {
 		return false
 	}
 	c := t.kinds[i].Count
+	if t.kinds[i].prose && (c > rareKind || !t.repetitive()) {
+		return true
+	}
 	return c > vocabMinRepeat && c*vocabShare > lines
 }
 
@@ -227,14 +265,18 @@ func maskWord(w []byte) string {
 	if k := bytes.IndexByte(w, '='); k > 0 && k < len(w)-1 {
 		prefix, w = string(w[:k+1]), w[k+1:]
 	}
-	// Closing punctuation stays: "(id=42)" is "(id=<*>)".
-	end := len(w)
-	for end > 1 && bytes.IndexByte([]byte(")],;:"), w[end-1]) >= 0 {
+	// Brackets and closing punctuation stay: "(id=42)" is "(id=<*>)",
+	// "[5]" is "[<*>]".
+	start, end := 0, len(w)
+	for end > 1 && bytes.IndexByte([]byte(")]},;:"), w[end-1]) >= 0 {
 		end--
 	}
-	switch v := w[:end]; {
+	for start < end-1 && bytes.IndexByte([]byte("([{"), w[start]) >= 0 {
+		start++
+	}
+	switch v := w[start:end]; {
 	case bytes.ContainsAny(v, "0123456789"), isPath(v), v[0] == '\'' || v[0] == '"' || v[0] == '`':
-		return prefix + "<*>" + string(w[end:])
+		return prefix + string(w[:start]) + "<*>" + string(w[end:])
 	}
 	return prefix + string(w)
 }

@@ -13,12 +13,28 @@ import (
 // knows come first. Whether such a line matters is decided again at Finish
 // by how often its shape repeats (see templates).
 
-// vocabRule names the rule of the vocabulary.
-const vocabRule = "vocab"
+// vocabRule names the rule of the vocabulary; proseRule the rule of a word
+// of failure in a line not shaped as a message ("connection refused",
+// "request timed out after 37ms" among thousands of "ok step N"): it counts
+// only when its shape is rare in an output of repeated shapes (see
+// templates.noise), since prose (a man page, a license) holds such words
+// all through and repeats no shape.
+const (
+	vocabRule = "vocab"
+	proseRule = "vocab-rare"
+)
 
-// weak reports whether r is the vocabulary's rule, whose hits give way to
-// those of the rules that know a format.
-func (r *Rule) weak() bool { return r.Name == vocabRule }
+// weak reports whether r is a rule of the vocabulary, whose hits give way
+// to those of the rules that know a format.
+func (r *Rule) weak() bool { return weakRule(r.Name) }
+
+// weakRule reports whether the rule named name is one of the vocabulary.
+func weakRule(name string) bool { return name == vocabRule || name == proseRule }
+
+// proseHit reports whether line holds a word of the vocabulary as a word
+// and not negated, whatever the shape of the line (vocabHit, whose row
+// comes first, takes those shaped as a message).
+func proseHit(line []byte) bool { return failureWord(line, 0) >= 0 }
 
 // vocabRuleRow returns the vocabulary's row of the table.
 var vocabRuleRow = sync.OnceValue(func() *Rule {
@@ -47,6 +63,7 @@ var vocabulary = []vocabWord{
 	{"timed out", nil}, {"killed", nil}, {"core dumped", nil}, {"invalid", nil}, {"illegal", nil},
 	{"corrupt", []string{"ed", "ion"}}, {"unexpected", nil}, {"conflict", []string{"s", "ing"}},
 	{"failed", nil}, {"failure", []string{"s"}}, {"error", []string{"s"}}, {"segmentation fault", nil},
+	{"fail", []string{"s"}},
 }
 
 // vocabHit reports whether line holds a word of the vocabulary, as a word

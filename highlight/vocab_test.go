@@ -96,3 +96,57 @@ func TestVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestRareProse: a word of failure in a line not shaped as a message is a
+// highlight when its shape is rare among thousands of repeated shapes,
+// whatever tool printed it; not when it repeats all through the output,
+// nor a rare line without a word of failure.
+func TestRareProse(t *testing.T) {
+	noise := func(b *strings.Builder, from, to int) {
+		for i := from; i <= to; i++ {
+			fmt.Fprintf(b, "ok step %d\n", i)
+		}
+	}
+	for _, x := range []string{
+		"connection refused",
+		"request timed out after 37ms",
+		"Permission denied",
+		"access denied for user bob",
+		"thread main has overflowed its stack, fatal runtime abort",
+		"Connection refused by peer 10.0.0.1",
+		"Fatal glibc error: malloc assertion failure",
+		"FAIL: TestThing37",
+	} {
+		t.Run(x, func(t *testing.T) {
+			var b strings.Builder
+			noise(&b, 1, 3000)
+			b.WriteString(x + "\n")
+			noise(&b, 3001, 6000)
+			r := Scan([]byte(b.String()), Options{})
+			if len(r.Groups) != 1 || r.Groups[0].Hit != 3001 || strings.TrimSpace(r.Groups[0].Lines[len(r.Groups[0].Lines)-1]) != x {
+				t.Fatalf("groups %+v, want one whose hit is line 3001 %q", r.Groups, x)
+			}
+			if r.Found != 1 || r.Errors != 1 {
+				t.Errorf("found %d, errors %d; want 1, 1", r.Found, r.Errors)
+			}
+		})
+	}
+	t.Run("repeated all through", func(t *testing.T) {
+		var b strings.Builder
+		for i := 1; i <= 6000; i++ {
+			if i%30 == 0 {
+				fmt.Fprintf(&b, "retrying: connection refused by peer 10.0.0.%d\n", i%7)
+				continue
+			}
+			fmt.Fprintf(&b, "ok step %d\n", i)
+		}
+		checkClean(t, []byte(b.String()))
+	})
+	t.Run("rare without a word of failure", func(t *testing.T) {
+		var b strings.Builder
+		noise(&b, 1, 3000)
+		b.WriteString("checkpoint written to /var/lib/app/state.db\n")
+		noise(&b, 3001, 6000)
+		checkClean(t, []byte(b.String()))
+	})
+}
