@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,9 +64,17 @@ func TestExecYield(t *testing.T) {
 // it left out.
 func TestBackgroundPaging(t *testing.T) {
 	svc, s := newExecService(t, nil)
-	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "seq 1 10; sleep 0.3; seq 11 5000; sleep 30", "background": true})
+	// The rest comes once the first wait has returned (go is made then),
+	// whatever the load: a sleep between them let a slow first wait take
+	// all 5000 lines, and the second wait none.
+	gate := filepath.Join(t.TempDir(), "go")
+	cmd := fmt.Sprintf("seq 1 10; while [ ! -e %s ]; do sleep 0.01; done; seq 11 5000; sleep 30", gate)
+	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd, "background": true})
 	id := *r.Process
 	call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": id, "until": map[string]any{"pattern": "^10$"}})
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// The first wait returned lines 1-10 (maybe fewer, if it came early):
 	// read up to the end, then read the rest in one preview.
 	w := call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": id, "until": map[string]any{"pattern": "^5000$"}, "maxLines": 20})
