@@ -56,7 +56,7 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 
 // grepOptions checks grep's limits; the defaults and caps are protocol's.
 func grepOptions(p *protocol.GrepParams) (search.GrepOptions, error) {
-	opt := search.GrepOptions{Glob: p.Glob, MaxFileSize: protocol.MaxGrepFileSize}
+	opt := search.GrepOptions{Glob: p.Glob, MaxFileSize: protocol.MaxGrepFileSize, NoIgnore: p.NoIgnore}
 	var err error
 	if opt.Context, err = intCount("context", p.Context, 0, 0, protocol.MaxGrepContext); err != nil {
 		return opt, err
@@ -106,7 +106,7 @@ func (svc *Service) Find(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
-	opt := search.FindOptions{Pattern: p.Pattern, Limit: limit}
+	opt := search.FindOptions{Pattern: p.Pattern, Limit: limit, NoIgnore: p.NoIgnore}
 	switch p.Type {
 	case "":
 	case protocol.FindTypeFile:
@@ -129,7 +129,7 @@ func (svc *Service) Find(ctx context.Context, s *Session, params []byte) (any, e
 		return nil, fileError(dir, err)
 	}
 	out := &protocol.EntriesResult{Entries: nonNil(res.Entries), Total: res.Total, LimitReached: res.LimitReached}
-	out.Notice = optional(notice.Entries(protocol.MethodFind, out, limit))
+	out.Notice = optional(notice.Entries(protocol.MethodFind, out, limit, res.Ignored))
 	return out, nil
 }
 
@@ -147,7 +147,8 @@ func (svc *Service) Ls(ctx context.Context, s *Session, params []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	res, err := search.List(ctx, dir, search.ListOptions{Limit: limit, All: p.All, IgnoreFrom: s.ignoreFrom(dir), Allow: s.allowOpen(cmp.Or(p.Path, s.Cwd))})
+	res, err := search.List(ctx, dir, search.ListOptions{Limit: limit, All: p.All, NoIgnore: p.NoIgnore,
+		IgnoreFrom: s.ignoreFrom(dir), Allow: s.allowOpen(cmp.Or(p.Path, s.Cwd))})
 	if err != nil {
 		return nil, fileError(dir, err)
 	}
@@ -162,7 +163,7 @@ func (svc *Service) Ls(ctx context.Context, s *Session, params []byte) (any, err
 			out.Entries = append(out.Entries, e.Name)
 		}
 	}
-	out.Notice = optional(notice.Entries(protocol.MethodLs, out, limit))
+	out.Notice = optional(notice.Entries(protocol.MethodLs, out, limit, res.Ignored))
 	return out, nil
 }
 

@@ -61,8 +61,13 @@ type GrepOptions struct {
 	Clean bool
 	// IgnoreFrom is an ancestor of the searched directory (say, the root
 	// of its repository) whose ignore files, and those of the directories
-	// between, apply too. Empty: only the tree's own.
+	// between, apply too. Empty: only the tree's own. Either way a
+	// .gitignore applies only inside a git work tree (a .git at or above
+	// its directory), a .ignore everywhere, as ripgrep has it.
 	IgnoreFrom string
+	// NoIgnore reads no ignore file: ignored files are searched too (VCS
+	// directories stay skipped).
+	NoIgnore bool
 	// Allow checks the searched directory or file once open; nil allows all.
 	Allow Allow
 }
@@ -358,7 +363,8 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		return nil
 	}
-	ignored, err := walk(ctx, dir, opt.IgnoreFrom, opt.Allow, func(dirRel string, e entry, h *dirHandle, ignored int) error {
+	wo := walkOptions{ignoreFrom: opt.IgnoreFrom, noIgnore: opt.NoIgnore, allow: opt.Allow}
+	ignored, err := walk(ctx, dir, wo, func(dirRel string, e entry, h *dirHandle, ignored int) error {
 		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
 			return nil
 		}
