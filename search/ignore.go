@@ -111,7 +111,6 @@ type entryPath struct {
 	name  string
 	isDir bool
 	comps []string // dir + name, built on demand
-	rel   string   // comps joined by '/', built on demand
 }
 
 func (e *entryPath) path() []string {
@@ -119,13 +118,6 @@ func (e *entryPath) path() []string {
 		e.comps = append(append(make([]string, 0, len(e.dir)+1), e.dir...), e.name)
 	}
 	return e.comps
-}
-
-func (e *entryPath) relPath() string {
-	if e.rel == "" {
-		e.rel = strings.Join(e.path(), "/")
-	}
-	return e.rel
 }
 
 // excluded reports whether the rules exclude e, whose ancestors' best

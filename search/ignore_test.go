@@ -280,9 +280,9 @@ func FuzzIgnoreMatch(f *testing.F) {
 
 // TestCompileLayerSorts: the kernel's shapes land in their sets.
 func TestCompileLayerSorts(t *testing.T) {
-	l := compileLayer([]byte("*.o\n/vmlinux\n*.tab.[ch]\n.*\n*.o.*\n\\#*#\n/arch/*/gen/\n"), nil, 0)
-	got := fmt.Sprint(len(l.exts), len(l.paths), len(l.prefixes), len(l.nameRest), len(l.nameAll), len(l.globs))
-	if got != "3 1 1 1 1 1" {
-		t.Errorf("exts paths prefixes nameRest nameAll globs = %s", got)
+	l := compileLayer([]byte("*.o\n/vmlinux\n*.tab.[ch]\n.*\n*.o.*\n\\#*#\n/arch/*/gen/\n?.[ab]\n"), nil, 0)
+	got := fmt.Sprint(len(l.exts), len(l.paths), len(l.prefixes), len(l.nameLit), len(l.nameRest), len(l.nameAll), len(l.globs))
+	if got != "3 1 1 1 1 1 1" {
+		t.Errorf("exts paths prefixes nameLit nameRest nameAll globs = %s", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -28,22 +29,31 @@ type ignoreLayer struct {
 	pats   []patInfo
 	ref    []gitignore.Pattern // go-git's, for the path globs
 
-	names    map[string][]int32  // literal name → patterns, last first
-	exts     map[string][]sufRef // "*suffix" by the suffix's extension
-	suffixes []sufRef            // "*suffix" without a '.', last first
-	prefixes []int32             // "prefix*", last first
-	paths    map[string][]int32  // literal paths from the rules' root
-	nameRe   *regexp.Regexp      // one of nameGlobs may match only if this does
-	nameAll  []int32             // name globs the regexp cannot stand for
-	nameRest []int32             // name globs behind nameRe, last first
-	globs    []int32             // path globs, last first
+	names    map[string][]int32   // literal name → patterns, last first
+	exts     map[string][]sufRef  // "*suffix" by the suffix's extension
+	suffixes []sufRef             // "*suffix" without a '.', last first
+	prefixes []int32              // "prefix*", last first
+	paths    map[string][]pathRef // literal paths by their last component
+	nameLit  []int32              // name globs with a literal they need, last first
+	nameRe   *regexp.Regexp       // one of nameRest may match only if this does
+	nameAll  []int32              // name globs the regexp cannot stand for
+	nameRest []int32              // name globs behind nameRe, last first
+	globs    []int32              // path globs, last first
 }
 
 // patInfo is one pattern as go-git parses it.
 type patInfo struct {
 	glob      string // the name glob, the "*"-less suffix or prefix
+	lit       string // a literal every name the glob matches holds
 	inclusion bool
 	dirOnly   bool
+}
+
+// pathRef is a literal path pattern: its line and its components from the
+// rules' root.
+type pathRef struct {
+	line  int32
+	comps []string
 }
 
 // compileLayer compiles the patterns of one ignore file; nil when it has
@@ -64,7 +74,10 @@ func compileLayer(content []byte, domain []string, layer int) *ignoreLayer {
 			return
 		}
 		if re, ok := l.addName(i, comps[0]); !ok {
-			if _, err := regexp.Compile(re); re == "" || err != nil {
+			if lit := globLiteral(comps[0]); len(lit) >= 2 {
+				l.pats[i].lit = lit
+				l.nameLit = append(l.nameLit, i)
+			} else if _, err := regexp.Compile(re); re == "" || err != nil {
 				l.nameAll = append(l.nameAll, i)
 			} else {
 				l.nameRest = append(l.nameRest, i)
@@ -78,13 +91,11 @@ func compileLayer(content []byte, domain []string, layer int) *ignoreLayer {
 	if len(reParts) > 0 {
 		l.nameRe = regexp.MustCompile(`^(?s:(?:` + strings.Join(reParts, ")|(?:") + `))$`)
 	}
-	for _, s := range [][]int32{l.prefixes, l.nameAll, l.nameRest, l.globs} {
+	for _, s := range [][]int32{l.prefixes, l.nameLit, l.nameAll, l.nameRest, l.globs} {
 		slices.Reverse(s)
 	}
-	for _, m := range []map[string][]int32{l.names, l.paths} {
-		for _, s := range m {
-			slices.Reverse(s)
-		}
+	for _, s := range l.names {
+		slices.Reverse(s)
 	}
 	slices.Reverse(l.suffixes)
 	for _, s := range l.exts {
@@ -129,10 +140,10 @@ func (l *ignoreLayer) addPath(i int32, comps []string) {
 		return // matches nothing
 	}
 	if l.paths == nil {
-		l.paths = map[string][]int32{}
+		l.paths = map[string][]pathRef{}
 	}
-	key := strings.Join(append(slices.Clone(l.domain), parts...), "/")
-	l.paths[key] = append(l.paths[key], i)
+	last := parts[len(parts)-1]
+	l.paths[last] = append(l.paths[last], pathRef{line: i, comps: append(slices.Clone(l.domain), parts...)})
 }
 
 // addName files a name glob in a set and reports true, or returns the
@@ -197,14 +208,45 @@ func expandClass(g string) (string, string, bool) {
 		return "", "", false
 	}
 	class := g[open+1 : open+end]
-	if len(class) > 8 || strings.ContainsAny(class, `^-\[]*?!`) {
-		return "", "", false
+	if len(class) > 8 || strings.ContainsAny(class, `^-\[]*?!`) || !isASCII(class) {
+		return "", "", false // filepath.Match reads a class's runes
 	}
 	rest := g[:open] + "\x00" + g[open+end+1:]
 	if strings.ContainsAny(rest, `[]\`) {
 		return "", "", false
 	}
 	return rest, class, true
+}
+
+// globLiteral returns the longest run of plain characters in a name glob
+// (outside classes, before any escape): every name it matches holds it.
+func globLiteral(g string) string {
+	best, start := "", 0
+	end := func(i int) {
+		if i-start > len(best) {
+			best = g[start:i]
+		}
+	}
+	for i := 0; i < len(g); i++ {
+		switch g[i] {
+		case '*', '?':
+			end(i)
+			start = i + 1
+		case '[':
+			end(i)
+			j := strings.IndexByte(g[i:], ']')
+			if j < 0 {
+				return best
+			}
+			i += j
+			start = i + 1
+		case '\\':
+			end(i)
+			return best
+		}
+	}
+	end(len(g))
+	return best
 }
 
 // globRegexp translates a filepath.Match name glob into a regexp that
@@ -231,6 +273,9 @@ func globRegexp(g string) string {
 		case '\\':
 			return "" // escapes: kept out of the prefilter, matched alone
 		default:
+			if c >= utf8.RuneSelf {
+				return "" // RE2 reads runes, filepath.Match bytes of invalid UTF-8
+			}
 			b.WriteString(regexp.QuoteMeta(string(c)))
 		}
 	}
@@ -288,14 +333,19 @@ func (l *ignoreLayer) matchGlobs(e *entryPath, best *int32, take func(int32, *pa
 	for _, i := range l.nameAll {
 		nameGlob(i)
 	}
+	for _, i := range l.nameLit {
+		if i > *best && strings.Contains(e.name, l.pats[i].lit) {
+			nameGlob(i)
+		}
+	}
 	if l.nameRe != nil && l.nameRe.MatchString(e.name) {
 		for _, i := range l.nameRest {
 			nameGlob(i)
 		}
 	}
-	if l.paths != nil {
-		for _, i := range l.paths[e.relPath()] {
-			take(i, &l.pats[i])
+	for _, r := range l.paths[e.name] {
+		if len(r.comps) == len(e.dir)+1 && slices.Equal(r.comps[:len(e.dir)], e.dir) {
+			take(r.line, &l.pats[r.line])
 		}
 	}
 	for _, i := range l.globs {
@@ -303,4 +353,13 @@ func (l *ignoreLayer) matchGlobs(e *entryPath, best *int32, take func(int32, *pa
 			*best = i // go-git has judged dirOnly
 		}
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
