@@ -70,6 +70,10 @@ type GrepOptions struct {
 	NoIgnore bool
 	// Allow checks the searched directory or file once open; nil allows all.
 	Allow Allow
+	// Candidate, when set, says which files of a tree may match (an
+	// index's answer, by path relative to the searched directory): the
+	// others are passed over as files without a match.
+	Candidate func(rel string) bool
 }
 
 // Match is one matching line.
@@ -373,6 +377,9 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 			rel = joinRel(dirRel, e.name)
 		}
 		if !g.match(rel, e.name) {
+			return nil
+		}
+		if opt.Candidate != nil && !opt.Candidate(joinRel(dirRel, e.name)) {
 			return nil
 		}
 		if cur != nil && (cur.dir != h || len(cur.files) == batchSize) {
