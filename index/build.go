@@ -62,7 +62,7 @@ func build(ctx context.Context, root *os.Root, files []string, path string, prog
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	if err := writeIndex(tmp, metas, func(emit func(uint32, *roaring.Bitmap) error) error {
-		return mergeSegments(segs, emit)
+		return mergeSegments(ctx, segs, emit)
 	}); err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func (s *segReader) next() error {
 
 // mergeSegments hands over each trigram's files from all segments, by
 // increasing trigram, holding one row per segment in memory.
-func mergeSegments(paths []string, emit func(uint32, *roaring.Bitmap) error) error {
+func mergeSegments(ctx context.Context, paths []string, emit func(uint32, *roaring.Bitmap) error) error {
 	var segs []*segReader
 	defer func() {
 		for _, s := range segs {
@@ -291,7 +291,10 @@ func mergeSegments(paths []string, emit func(uint32, *roaring.Bitmap) error) err
 			return err
 		}
 	}
-	for {
+	for n := 0; ; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		low, any := uint32(0), false
 		for _, s := range segs {
 			if !s.eof && (!any || s.tri < low) {

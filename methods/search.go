@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -42,6 +43,7 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 			return nil, err
 		}
 		opt.IgnoreFrom, opt.Allow = s.ignoreFrom(dir), s.allowOpen(cmp.Or(p.Path, s.Cwd))
+		opt.Candidate = svc.candidates(ctx, dir, &p, opt.IgnoreFrom)
 		if res, err = search.Grep(ctx, m, dir, opt); err != nil {
 			return nil, fileError(dir, err)
 		}
@@ -52,6 +54,26 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 	out := toGrepResult(res)
 	out.Notice = optional(notice.Grep(notice.GrepFacts{Result: out, Limit: opt.Limit, MaxBytes: opt.MaxBytes, MaxLineChars: opt.MaxLineChars}))
 	return out, nil
+}
+
+// candidates asks the search index which files of the directory dir may
+// match p's pattern: nil (scan them all) when the index is off, dir is a
+// file, or the tree's index is not ready or cannot answer. The first grep
+// of a tree starts its index; a grep while it builds reports its progress.
+func (svc *Service) candidates(ctx context.Context, dir string, p *protocol.GrepParams, ignoreFrom string) func(string) bool {
+	if svc.Search == nil {
+		return nil
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil
+	}
+	cand := svc.Search.Candidates(dir, index.QueryFor(p.Pattern, p.Literal, p.IgnoreCase), ignoreFrom)
+	if prog := rpc.ProgressFrom(ctx); prog != nil && cand == nil {
+		if done, total, ok := svc.Search.Progress(dir); ok {
+			prog.Report(protocol.IndexProgress{Kind: protocol.ProgressIndex, BytesDone: done, BytesTotal: total})
+		}
+	}
+	return cand
 }
 
 // grepOptions checks grep's limits; the defaults and caps are protocol's.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
@@ -18,6 +19,8 @@ type Service struct {
 	Files  *fileindex.Cache
 	Runner *exec.Runner
 	Spools *spool.Manager
+	// Search is the daemon's search index; nil when it is off.
+	Search *index.Manager
 	Logger *slog.Logger
 }
 

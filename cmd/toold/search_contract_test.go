@@ -7,11 +7,14 @@ package main
 // protocol/, so that a wrong JSON name there fails here.
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -384,6 +387,85 @@ func TestContractIgnoreRules(t *testing.T) {
 		p.mustCall("ls", map[string]any{"path": plain}, &r)
 		if strings.Join(r.Entries, "|") != "debian/|kernel/" {
 			t.Errorf("ls outside a work tree: %q", r.Entries)
+		}
+	})
+}
+
+// TestContractSearchIndex: the first grep of a tree scans and starts its
+// index; once stats says it is ready, greps are answered from it with the
+// reply a scan gave, and an edit by another process is seen by a grep 100
+// ms later.
+func TestContractSearchIndex(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		files := map[string][]byte{".git/HEAD": []byte("ref: x\n"), ".gitignore": []byte("*.log\n"), "skip.log": []byte("needle_7 in a log\n")}
+		for i := range 60 {
+			body := fmt.Sprintf("package p%d\n\nfunc F%d() int { return %d }\n", i, i, i)
+			if i%10 == 3 {
+				body += fmt.Sprintf("// needle_%d here\n", i%7)
+			}
+			files[fmt.Sprintf("d%d/f%02d.go", i%4, i)] = []byte(body)
+		}
+		dir := ctFiles(t, files)
+		p := start(t)
+		p.mustCall("initialize", map[string]any{"cwd": dir, "roots": []string{dir}}, nil)
+		queries := []map[string]any{
+			{"pattern": "needle_[0-9]"}, {"pattern": "NEEDLE_6", "ignoreCase": true}, {"pattern": "func F1\\d", "limit": 3},
+			{"pattern": "nothing_here"}, {"pattern": "return", "literal": true, "glob": "d1/**"}, {"pattern": "needle_7"},
+		}
+		grep := func(q map[string]any) string {
+			t.Helper()
+			var r json.RawMessage
+			p.mustCall("grep", q, &r)
+			return string(r)
+		}
+		scanned := make([]string, len(queries))
+		for i, q := range queries {
+			scanned[i] = grep(q)
+		}
+		type indexStats struct {
+			Root        string `json:"root"`
+			State       string `json:"state"`
+			Files       int    `json:"files"`
+			Bytes       int64  `json:"bytes"`
+			BuiltMs     *int64 `json:"builtMs"`
+			Hits, Scans int64
+		}
+		var st struct {
+			Index []indexStats `json:"index"`
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			p.mustCall("stats", nil, &st)
+			if len(st.Index) == 1 && st.Index[0].State == "ready" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("index never ready: %+v", st.Index)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if s := st.Index[0]; s.Files != 61 || s.Bytes <= 0 || s.BuiltMs == nil || s.Root == "" {
+			t.Errorf("stats.index: %+v", s)
+		}
+		for i, q := range queries {
+			if got := grep(q); got != scanned[i] {
+				t.Errorf("%v: from the index\n%s\nscan gave\n%s", q, got, scanned[i])
+			}
+		}
+		p.mustCall("stats", nil, &st)
+		if st.Index[0].Hits < 4 {
+			t.Errorf("greps answered from the index: %+v", st.Index[0])
+		}
+		cmd := exec.Command("sh", "-c", "printf '// needle_9 added\\n' >> d2/f10.go")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+		var r grepResult
+		p.mustCall("grep", map[string]any{"pattern": "needle_9"}, &r)
+		if strings.Join(r.hits(), "|") != "d2/f10.go:4:// needle_9 added" {
+			t.Errorf("an edit 100 ms before: %q", r.hits())
 		}
 	})
 }
