@@ -59,8 +59,12 @@ func Compile(q Query) (*Matcher, error) {
 	}
 	m := &Matcher{re: re}
 	lit, fold := required(tree)
+	cut := false
 	if fold && !foldsASCII(lit) {
-		lit = nil // a fold into non-ASCII (k, K; s, ſ) the byte search would miss
+		// A fold into non-ASCII (k, K; s, ſ) the byte search would miss:
+		// search for the longest piece of a required literal without one.
+		lit, fold = longestSafe(tree)
+		cut = true
 	}
 	if len(lit) > 0 && !containsRune(lit, '\n') {
 		m.lit = []byte(string(lit))
@@ -68,7 +72,7 @@ func Compile(q Query) (*Matcher, error) {
 			m.lit = bytes.ToLower(m.lit)
 		}
 		m.fold = fold
-		m.pure = !crlf && isLiteral(tree)
+		m.pure = !cut && !crlf && isLiteral(tree)
 	}
 	return m, nil
 }
@@ -137,6 +141,62 @@ func required(re *syntax.Regexp) (lit []rune, fold bool) {
 		return lit, fold
 	}
 	return nil, false
+}
+
+// literals appends every literal that every match of re contains, as
+// required finds them, each with whether it is folded.
+func literals(re *syntax.Regexp, out *[]foldLit) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		*out = append(*out, foldLit{re.Rune, re.Flags&syntax.FoldCase != 0})
+	case syntax.OpCapture, syntax.OpPlus:
+		literals(re.Sub[0], out)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			literals(re.Sub[0], out)
+		}
+	case syntax.OpConcat:
+		var run foldLit
+		for _, sub := range re.Sub {
+			if sub.Op == syntax.OpLiteral {
+				run.r = append(run.r, sub.Rune...)
+				run.fold = run.fold || sub.Flags&syntax.FoldCase != 0
+				continue
+			}
+			*out = append(*out, run)
+			run = foldLit{}
+			literals(sub, out)
+		}
+		*out = append(*out, run)
+	}
+}
+
+type foldLit struct {
+	r    []rune
+	fold bool
+}
+
+// longestSafe returns the longest piece of a required literal that a
+// byte search finds: a folded literal is cut where a rune folds beyond
+// ASCII.
+func longestSafe(re *syntax.Regexp) ([]rune, bool) {
+	var lits []foldLit
+	literals(re, &lits)
+	var best []rune
+	bestFold := false
+	for _, l := range lits {
+		start := 0
+		for i := 0; i <= len(l.r); i++ {
+			if i < len(l.r) && (!l.fold || foldsASCII(l.r[i:i+1])) {
+				continue
+			}
+			if i-start > len(best) {
+				best, bestFold = l.r[start:i], l.fold
+			}
+			start = i + 1
+		}
+	}
+	return best, bestFold
 }
 
 // foldsASCII reports whether lit folds only to ASCII: ASCII, without k or s,
