@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,9 +26,10 @@ const (
 	// tooLarge anyway): always candidates.
 	maxFileSize = 64 << 20
 	// segmentPostings is how many (trigram, file) pairs are held in memory
-	// before they are written out as a segment: about 4 bytes each, so the
-	// build's anonymous memory stays near 32 MiB whatever the tree.
-	segmentPostings = 8 << 20
+	// before they are written out as a segment: about 4 bytes each (and as
+	// much again for the map and slices growing), so the build's anonymous
+	// memory stays near 32 MiB whatever the tree.
+	segmentPostings = 3 << 20
 )
 
 // progress counts a build's bytes for $/progress.
@@ -120,6 +122,7 @@ func buildSegments(ctx context.Context, root *os.Root, metas []fileMeta, tmpDir 
 			seg, werr = writeSegment(tmpDir, len(segs), post)
 			segs = append(segs, seg)
 			post, n = map[uint32][]uint32{}, 0
+			debug.FreeOSMemory() // the last segment's map is garbage: give it back before the next grows
 		}
 	}
 	if werr != nil {

@@ -8,3 +8,13 @@ func (m *Manager) simulateOverflow(dir string) {
 	m.mu.Unlock()
 	t.overflow()
 }
+
+// generation is how many indexes dir's tree has loaded.
+func (m *Manager) generation(dir string) int {
+	m.mu.Lock()
+	t := m.trees[dir]
+	m.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gen
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/toold/toold/search"
 )
 
 // DefaultQuota bounds all indexes on disk together (--index-quota).
@@ -116,15 +119,37 @@ type Tree struct {
 	// since and sinceD: what changed since the build under way started,
 	// which become dirty and dirtyD when its index replaces the old.
 	since, sinceD map[string]bool
-	overflows     int           // events lost, counted
-	rebuild       chan struct{} // to the tree's loop
-	watcher       *fsnotify.Watcher
-	builtMs       int64
-	used          time.Time
-	stop          context.CancelFunc
-	prog          *progress
+	// names created, removed or renamed since the listing (sinceN: since
+	// the build under way started): whether each was there before.
+	names, sinceN map[string]bool
+	// The listing of the tree the index was made from, by a walk with
+	// ignoreFrom's rules; ids maps its files to the index's; listed holds
+	// its paths. structural: the tree's names changed since (a grep walks).
+	listing    *search.Listing
+	ids        []int32
+	listed     map[string]bool
+	ignoreFrom string
+	structural bool
+	loaded     time.Time     // when the index was made or taken from disk
+	gen        int           // indexes loaded so far
+	overflows  int           // events lost, counted
+	rebuild    chan struct{} // to the tree's loop
+	watcher    *fsnotify.Watcher
+	builtMs    int64
+	used       time.Time
+	stop       context.CancelFunc
+	prog       *progress
 
 	hits, scans atomic.Int64
+
+	// Sync: a name created in syncDir, watched by the tree's watcher, comes
+	// back as an event after every event queued before it (one inotify
+	// queue keeps their order): once it is seen, every change made before
+	// the grep started is marked.
+	syncDir string
+	syncSeq atomic.Int64
+	syncMu  sync.Mutex
+	waiters map[string]chan struct{}
 }
 
 // Stats is one tree's line of stats.index.
@@ -163,17 +188,8 @@ func (m *Manager) Stats() []Stats {
 // trigram. The first grep of a tree starts its index's build. ignoreFrom
 // is the grep's (the build lists the files the grep would).
 func (m *Manager) Candidates(dir string, q *Query, ignoreFrom string) func(rel string) bool {
-	t, prefix := m.treeFor(dir, ignoreFrom)
-	if t == nil {
-		return nil
-	}
-	cand := t.candidates(q, prefix)
-	if cand == nil {
-		t.scans.Add(1)
-	} else {
-		t.hits.Add(1)
-	}
-	return cand
+	p := m.Plan(dir, q, ignoreFrom, true)
+	return p.Candidate
 }
 
 // treeFor returns the tree that holds dir (its root dir or an ancestor)
@@ -199,7 +215,8 @@ func (m *Manager) treeFor(dir, ignoreFrom string) (*Tree, string) {
 	sum := sha256.Sum256([]byte(dir))
 	ctx, stop := context.WithCancel(m.ctx)
 	t := &Tree{root: dir, file: filepath.Join(m.opt.Dir, hex.EncodeToString(sum[:12])+".idx"), m: m,
-		state: StateBuilding, used: time.Now(), prog: &progress{}, stop: stop, rebuild: make(chan struct{}, 1)}
+		state: StateBuilding, used: time.Now(), prog: &progress{}, stop: stop, rebuild: make(chan struct{}, 1),
+		waiters: map[string]chan struct{}{}}
 	m.trees[dir] = t
 	m.wg.Add(1)
 	go func() {
@@ -239,24 +256,6 @@ func (t *Tree) touch() {
 		os.Chtimes(t.file, now, now) // the file's mtime is its LRU time
 	}
 	t.used = time.Now()
-}
-
-// candidates is the index's answer under t's lock.
-func (t *Tree) candidates(q *Query, prefix string) func(rel string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.state != StateReady || q == nil {
-		return nil
-	}
-	bm, err := t.idx.eval(q)
-	if err != nil {
-		t.setScanning(err.Error())
-		return nil
-	}
-	if bm == nil {
-		return nil
-	}
-	return t.matcher(bm, prefix)
 }
 
 // matcher answers for one grep: the index's files in bm, the files it
@@ -301,6 +300,7 @@ func (t *Tree) close() {
 	if t.watcher != nil {
 		t.watcher.Close()
 		t.watcher = nil
+		os.RemoveAll(t.syncDir)
 	}
 	if t.idx != nil {
 		t.idx.close()
@@ -319,8 +319,19 @@ func (t *Tree) start(ctx context.Context, ignoreFrom string) {
 		t.fail("no watcher: " + err.Error())
 		return
 	}
+	syncDir, err := os.MkdirTemp(t.m.opt.Dir, "sync-")
+	if err == nil {
+		if err = w.Add(syncDir); err != nil {
+			os.RemoveAll(syncDir)
+		}
+	}
+	if err != nil {
+		w.Close()
+		t.fail("no sync directory: " + err.Error())
+		return
+	}
 	t.mu.Lock()
-	t.watcher = w
+	t.watcher, t.syncDir = w, syncDir
 	t.dirty, t.dirtyD = map[string]bool{}, map[string]bool{}
 	t.mu.Unlock()
 	go t.watch(w, t.rebuild)
@@ -344,4 +355,137 @@ func (t *Tree) fail(reason string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.setScanning(reason)
+}
+
+// Plan is how a grep of a tree goes: with Listing set, through the
+// listing the index was made from (no walk: the tree's names have not
+// changed since), searching the files Keep keeps; else, when Candidate
+// is set, walking and passing over the files it rules out; else a scan.
+type Plan struct {
+	Listing   *search.Listing
+	Keep      func(i int) bool
+	Candidate func(rel string) bool
+}
+
+// Plan returns the plan of a grep of the directory dir for the query q
+// (see Candidates); noIgnore greps, and greps of a subdirectory, walk.
+func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) Plan {
+	t, prefix := m.treeFor(dir, ignoreFrom)
+	if t == nil {
+		return Plan{}
+	}
+	synced := q != nil && t.sync(syncTimeout)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.state != StateReady || q == nil || !synced {
+		t.scans.Add(1)
+		return Plan{}
+	}
+	bm, err := t.idx.eval(q)
+	if err != nil {
+		t.setScanning(err.Error())
+	}
+	if bm == nil {
+		t.scans.Add(1)
+		return Plan{}
+	}
+	t.hits.Add(1)
+	if prefix != "" || noIgnore || ignoreFrom != t.ignoreFrom || !t.settle() {
+		return Plan{Candidate: t.matcher(bm, prefix)}
+	}
+	idx, ids, dirty, listing := t.idx, t.ids, maps(t.dirty), t.listing
+	return Plan{Listing: listing, Keep: func(i int) bool {
+		id := ids[i]
+		if id < 0 || idx.files[id].flags&flagSkipped != 0 || dirty[listing.Files[i].Rel] {
+			return true
+		}
+		return bm.Contains(uint32(id))
+	}}
+}
+
+// rebuildAfter is how old an index must be before a change to the tree's
+// names has it rebuilt.
+const rebuildAfter = 2 * time.Minute
+
+// syncTimeout bounds the wait for the watcher to catch up; past it the
+// grep scans.
+const syncTimeout = 2 * time.Second
+
+// sync waits until the watcher has handed over every event queued before
+// it was called; false when it could not tell in time.
+func (t *Tree) sync(timeout time.Duration) bool {
+	t.mu.Lock()
+	ok := t.watcher != nil && t.syncDir != ""
+	t.mu.Unlock()
+	if !ok {
+		return false
+	}
+	name := filepath.Join(t.syncDir, strconv.FormatInt(t.syncSeq.Add(1), 10))
+	ch := make(chan struct{})
+	t.syncMu.Lock()
+	t.waiters[name] = ch
+	t.syncMu.Unlock()
+	defer func() {
+		t.syncMu.Lock()
+		delete(t.waiters, name)
+		t.syncMu.Unlock()
+		os.Remove(name)
+	}()
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// synced wakes the sync waiting for name, if any: true when name is the
+// tree's sync file.
+func (t *Tree) synced(name string) bool {
+	if t.syncDir == "" || filepath.Dir(name) != t.syncDir {
+		return false
+	}
+	t.syncMu.Lock()
+	if ch, ok := t.waiters[name]; ok {
+		close(ch)
+		delete(t.waiters, name)
+	}
+	t.syncMu.Unlock()
+	return true
+}
+
+// settle judges the names created, removed or renamed since the listing,
+// and reports whether the listing still holds: a listed file that is a
+// file again (an editor's rename over it) or a name that came and went
+// leave it whole; anything else (a name added or gone, an ignore file
+// touched) does not, until the next build, which it asks for. Under t.mu.
+func (t *Tree) settle() bool {
+	for name, before := range t.names {
+		if t.structural {
+			break
+		}
+		base := name[strings.LastIndexByte(name, '/')+1:]
+		fi, err := os.Lstat(filepath.Join(t.root, name))
+		now := err == nil
+		switch {
+		case base == ".gitignore" || base == ".ignore" || name == ".git" || strings.HasPrefix(name, ".git/"):
+			t.structural = true
+		case t.listed[name]:
+			t.structural = !now || !(fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0)
+		default:
+			t.structural = before || now
+		}
+		if !t.structural {
+			delete(t.names, name)
+		}
+	}
+	if t.structural && time.Since(t.loaded) > rebuildAfter {
+		// Walks cost more than scans of candidates save: build anew, but
+		// not at every change of a busy tree (a build scans it all).
+		t.kick()
+	}
+	return !t.structural
 }

@@ -92,6 +92,9 @@ func waitState(t testing.TB, m *Manager, dir, state string) Stats {
 	}
 }
 
+// listingGreps counts the greps that went through the listing.
+var listingGreps int
+
 // grepBoth greps dir by scan and through the index and fails on any
 // difference; it reports whether the index answered.
 func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.GrepOptions) bool {
@@ -104,15 +107,28 @@ func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.G
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt.Candidate = m.Candidates(dir, QueryFor(q.Pattern, q.Literal, q.IgnoreCase), "")
+	query := QueryFor(q.Pattern, q.Literal, q.IgnoreCase)
+	opt.Candidate = m.Candidates(dir, query, "")
 	indexed, err := search.Grep(context.Background(), mt, dir, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(scan, indexed) {
-		t.Fatalf("%+v (query %v): index and scan differ:\nscan  %+v\nindex %+v", q, QueryFor(q.Pattern, q.Literal, q.IgnoreCase), scan, indexed)
+		t.Fatalf("%+v (query %v): index and scan differ:\nscan  %+v\nindex %+v", q, query, scan, indexed)
 	}
-	return opt.Candidate != nil
+	// Without a walk, through the listing, when the tree's names held.
+	opt.Candidate = nil
+	if p := m.Plan(dir, query, "", false); p.Listing != nil {
+		listingGreps++
+		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Keep, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(scan, listed) {
+			t.Fatalf("%+v (query %v): listing and scan differ:\nscan    %+v\nlisting %+v", q, query, scan, listed)
+		}
+	}
+	return opt.Candidate != nil || m.Candidates(dir, query, "") != nil
 }
 
 func genPatterns(r *rand.Rand, n int) []search.Query {
@@ -158,8 +174,8 @@ func TestIndexMatchesScan(t *testing.T) {
 			}
 		}
 	}
-	if hits < np {
-		t.Errorf("the index answered only %d greps", hits)
+	if hits < np || listingGreps < np {
+		t.Errorf("the index answered only %d greps, %d through the listing", hits, listingGreps)
 	}
 	// A subdirectory is answered by the tree's index.
 	if !grepBoth(t, m, filepath.Join(dir, "d2"), search.Query{Pattern: "mutex_lock"}, search.GrepOptions{}) {

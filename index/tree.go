@@ -22,16 +22,30 @@ import (
 func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string) error {
 	t.mu.Lock()
 	t.state = StateBuilding
-	t.since, t.sinceD = map[string]bool{}, map[string]bool{}
+	t.since, t.sinceD, t.sinceN = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	gen := t.overflows
 	t.mu.Unlock()
-	files, err := search.Files(ctx, t.root, search.GrepOptions{IgnoreFrom: ignoreFrom})
+	// Listed, watched, listed again: what changes after the watch is
+	// seen, and the listing the fast path uses is the second.
+	first, err := search.Files(ctx, t.root, search.GrepOptions{IgnoreFrom: ignoreFrom})
 	if err != nil {
 		return fmt.Errorf("listing %s: %w", t.root, err)
 	}
-	if err := t.watchDirs(w, files); err != nil {
+	if err := t.watchDirs(w, first.Dirs); err != nil {
 		t.fail(err.Error())
 		return nil
+	}
+	listing, err := search.Files(ctx, t.root, search.GrepOptions{IgnoreFrom: ignoreFrom})
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", t.root, err)
+	}
+	if err := t.watchDirs(w, newDirs(first.Dirs, listing.Dirs)); err != nil {
+		t.fail(err.Error())
+		return nil
+	}
+	files := make([]string, len(listing.Files))
+	for i, f := range listing.Files {
+		files[i] = f.Rel
 	}
 	root, err := os.OpenRoot(t.root)
 	if err != nil {
@@ -52,7 +66,19 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	defer t.mu.Unlock()
 	old := t.idx
 	t.idx, t.dirty, t.dirtyD = idx, t.since, t.sinceD
+	t.names, t.sinceN = t.sinceN, nil
 	t.since, t.sinceD = nil, nil
+	t.listing, t.ignoreFrom, t.structural, t.loaded = listing, ignoreFrom, false, time.Now()
+	t.gen++
+	t.ids = make([]int32, len(listing.Files))
+	t.listed = make(map[string]bool, len(listing.Files))
+	for i, f := range listing.Files {
+		t.listed[f.Rel] = true
+		t.ids[i] = -1
+		if id, ok := idx.byPath[f.Rel]; ok {
+			t.ids[i] = int32(id)
+		}
+	}
 	for _, p := range reused {
 		t.dirty[p] = true
 	}
@@ -103,26 +129,25 @@ func (t *Tree) reuse(root *os.Root) (*mapped, changed) {
 	return idx, ch
 }
 
-// watchDirs watches every directory that holds an indexed file, and
-// their ancestors up to the root: a write, a rename over a file, a
-// directory moved in or out are all seen.
-func (t *Tree) watchDirs(w *fsnotify.Watcher, files []string) error {
-	dirs := map[string]bool{"": true}
-	for _, f := range files {
-		for d := f; ; {
-			i := strings.LastIndexByte(d, '/')
-			if i < 0 || dirs[d[:i]] {
-				break
-			}
-			d = d[:i]
-			dirs[d] = true
+// newDirs lists the directories of b not in a.
+func newDirs(a, b []string) []string {
+	seen := make(map[string]bool, len(a))
+	for _, d := range a {
+		seen[d] = true
+	}
+	var out []string
+	for _, d := range b {
+		if !seen[d] {
+			out = append(out, d)
 		}
 	}
-	list := make([]string, 0, len(dirs))
-	for d := range dirs {
-		list = append(list, d)
-	}
-	slices.Sort(list)
+	return out
+}
+
+// watchDirs watches the directories the walk went through: a write, a
+// rename over a file, a name created or removed, a directory moved in or
+// out are all seen.
+func (t *Tree) watchDirs(w *fsnotify.Watcher, list []string) error {
 	for i, d := range list {
 		if limit := t.m.opt.WatchLimit; limit > 0 && i >= limit {
 			return errWatchLimit
@@ -146,7 +171,9 @@ func (t *Tree) watch(w *fsnotify.Watcher, rebuild chan<- struct{}) {
 			if !ok {
 				return
 			}
-			t.mark(ev)
+			if !t.synced(ev.Name) {
+				t.mark(ev)
+			}
 		case err, ok := <-w.Errors:
 			if !ok {
 				return
@@ -180,6 +207,12 @@ func (t *Tree) mark(ev fsnotify.Event) {
 		for _, m := range []map[string]bool{t.dirtyD, t.sinceD} {
 			if m != nil {
 				m[rel] = true
+			}
+		}
+		// A name's first event says whether it was there before.
+		for _, m := range []map[string]bool{t.names, t.sinceN} {
+			if _, seen := m[rel]; !seen && m != nil {
+				m[rel] = ev.Op&fsnotify.Create == 0
 			}
 		}
 	}

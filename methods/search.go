@@ -43,8 +43,14 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 			return nil, err
 		}
 		opt.IgnoreFrom, opt.Allow = s.ignoreFrom(dir), s.allowOpen(cmp.Or(p.Path, s.Cwd))
-		opt.Candidate = svc.candidates(ctx, dir, &p, opt.IgnoreFrom)
-		if res, err = search.Grep(ctx, m, dir, opt); err != nil {
+		plan := svc.plan(ctx, dir, &p, opt.IgnoreFrom)
+		if plan.Listing != nil {
+			res, err = search.GrepListing(ctx, m, dir, plan.Listing, plan.Keep, opt)
+		} else {
+			opt.Candidate = plan.Candidate
+			res, err = search.Grep(ctx, m, dir, opt)
+		}
+		if err != nil {
 			return nil, fileError(dir, err)
 		}
 	}
@@ -56,24 +62,26 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 	return out, nil
 }
 
-// candidates asks the search index which files of the directory dir may
-// match p's pattern: nil (scan them all) when the index is off, dir is a
-// file, or the tree's index is not ready or cannot answer. The first grep
-// of a tree starts its index; a grep while it builds reports its progress.
-func (svc *Service) candidates(ctx context.Context, dir string, p *protocol.GrepParams, ignoreFrom string) func(string) bool {
+// plan asks the search index how to grep the directory dir for p's
+// pattern: through the index's listing of an unchanged tree, walking past
+// the files it rules out, or a scan (the zero Plan) when the index is off,
+// dir is a file, or the tree's index is not ready or cannot answer. The
+// first grep of a tree starts its index; a grep while it builds reports
+// the build's progress.
+func (svc *Service) plan(ctx context.Context, dir string, p *protocol.GrepParams, ignoreFrom string) index.Plan {
 	if svc.Search == nil {
-		return nil
+		return index.Plan{}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil
+		return index.Plan{}
 	}
-	cand := svc.Search.Candidates(dir, index.QueryFor(p.Pattern, p.Literal, p.IgnoreCase), ignoreFrom)
-	if prog := rpc.ProgressFrom(ctx); prog != nil && cand == nil {
+	plan := svc.Search.Plan(dir, index.QueryFor(p.Pattern, p.Literal, p.IgnoreCase), ignoreFrom, p.NoIgnore)
+	if prog := rpc.ProgressFrom(ctx); prog != nil && plan.Listing == nil && plan.Candidate == nil {
 		if done, total, ok := svc.Search.Progress(dir); ok {
 			prog.Report(protocol.IndexProgress{Kind: protocol.ProgressIndex, BytesDone: done, BytesTotal: total})
 		}
 	}
-	return cand
+	return plan
 }
 
 // grepOptions checks grep's limits; the defaults and caps are protocol's.

@@ -43,6 +43,9 @@ func newDirHandle(fd int) *dirHandle {
 func (h *dirHandle) acquire() { h.refs.Add(1) }
 
 func (h *dirHandle) release() {
+	if h == nil {
+		return // a listed file's job: no directory held
+	}
 	if h.refs.Add(-1) == 0 {
 		unix.Close(h.fd)
 	}

@@ -5,23 +5,39 @@ import (
 	"io/fs"
 )
 
-// Files lists the files a grep of the directory dir with opt would search
-// (regular files and symlinks, what ignore files exclude and VCS
-// directories left out, opt.Glob applied), in walk order, as '/'-separated
-// paths relative to dir: what an index of the tree holds.
-func Files(ctx context.Context, dir string, opt GrepOptions) ([]string, error) {
-	g := newGlob(opt.Glob)
-	var out []string
+// Listing is what a walk of a tree found: what an index of it holds, and
+// what lets a grep of the unchanged tree skip the walk (GrepListing).
+type Listing struct {
+	// Files are the files a grep would search (regular files and
+	// symlinks), in walk order, '/'-separated paths relative to the tree.
+	Files []ListedFile
+	// Dirs are the directories walked, the tree's own ("") first.
+	Dirs []string
+	// Ignored counts the entries ignore files excluded.
+	Ignored int
+}
+
+// ListedFile is one file of a Listing.
+type ListedFile struct {
+	Rel string
+	// Ignored is how many entries the walk had ignored when it met the file.
+	Ignored int
+}
+
+// Files lists the tree dir as a grep of it with opt would walk it (ignore
+// files, VCS directories; opt.Glob is not applied).
+func Files(ctx context.Context, dir string, opt GrepOptions) (*Listing, error) {
+	l := &Listing{Dirs: []string{""}}
 	wo := walkOptions{ignoreFrom: opt.IgnoreFrom, noIgnore: opt.NoIgnore, allow: opt.Allow}
-	_, err := walk(ctx, dir, wo, func(dirRel string, e entry, _ *dirHandle, _ int) error {
-		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
-			return nil
-		}
-		rel := joinRel(dirRel, e.name)
-		if g.match(rel, e.name) {
-			out = append(out, rel)
+	var err error
+	l.Ignored, err = walk(ctx, dir, wo, func(dirRel string, e entry, _ *dirHandle, ignored int) error {
+		switch {
+		case e.typ.IsDir():
+			l.Dirs = append(l.Dirs, joinRel(dirRel, e.name))
+		case e.typ.IsRegular(), e.typ&fs.ModeSymlink != 0:
+			l.Files = append(l.Files, ListedFile{Rel: joinRel(dirRel, e.name), Ignored: ignored})
 		}
 		return nil
 	})
-	return out, err
+	return l, err
 }

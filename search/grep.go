@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -264,6 +265,37 @@ const (
 // order, so the outcome does not depend on which worker ends first. At
 // most cap(pending) jobs are in flight, which bounds memory.
 func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*GrepResult, error) {
+	return grepJobs(ctx, m, dir, opt, func(ctx context.Context, pending, jobs chan<- *fileJob) error {
+		return listFiles(ctx, dir, opt, pending, jobs)
+	})
+}
+
+// GrepListing searches the files of l, a Listing of the directory dir
+// whose tree has not changed since (as an index's watcher knows), that
+// keep says may match, without walking the tree: the reply is the one a
+// grep of dir would give. Files are opened through the tree's os.Root.
+func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, keep func(i int) bool, opt GrepOptions) (*GrepResult, error) {
+	if err := CheckGlob(opt.Glob); err != nil {
+		return nil, err
+	}
+	if opt.Allow != nil {
+		fd, err := openDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		err = checkOpen(fd, opt.Allow)
+		unix.Close(fd)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return grepJobs(ctx, m, dir, &opt, func(ctx context.Context, pending, jobs chan<- *fileJob) error {
+		return listGiven(ctx, l, keep, &opt, pending, jobs)
+	})
+}
+
+// grepJobs runs the search of the files list sends as jobs.
+func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, list func(ctx context.Context, pending, jobs chan<- *fileJob) error) (*GrepResult, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -293,7 +325,7 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 		defer wg.Done()
 		defer close(pending)
 		defer close(jobs)
-		walkErr = listFiles(ctx, dir, opt, pending, jobs)
+		walkErr = list(ctx, pending, jobs)
 	}()
 	c := &collector{opt: opt}
 	for j := range pending {
@@ -403,6 +435,56 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		err = serr
 	}
 	return err
+}
+
+// listGiven sends the files of l that keep keeps (and the glob) as jobs,
+// opened through the root (as a symlinked file is).
+func listGiven(ctx context.Context, l *Listing, keep func(int) bool, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+	g := newGlob(opt.Glob)
+	send := func(j *fileJob) error {
+		for _, ch := range []chan<- *fileJob{pending, jobs} {
+			select {
+			case ch <- j:
+			case <-ctx.Done():
+				if ch == jobs {
+					j.out <- make([]outcome, len(j.files))
+				}
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	var cur *fileJob
+	for i := range l.Files {
+		f := &l.Files[i]
+		name := f.Rel[strings.LastIndexByte(f.Rel, '/')+1:]
+		if !g.match(f.Rel, name) || !keep(i) {
+			continue
+		}
+		if cur == nil {
+			cur = &fileJob{files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+		}
+		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: true, ignored: f.Ignored})
+		if len(cur.files) == batchSize {
+			if err := send(cur); err != nil {
+				return err
+			}
+			cur = nil
+		}
+	}
+	if cur != nil {
+		if err := send(cur); err != nil {
+			return err
+		}
+	}
+	last := &fileJob{ignored: l.Ignored, out: make(chan []outcome, 1)}
+	last.out <- nil
+	select {
+	case pending <- last:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // worker searches the files of jobs, reusing its scanner and buffer.

@@ -194,7 +194,10 @@ func main() {
 
 func run(toold, tree, cache string, runs int) error {
 	os.RemoveAll(cache + "/toold")
-	load := func() string { b, _ := os.ReadFile("/proc/loadavg"); return strings.Join(strings.Fields(string(b))[:3], " ") }
+	load := func() string {
+		b, _ := os.ReadFile("/proc/loadavg")
+		return strings.Join(strings.Fields(string(b))[:3], " ")
+	}
 	fmt.Printf("tree %s; runs %d per query (median), toold and rg interleaved; load before %s\n\n", tree, runs, load())
 	d, err := start(toold, cache)
 	if err != nil {
