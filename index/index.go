@@ -142,6 +142,9 @@ type Tree struct {
 
 	hits, scans atomic.Int64
 
+	gate     chan struct{} // closed when the first grep is done (Scanned)
+	gateOnce sync.Once
+
 	// Sync: a name created in syncDir, watched by the tree's watcher, comes
 	// back as an event after every event queued before it (one inotify
 	// queue keeps their order): once it is seen, every change made before
@@ -189,8 +192,23 @@ func (m *Manager) Stats() []Stats {
 // is the grep's (the build lists the files the grep would).
 func (m *Manager) Candidates(dir string, q *Query, ignoreFrom string) func(rel string) bool {
 	p := m.Plan(dir, q, ignoreFrom, true)
+	m.Scanned(dir)
 	return p.Candidate
 }
+
+// Scanned tells the index that the grep of dir that came first is done:
+// the build of its tree, which waits for it (so as not to slow it), may
+// start. A build starts anyway after startDelay.
+func (m *Manager) Scanned(dir string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t := m.trees[dir]; t != nil {
+		t.gateOnce.Do(func() { close(t.gate) })
+	}
+}
+
+// startDelay bounds the wait of a build for the first grep to end.
+const startDelay = 10 * time.Second
 
 // treeFor returns the tree that holds dir (its root dir or an ancestor)
 // and dir's path in it, starting dir's own when there is none.
@@ -216,7 +234,7 @@ func (m *Manager) treeFor(dir, ignoreFrom string) (*Tree, string) {
 	ctx, stop := context.WithCancel(m.ctx)
 	t := &Tree{root: dir, file: filepath.Join(m.opt.Dir, hex.EncodeToString(sum[:12])+".idx"), m: m,
 		state: StateBuilding, used: time.Now(), prog: &progress{}, stop: stop, rebuild: make(chan struct{}, 1),
-		waiters: map[string]chan struct{}{}}
+		waiters: map[string]chan struct{}{}, gate: make(chan struct{})}
 	m.trees[dir] = t
 	m.wg.Add(1)
 	go func() {
@@ -314,6 +332,12 @@ var errWatchLimit = errors.New("watch limit reached")
 // start watches the tree, then loads its index from disk when it is
 // there and sound, else builds it; ends when the manager closes.
 func (t *Tree) start(ctx context.Context, ignoreFrom string) {
+	select {
+	case <-t.gate:
+	case <-time.After(startDelay):
+	case <-ctx.Done():
+		return
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		t.fail("no watcher: " + err.Error())

@@ -44,6 +44,9 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 		}
 		opt.IgnoreFrom, opt.Allow = s.ignoreFrom(dir), s.allowOpen(cmp.Or(p.Path, s.Cwd))
 		plan := svc.plan(ctx, dir, &p, opt.IgnoreFrom)
+		if svc.Search != nil {
+			defer svc.Search.Scanned(dir) // a first grep's build waits for it
+		}
 		if plan.Listing != nil {
 			res, err = search.GrepListing(ctx, m, dir, plan.Listing, plan.Keep, opt)
 		} else {
