@@ -218,3 +218,29 @@ func TestIndexRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexQuota: past the quota the least recently used tree's index
+// file is removed and the tree forgotten; the newest stays.
+func TestIndexQuota(t *testing.T) {
+	a, b := genTree(t, 30, 9), genTree(t, 30, 10)
+	m := newManager(t, Options{Logger: quiet(), Quota: 1})
+	m.Candidates(a, nil, "")
+	waitState(t, m, a, StateReady)
+	m.Candidates(b, nil, "")
+	waitState(t, m, b, StateReady)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := m.Stats()
+		files, _ := filepath.Glob(filepath.Join(m.opt.Dir, "*.idx"))
+		if len(st) == 1 && st[0].Root == b && len(files) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("over the quota: trees %+v, files %q", st, files)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The evicted tree is indexed again when grepped again.
+	m.Candidates(a, nil, "")
+	waitState(t, m, a, StateReady)
+}

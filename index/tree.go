@@ -64,6 +64,10 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if ctx.Err() != nil { // dropped (over the quota) or closed meanwhile
+		idx.close()
+		return ctx.Err()
+	}
 	old := t.idx
 	t.idx, t.dirty, t.dirtyD = idx, t.since, t.sinceD
 	t.names, t.sinceN = t.sinceN, nil
