@@ -32,6 +32,10 @@ type Matcher struct {
 	fold bool
 	// pure: a line that holds lit matches, so re need not run.
 	pure bool
+	// also are other literals every matching line holds (case-sensitive),
+	// looked for in a line that holds lit before re runs on it: in
+	// 'static int \w+_probe\(' most lines with "static int " lack "_probe(".
+	also [][]byte
 }
 
 // Compile checks q and returns its Matcher. A bad pattern gives a
@@ -73,6 +77,9 @@ func Compile(q Query) (*Matcher, error) {
 		}
 		m.fold = fold
 		m.pure = !cut && !crlf && isLiteral(tree)
+		if !m.pure {
+			m.also = otherLiterals(tree, m.lit)
+		}
 	}
 	return m, nil
 }
@@ -171,6 +178,30 @@ func literals(re *syntax.Regexp, out *[]foldLit) {
 	}
 }
 
+// otherLiterals returns the case-sensitive literals of at least three
+// bytes that every match of re holds, but lit.
+func otherLiterals(re *syntax.Regexp, lit []byte) [][]byte {
+	var lits []foldLit
+	literals(re, &lits)
+	var out [][]byte
+	for _, l := range lits {
+		if b := []byte(string(l.r)); !l.fold && len(b) >= 3 && !bytes.Equal(b, lit) && !containsRune(l.r, '\n') {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// hasAlso reports whether line holds every literal of m.also.
+func (m *Matcher) hasAlso(line []byte) bool {
+	for _, a := range m.also {
+		if !bytes.Contains(line, a) {
+			return false
+		}
+	}
+	return true
+}
+
 type foldLit struct {
 	r    []rune
 	fold bool
@@ -244,7 +275,7 @@ func (m *Matcher) next(buf []byte, pos int) (start, end int, ok bool) {
 		if j := bytes.IndexByte(buf[at:], '\n'); j >= 0 {
 			end = at + j
 		}
-		if m.pure || stop >= 0 && stop <= end || m.re.Match(buf[start:end]) {
+		if m.pure || stop >= 0 && stop <= end || m.hasAlso(buf[start:end]) && m.re.Match(buf[start:end]) {
 			return start, end, true
 		}
 		pos = end + 1
@@ -257,7 +288,7 @@ func (m *Matcher) matchLine(line []byte) bool {
 	if m.lit != nil && m.index(line) < 0 {
 		return false
 	}
-	return m.pure || m.re.Match(line)
+	return m.pure || m.hasAlso(line) && m.re.Match(line)
 }
 
 func (m *Matcher) index(b []byte) int {
