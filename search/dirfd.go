@@ -40,7 +40,11 @@ func newDirHandle(fd int) *dirHandle {
 	return h
 }
 
-func (h *dirHandle) acquire() { h.refs.Add(1) }
+func (h *dirHandle) acquire() {
+	if h != nil {
+		h.refs.Add(1)
+	}
+}
 
 func (h *dirHandle) release() {
 	if h == nil {

@@ -22,6 +22,8 @@ type ListedFile struct {
 	Rel string
 	// Ignored is how many entries the walk had ignored when it met the file.
 	Ignored int
+	// Symlink: a symbolic link (opened through the tree's root).
+	Symlink bool
 }
 
 // Files lists the tree dir as a grep of it with opt would walk it (ignore
@@ -35,7 +37,7 @@ func Files(ctx context.Context, dir string, opt GrepOptions) (*Listing, error) {
 		case e.typ.IsDir():
 			l.Dirs = append(l.Dirs, joinRel(dirRel, e.name))
 		case e.typ.IsRegular(), e.typ&fs.ModeSymlink != 0:
-			l.Files = append(l.Files, ListedFile{Rel: joinRel(dirRel, e.name), Ignored: ignored})
+			l.Files = append(l.Files, ListedFile{Rel: joinRel(dirRel, e.name), Ignored: ignored, Symlink: e.typ&fs.ModeSymlink != 0})
 		}
 		return nil
 	})

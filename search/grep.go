@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -265,7 +266,7 @@ const (
 // order, so the outcome does not depend on which worker ends first. At
 // most cap(pending) jobs are in flight, which bounds memory.
 func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*GrepResult, error) {
-	return grepJobs(ctx, m, dir, opt, func(ctx context.Context, pending, jobs chan<- *fileJob) error {
+	return grepJobs(ctx, m, dir, opt, func(ctx context.Context, _ *os.Root, pending, jobs chan<- *fileJob) error {
 		return listFiles(ctx, dir, opt, pending, jobs)
 	})
 }
@@ -289,13 +290,13 @@ func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, keep f
 			return nil, err
 		}
 	}
-	return grepJobs(ctx, m, dir, &opt, func(ctx context.Context, pending, jobs chan<- *fileJob) error {
-		return listGiven(ctx, l, keep, &opt, pending, jobs)
+	return grepJobs(ctx, m, dir, &opt, func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error {
+		return listGiven(ctx, root, l, keep, &opt, pending, jobs)
 	})
 }
 
 // grepJobs runs the search of the files list sends as jobs.
-func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, list func(ctx context.Context, pending, jobs chan<- *fileJob) error) (*GrepResult, error) {
+func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, list func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error) (*GrepResult, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -325,7 +326,7 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 		defer wg.Done()
 		defer close(pending)
 		defer close(jobs)
-		walkErr = list(ctx, pending, jobs)
+		walkErr = list(ctx, root, pending, jobs)
 	}()
 	c := &collector{opt: opt}
 	for j := range pending {
@@ -437,17 +438,20 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 	return err
 }
 
-// listGiven sends the files of l that keep keeps (and the glob) as jobs,
-// opened through the root (as a symlinked file is).
-func listGiven(ctx context.Context, l *Listing, keep func(int) bool, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+// listGiven sends the files of l that keep keeps (and the glob) as jobs:
+// a regular file beneath its directory, opened once through the root for
+// the files of it that are searched (as the walk opens it), a symlinked
+// file through the root.
+func listGiven(ctx context.Context, root *os.Root, l *Listing, keep func(int) bool, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
 	g := newGlob(opt.Glob)
 	send := func(j *fileJob) error {
 		for _, ch := range []chan<- *fileJob{pending, jobs} {
 			select {
 			case ch <- j:
 			case <-ctx.Done():
+				j.dir.release() // the job's hold: no worker will release it
 				if ch == jobs {
-					j.out <- make([]outcome, len(j.files))
+					j.out <- make([]outcome, len(j.files)) // never read: the collector drains
 				}
 				return ctx.Err()
 			}
@@ -455,27 +459,52 @@ func listGiven(ctx context.Context, l *Listing, keep func(int) bool, opt *GrepOp
 		return nil
 	}
 	var cur *fileJob
+	var h *dirHandle
+	hDir := "\x00" // the directory h is, none yet
+	defer func() { h.release() }()
+	flush := func() error {
+		j := cur
+		cur = nil
+		if j == nil {
+			return nil
+		}
+		return send(j)
+	}
 	for i := range l.Files {
 		f := &l.Files[i]
-		name := f.Rel[strings.LastIndexByte(f.Rel, '/')+1:]
+		slash := strings.LastIndexByte(f.Rel, '/')
+		dir, name := "", f.Rel
+		if slash >= 0 {
+			dir, name = f.Rel[:slash], f.Rel[slash+1:]
+		}
 		if !g.match(f.Rel, name) || !keep(i) {
 			continue
 		}
-		if cur == nil {
-			cur = &fileJob{files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+		var fh *dirHandle
+		if !f.Symlink {
+			if dir != hDir {
+				h.release()
+				h, hDir = openListedDir(root, dir), dir
+			}
+			fh = h
 		}
-		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: true, ignored: f.Ignored})
-		if len(cur.files) == batchSize {
-			if err := send(cur); err != nil {
+		if cur != nil && (cur.dir != fh || len(cur.files) == batchSize) {
+			if err := flush(); err != nil {
 				return err
 			}
-			cur = nil
 		}
+		if cur == nil {
+			fh.acquire()
+			cur = &fileJob{dir: fh, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+		}
+		jf := jobFile{name: f.Rel, symlink: true, ignored: f.Ignored}
+		if fh != nil {
+			jf = jobFile{name: name, dir: dir, ignored: f.Ignored}
+		}
+		cur.files = append(cur.files, jf)
 	}
-	if cur != nil {
-		if err := send(cur); err != nil {
-			return err
-		}
+	if err := flush(); err != nil {
+		return err
 	}
 	last := &fileJob{ignored: l.Ignored, out: make(chan []outcome, 1)}
 	last.out <- nil
@@ -485,6 +514,23 @@ func listGiven(ctx context.Context, l *Listing, keep func(int) bool, opt *GrepOp
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// openListedDir opens the directory rel of the tree through its root (no
+// symlink followed out of it); nil when it cannot, and its files are then
+// opened through the root one by one.
+func openListedDir(root *os.Root, rel string) *dirHandle {
+	f, err := root.Open(cmp.Or(rel, "."))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		return nil
+	}
+	unix.CloseOnExec(fd)
+	return newDirHandle(fd)
 }
 
 // worker searches the files of jobs, reusing its scanner and buffer.
