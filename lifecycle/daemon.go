@@ -16,6 +16,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/methods"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -58,7 +59,9 @@ type Options struct {
 	// Sandbox is the sandbox of a session whose initialize names none
 	// (serve's and mcp's --sandbox); nil means off.
 	Sandbox *protocol.SandboxParams
-	Logger  *slog.Logger
+	// Index configures the search index; nil turns it off.
+	Index  *index.Options
+	Logger *slog.Logger
 }
 
 // MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) for a
@@ -130,6 +133,13 @@ func New(opts Options) (*Daemon, error) {
 		}
 	}
 	svc := &methods.Service{Files: files, Runner: runner, Spools: spools, Logger: log}
+	if opts.Index != nil {
+		iopt := *opts.Index
+		iopt.Logger = cmp.Or(iopt.Logger, log)
+		if svc.Search, err = index.New(iopt); err != nil {
+			log.Warn("no search index: greps scan", "err", err)
+		}
+	}
 	return &Daemon{
 		opts:     opts,
 		log:      log,
@@ -144,7 +154,11 @@ func New(opts Options) (*Daemon, error) {
 // directories deleted — and stops the shared parts.
 func (d *Daemon) Close() error {
 	d.endSessions()
-	return errors.Join(d.svc.Runner.Close(), d.svc.Files.Close(), d.svc.Spools.Close())
+	var ierr error
+	if d.svc.Search != nil {
+		ierr = d.svc.Search.Close()
+	}
+	return errors.Join(d.svc.Runner.Close(), d.svc.Files.Close(), d.svc.Spools.Close(), ierr)
 }
 
 // endSessions ends every session as session/close does, their running
@@ -235,7 +249,20 @@ func (d *Daemon) Stats() protocol.Stats {
 			Invalidations: cs.Invalidations, IndexBytes: cs.IndexBytes},
 		SpoolBytes: d.svc.Spools.Bytes(),
 		UptimeMs:   time.Since(d.start).Milliseconds(),
+		Index:      d.indexStats(),
 	}
+}
+
+func (d *Daemon) indexStats() []protocol.IndexStats {
+	out := []protocol.IndexStats{}
+	if d.svc.Search == nil {
+		return out
+	}
+	for _, s := range d.svc.Search.Stats() {
+		out = append(out, protocol.IndexStats{Root: s.Root, State: s.State, Reason: s.Reason, Files: s.Files,
+			Bytes: s.Bytes, BuiltMs: s.BuiltMs, Hits: s.Hits, Scans: s.Scans})
+	}
+	return out
 }
 
 // MethodNames lists every method the daemon answers, for initialize.

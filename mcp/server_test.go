@@ -172,9 +172,9 @@ func TestListTools(t *testing.T) {
 		"process_write": {"id", "stdin", "close"},
 		"process_kill":  {"id", "signal"},
 		"process_list":  nil,
-		"grep":          {"pattern", "literal", "ignoreCase", "path", "spool", "glob", "context", "limit", "maxLineChars", "maxBytes"},
-		"find":          {"pattern", "path", "type", "limit"},
-		"ls":            {"path", "limit", "all"},
+		"grep":          {"pattern", "literal", "ignoreCase", "path", "spool", "glob", "noIgnore", "context", "limit", "maxLineChars", "maxBytes"},
+		"find":          {"pattern", "path", "type", "noIgnore", "limit"},
+		"ls":            {"path", "limit", "all", "noIgnore"},
 	}
 	var names []string
 	for _, tool := range res.Tools {

@@ -90,6 +90,10 @@ func outputSchema(method string) *jsonschema.Schema {
 	return s
 }
 
+// noIgnoreDoc describes grep's, find's and ls' noIgnore.
+const noIgnoreDoc = "Also search what .gitignore and .ignore exclude (default false; VCS directories stay skipped). " +
+	"A .gitignore applies only inside a git work tree, a .ignore everywhere."
+
 var (
 	pPath         = prop{"path", "string", "The file: absolute, or relative to the working directory."}
 	pOffset       = prop{"offset", "integer", "First line to show, from 1 (default 1). To go on, pass the offset the last line of the previous result names."}
@@ -234,6 +238,7 @@ func tools() []*sdk.Tool {
 			prop{"path", "string", "A file or directory: absolute, or relative to the working directory (default: the working directory)."},
 			prop{"spool", "string", "Search this spool of an exec result instead of path: its line numbers are page's."},
 			prop{"glob", "string", "Search only files matching this glob: \"*.go\" matches names at any depth, \"src/**/*.ts\" paths under path."},
+			prop{"noIgnore", "boolean", noIgnoreDoc},
 			prop{"context", "integer", fmt.Sprintf("Lines to show before and after each match (default 0, at most %d).", protocol.MaxGrepContext)},
 			prop{"limit", "integer", fmt.Sprintf("Most matching lines to show (default %d, at most %d).", protocol.DefaultGrepLimit, protocol.MaxGrepLimit)},
 			prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d); read shows them whole.", protocol.DefaultGrepMaxLineChars)},
@@ -248,6 +253,7 @@ func tools() []*sdk.Tool {
 			prop{"pattern", "string", "A glob: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths (default: everything)."},
 			prop{"path", "string", "The directory to search: absolute, or relative to the working directory (default: the working directory)."},
 			prop{"type", "string", "Only files (\"file\") or only directories (\"dir\") (default both)."},
+			prop{"noIgnore", "boolean", noIgnoreDoc},
 			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.MCPEntries, protocol.MaxFindLimit)}),
 		Annotations: readOnly,
 	}, {
@@ -258,7 +264,8 @@ func tools() []*sdk.Tool {
 		InputSchema: inputSchema(protocol.MethodLs,
 			prop{"path", "string", "The directory: absolute, or relative to the working directory (default: the working directory)."},
 			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.MCPEntries, protocol.MaxLsLimit)},
-			prop{"all", "boolean", "Also list entries whose names start with a dot (default false)."}),
+			prop{"all", "boolean", "Also list entries whose names start with a dot (default false)."},
+			prop{"noIgnore", "boolean", noIgnoreDoc}),
 		Annotations: readOnly,
 	}, {
 		Name:         protocol.MethodStats,

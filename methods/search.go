@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -42,7 +43,17 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 			return nil, err
 		}
 		opt.IgnoreFrom, opt.Allow = s.ignoreFrom(dir), s.allowOpen(cmp.Or(p.Path, s.Cwd))
-		if res, err = search.Grep(ctx, m, dir, opt); err != nil {
+		plan := svc.plan(ctx, dir, &p, opt.IgnoreFrom)
+		if svc.Search != nil {
+			defer svc.Search.Scanned(dir) // a first grep's build waits for it
+		}
+		if plan.Listing != nil {
+			res, err = search.GrepListing(ctx, m, dir, plan.Listing, plan.Keep, opt)
+		} else {
+			opt.Candidate = plan.Candidate
+			res, err = search.Grep(ctx, m, dir, opt)
+		}
+		if err != nil {
 			return nil, fileError(dir, err)
 		}
 	}
@@ -54,9 +65,31 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 	return out, nil
 }
 
+// plan asks the search index how to grep the directory dir for p's
+// pattern: through the index's listing of an unchanged tree, walking past
+// the files it rules out, or a scan (the zero Plan) when the index is off,
+// dir is a file, or the tree's index is not ready or cannot answer. The
+// first grep of a tree starts its index; a grep while it builds reports
+// the build's progress.
+func (svc *Service) plan(ctx context.Context, dir string, p *protocol.GrepParams, ignoreFrom string) index.Plan {
+	if svc.Search == nil {
+		return index.Plan{}
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return index.Plan{}
+	}
+	plan := svc.Search.Plan(dir, index.QueryFor(p.Pattern, p.Literal, p.IgnoreCase), ignoreFrom, p.NoIgnore)
+	if prog := rpc.ProgressFrom(ctx); prog != nil && plan.Listing == nil && plan.Candidate == nil {
+		if done, total, ok := svc.Search.Progress(dir); ok {
+			prog.Report(protocol.IndexProgress{Kind: protocol.ProgressIndex, BytesDone: done, BytesTotal: total})
+		}
+	}
+	return plan
+}
+
 // grepOptions checks grep's limits; the defaults and caps are protocol's.
 func grepOptions(p *protocol.GrepParams) (search.GrepOptions, error) {
-	opt := search.GrepOptions{Glob: p.Glob, MaxFileSize: protocol.MaxGrepFileSize}
+	opt := search.GrepOptions{Glob: p.Glob, MaxFileSize: protocol.MaxGrepFileSize, NoIgnore: p.NoIgnore}
 	var err error
 	if opt.Context, err = intCount("context", p.Context, 0, 0, protocol.MaxGrepContext); err != nil {
 		return opt, err
@@ -106,7 +139,7 @@ func (svc *Service) Find(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
-	opt := search.FindOptions{Pattern: p.Pattern, Limit: limit}
+	opt := search.FindOptions{Pattern: p.Pattern, Limit: limit, NoIgnore: p.NoIgnore}
 	switch p.Type {
 	case "":
 	case protocol.FindTypeFile:
@@ -129,7 +162,7 @@ func (svc *Service) Find(ctx context.Context, s *Session, params []byte) (any, e
 		return nil, fileError(dir, err)
 	}
 	out := &protocol.EntriesResult{Entries: nonNil(res.Entries), Total: res.Total, LimitReached: res.LimitReached}
-	out.Notice = optional(notice.Entries(protocol.MethodFind, out, limit))
+	out.Notice = optional(notice.Entries(protocol.MethodFind, out, limit, res.Ignored))
 	return out, nil
 }
 
@@ -147,7 +180,8 @@ func (svc *Service) Ls(ctx context.Context, s *Session, params []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	res, err := search.List(ctx, dir, search.ListOptions{Limit: limit, All: p.All, IgnoreFrom: s.ignoreFrom(dir), Allow: s.allowOpen(cmp.Or(p.Path, s.Cwd))})
+	res, err := search.List(ctx, dir, search.ListOptions{Limit: limit, All: p.All, NoIgnore: p.NoIgnore,
+		IgnoreFrom: s.ignoreFrom(dir), Allow: s.allowOpen(cmp.Or(p.Path, s.Cwd))})
 	if err != nil {
 		return nil, fileError(dir, err)
 	}
@@ -162,7 +196,7 @@ func (svc *Service) Ls(ctx context.Context, s *Session, params []byte) (any, err
 			out.Entries = append(out.Entries, e.Name)
 		}
 	}
-	out.Notice = optional(notice.Entries(protocol.MethodLs, out, limit))
+	out.Notice = optional(notice.Entries(protocol.MethodLs, out, limit, res.Ignored))
 	return out, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/sandbox"
@@ -20,6 +21,8 @@ type Service struct {
 	Files  *fileindex.Cache
 	Runner *exec.Runner
 	Spools *spool.Manager
+	// Search is the daemon's search index; nil when it is off.
+	Search *index.Manager
 	Logger *slog.Logger
 
 	seenOnce sync.Once

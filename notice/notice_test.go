@@ -106,6 +106,9 @@ func TestMessages(t *testing.T) {
 			"[Binary file (application/octet-stream, 2.0 KB): not shown. Inspect it with exec, e.g. file, xxd or strings]"},
 		{"grep whole", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 3}, Limit: 100}), ""},
 		{"grep no match", gr(GrepFacts{Result: &protocol.GrepResult{}, Limit: 100}), "[No matches]"},
+		{"grep no match, ignored", gr(GrepFacts{Result: &protocol.GrepResult{Skipped: protocol.GrepSkipped{Ignored: 38}}, Limit: 100}),
+			"[No matches; 38 paths skipped by .gitignore/.ignore: noIgnore=true searches them]"},
+		{"grep match, ignored", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 1, Skipped: protocol.GrepSkipped{Ignored: 38}}, Limit: 100}), ""},
 		{"grep limit", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 150, LimitReached: ptr(protocol.GrepByMatches)}, Limit: 100}),
 			"[100 matches limit reached. Use limit=200 for more, or refine pattern]"},
 		{"grep limit at its cap", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 5000, LimitReached: ptr(protocol.GrepByMatches)}, Limit: 2000}),
@@ -115,13 +118,17 @@ func TestMessages(t *testing.T) {
 		{"grep skipped", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 1, Skipped: protocol.GrepSkipped{Binary: 2, TooLarge: 1}}, Limit: 100}),
 			"[2 binary files with matches not shown] [1 file over 64.0 MB not searched: grep it by path]"},
 		{"find limit", func() string {
-			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 1500, LimitReached: true}, 1000)
+			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 1500, LimitReached: true}, 1000, 0)
 		}, "[1000 results limit reached (1500 in all). Use limit=2000 for more, or refine pattern]"},
-		{"find nothing", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000) }, "[No matches]"},
+		{"find nothing", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000, 0) }, "[No matches]"},
+		{"find nothing, ignored", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000, 1) },
+			"[No matches; 1 path skipped by .gitignore/.ignore: noIgnore=true searches them]"},
+		{"ls empty, ignored", func() string { return Entries(protocol.MethodLs, &protocol.EntriesResult{}, 500, 2) },
+			"[Empty directory; 2 paths skipped by .gitignore/.ignore: noIgnore=true lists them]"},
 		{"ls limit", func() string {
-			return Entries(protocol.MethodLs, &protocol.EntriesResult{Total: 700, LimitReached: true}, 500)
+			return Entries(protocol.MethodLs, &protocol.EntriesResult{Total: 700, LimitReached: true}, 500, 0)
 		}, "[500 entries limit reached (700 in all). Use limit=1000 for more, or list a subdirectory]"},
-		{"ls empty", func() string { return Entries(protocol.MethodLs, &protocol.EntriesResult{}, 500) }, "[Empty directory]"},
+		{"ls empty", func() string { return Entries(protocol.MethodLs, &protocol.EntriesResult{}, 500, 0) }, "[Empty directory]"},
 		{"read to the cap", func() string { return ReadToCap(16 << 20) },
 			"[The file has no size on disk and was read up to 16.0 MB: what follows is not shown]"},
 		{"two notices", func() string { return Join("[Showing lines 1-2 of 9. Use offset=3 to continue]", ReadToCap(16<<20)) },

@@ -26,6 +26,8 @@ func Grep(f GrepFacts) string {
 	case r.LimitReached != nil && *r.LimitReached == protocol.GrepByBytes:
 		parts = append(parts, fmt.Sprintf("[%s limit reached. %s]", Size(int64(f.MaxBytes)),
 			more("maxBytes", f.MaxBytes, protocol.MaxGrepBytes, "refine pattern")))
+	case r.TotalMatches == 0 && r.Skipped.Ignored > 0:
+		parts = append(parts, "[No matches"+hidden(r.Skipped.Ignored, "searches")+"]")
 	case r.TotalMatches == 0:
 		parts = append(parts, "[No matches]")
 	}
@@ -42,10 +44,16 @@ func Grep(f GrepFacts) string {
 	return strings.Join(parts, " ")
 }
 
+// hidden says that ignore rules hid paths from a search that found
+// nothing, and how to see them (verb: "searches", "lists").
+func hidden(ignored int, verb string) string {
+	return fmt.Sprintf("; %d %s skipped by .gitignore/.ignore: noIgnore=true %s them", ignored, plural(ignored, "path", "paths"), verb)
+}
+
 // Entries returns find's or ls' notice: what the limit left out, or that
-// nothing was found; "" when there is nothing to say. what names the
-// entries ("results" for find, "entries" for ls).
-func Entries(method string, r *protocol.EntriesResult, limit int) string {
+// nothing was found (and what ignore rules hid, ignored entries); "" when
+// there is nothing to say.
+func Entries(method string, r *protocol.EntriesResult, limit, ignored int) string {
 	max, what, refine := protocol.MaxFindLimit, "results", "refine pattern"
 	if method == protocol.MethodLs {
 		max, what, refine = protocol.MaxLsLimit, "entries", "list a subdirectory"
@@ -53,8 +61,12 @@ func Entries(method string, r *protocol.EntriesResult, limit int) string {
 	switch {
 	case r.LimitReached:
 		return fmt.Sprintf("[%d %s limit reached (%d in all). %s]", limit, what, r.Total, more("limit", limit, max, refine))
+	case r.Total == 0 && method == protocol.MethodLs && ignored > 0:
+		return "[Empty directory" + hidden(ignored, "lists") + "]"
 	case r.Total == 0 && method == protocol.MethodLs:
 		return "[Empty directory]"
+	case r.Total == 0 && ignored > 0:
+		return "[No matches" + hidden(ignored, "searches") + "]"
 	case r.Total == 0:
 		return "[No matches]"
 	}

@@ -210,6 +210,27 @@ type Stats struct {
 	Cache        CacheStats `json:"cache"`
 	SpoolBytes   int64      `json:"spoolBytes"`
 	UptimeMs     int64      `json:"uptimeMs"`
+	// Index lists the search index's trees; [] when none or it is off.
+	Index []IndexStats `json:"index"`
+}
+
+// Search index states: IndexStats.State.
+const (
+	IndexBuilding = "building"
+	IndexReady    = "ready"
+	IndexScanning = "scanning" // not trusted now (reason says why): grep scans
+)
+
+// IndexStats is one tree of the search index.
+type IndexStats struct {
+	Root    string `json:"root"`
+	State   string `json:"state"`
+	Reason  string `json:"reason,omitempty"` // why scanning
+	Files   int    `json:"files"`
+	Bytes   int64  `json:"bytes"`   // of its file on disk
+	BuiltMs int64  `json:"builtMs"` // its last build; 0 when taken from disk
+	Hits    int64  `json:"hits"`    // greps answered from it
+	Scans   int64  `json:"scans"`   // greps of the tree that scanned
 }
 
 // CacheStats are the file index cache's counters.

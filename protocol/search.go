@@ -45,6 +45,7 @@ type GrepParams struct {
 	Path         string `json:"path"`
 	Spool        string `json:"spool"`
 	Glob         string `json:"glob"`
+	NoIgnore     bool   `json:"noIgnore"` // search what .gitignore/.ignore exclude
 	Context      *Num   `json:"context"`
 	Limit        *Num   `json:"limit"`
 	MaxLineChars *Num   `json:"maxLineChars"`
@@ -53,17 +54,19 @@ type GrepParams struct {
 
 // FindParams are find's params.
 type FindParams struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
-	Type    string `json:"type"`
-	Limit   *Num   `json:"limit"`
+	Pattern  string `json:"pattern"`
+	Path     string `json:"path"`
+	Type     string `json:"type"`
+	NoIgnore bool   `json:"noIgnore"`
+	Limit    *Num   `json:"limit"`
 }
 
 // LsParams are ls' params.
 type LsParams struct {
-	Path  string `json:"path"`
-	Limit *Num   `json:"limit"`
-	All   bool   `json:"all"`
+	Path     string `json:"path"`
+	Limit    *Num   `json:"limit"`
+	All      bool   `json:"all"`
+	NoIgnore bool   `json:"noIgnore"`
 }
 
 // GrepResult is grep's result.

@@ -40,9 +40,16 @@ func newDirHandle(fd int) *dirHandle {
 	return h
 }
 
-func (h *dirHandle) acquire() { h.refs.Add(1) }
+func (h *dirHandle) acquire() {
+	if h != nil {
+		h.refs.Add(1)
+	}
+}
 
 func (h *dirHandle) release() {
+	if h == nil {
+		return // a listed file's job: no directory held
+	}
 	if h.refs.Add(-1) == 0 {
 		unix.Close(h.fd)
 	}
@@ -216,28 +223,59 @@ func preadOnce(fd int, buf []byte) (int, error) {
 
 func (r fdReader) Close() error { return unix.Close(int(r)) }
 
-// readIgnoreFiles returns the contents of the ignore files among ents, the
-// entries of dirfd.
-func readIgnoreFiles(dirfd int, ents []entry) [][]byte {
-	var out [][]byte
-	for _, name := range ignoreFiles {
-		i, ok := slices.BinarySearchFunc(ents, name, func(e entry, n string) int { return strings.Compare(e.name, n) })
-		if !ok || !ents[i].typ.IsRegular() {
-			continue
+// readDirIgnore reads what the directory dirfd, whose entries are ents,
+// brings to the ignore rules.
+func readDirIgnoreAt(dirfd int, ents []entry) dirIgnore {
+	var d dirIgnore
+	if i, ok := findEntry(ents, gitDir); ok {
+		d.hasGit = true
+		if ents[i].typ.IsDir() {
+			d.exclude = readExclude(dirfd)
 		}
-		r, size, err := openFileAt(dirfd, name)
-		if err != nil {
-			continue
-		}
-		b := make([]byte, min(size, maxIgnoreFile))
-		n, err := r.ReadAt(b, 0)
-		r.Close()
-		if err != nil && !errors.Is(err, io.EOF) {
-			continue
-		}
-		out = append(out, b[:n])
 	}
-	return out
+	if i, ok := findEntry(ents, gitignoreFile); ok && ents[i].typ.IsRegular() {
+		d.gitignore = readSmallAt(dirfd, gitignoreFile)
+	}
+	if i, ok := findEntry(ents, ignoreFile); ok && ents[i].typ.IsRegular() {
+		d.ignore = readSmallAt(dirfd, ignoreFile)
+	}
+	return d
+}
+
+func findEntry(ents []entry, name string) (int, bool) {
+	return slices.BinarySearchFunc(ents, name, func(e entry, n string) int { return strings.Compare(e.name, n) })
+}
+
+// readExclude reads .git/info/exclude beneath dirfd, one name at a time
+// without following a symlink.
+func readExclude(dirfd int) []byte {
+	g, err := openDirAt(dirfd, gitDir)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(g)
+	info, err := openDirAt(g, "info")
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(info)
+	return readSmallAt(info, "exclude")
+}
+
+// readSmallAt reads at most maxIgnoreFile bytes of the regular file name
+// beneath dirfd; nil when it cannot.
+func readSmallAt(dirfd int, name string) []byte {
+	r, size, err := openFileAt(dirfd, name)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	b := make([]byte, min(size, maxIgnoreFile))
+	n, err := r.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	return b[:n]
 }
 
 // readlinkAt returns the target of the symlink name beneath dirfd.

@@ -1,7 +1,9 @@
 // Package search is the engine of grep, find and ls: it walks a directory
 // tree in parallel yet answers in a stable order (depth first, entries
 // sorted by name), honours .gitignore and .ignore files (nested, with
-// negation), skips VCS directories, binary files and files over a size cap,
+// negation; .gitignore only inside a git work tree, as ripgrep; each file
+// compiled once into sets whose cost per path does not grow with its
+// patterns), skips VCS directories, binary files and files over a size cap,
 // and never follows a symlink out of the tree: every directory and file is
 // opened with openat, one name with O_NOFOLLOW beneath its open parent (as
 // os.Root does, at fewer system calls per file), symlinked directories are

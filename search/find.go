@@ -28,8 +28,9 @@ type FindOptions struct {
 	Type    EntryType
 	// Limit is how many entries are returned; 0 is no limit.
 	Limit int
-	// IgnoreFrom and Allow: as GrepOptions'.
+	// IgnoreFrom, NoIgnore and Allow: as GrepOptions'.
 	IgnoreFrom string
+	NoIgnore   bool
 	Allow      Allow
 }
 
@@ -54,7 +55,8 @@ func Find(ctx context.Context, dir string, opt FindOptions) (*FindResult, error)
 	g := newGlob(opt.Pattern)
 	res := &FindResult{}
 	var err error
-	res.Ignored, err = walk(ctx, dir, opt.IgnoreFrom, opt.Allow, func(dirRel string, e entry, _ *dirHandle, _ int) error {
+	wo := walkOptions{ignoreFrom: opt.IgnoreFrom, noIgnore: opt.NoIgnore, allow: opt.Allow}
+	res.Ignored, err = walk(ctx, dir, wo, func(dirRel string, e entry, _ *dirHandle, _ int) error {
 		if opt.Type == TypeFile && !e.typ.IsRegular() || opt.Type == TypeDir && !e.typ.IsDir() {
 			return nil
 		}
@@ -105,8 +107,9 @@ type ListOptions struct {
 	Limit int
 	// All lists the entries whose names start with '.'.
 	All bool
-	// IgnoreFrom and Allow: as GrepOptions'.
+	// IgnoreFrom, NoIgnore and Allow: as GrepOptions'.
 	IgnoreFrom string
+	NoIgnore   bool
 	Allow      Allow
 }
 
@@ -144,20 +147,23 @@ func List(ctx context.Context, dir string, opt ListOptions) (*ListResult, error)
 	if err != nil {
 		return nil, err
 	}
-	rules, comps := parentRules(dir, opt.IgnoreFrom)
-	rules = rules.with(comps, readIgnoreFiles(fd, ents)...)
+	var rules *ignoreRules
+	var anc prio
+	var comps []string
+	if !opt.NoIgnore {
+		rules, anc, comps = parentRules(dir, opt.IgnoreFrom)
+		rules = rules.with(comps, readDirIgnoreAt(fd, ents))
+	}
 	res := &ListResult{}
-	path := append(comps, "")
 	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		path[len(path)-1] = e.name
 		switch {
 		case !opt.All && strings.HasPrefix(e.name, "."),
 			e.typ.IsDir() && vcsDirs[e.name]:
 			continue
-		case rules.ignored(path, e.typ.IsDir()):
+		case ignoredEntry(rules, anc, comps, e):
 			res.Ignored++
 			continue
 		}
@@ -173,6 +179,11 @@ func List(ctx context.Context, dir string, opt ListOptions) (*ListResult, error)
 	}
 	res.LimitReached = len(res.Entries) < res.Total
 	return res, nil
+}
+
+func ignoredEntry(rules *ignoreRules, anc prio, dir []string, e entry) bool {
+	skip, _ := rules.excluded(anc, &entryPath{dir: dir, name: e.name, isDir: e.typ.IsDir()})
+	return skip
 }
 
 func kindOf(t fs.FileMode) Kind {

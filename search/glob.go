@@ -21,6 +21,11 @@ type glob struct {
 const globSpecial = "*?[]{}\\"
 
 func newGlob(pattern string) glob {
+	// "**/" before a name pattern matches the name at any depth: what a
+	// name pattern does, without doublestar's match of the whole path.
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && rest != "" && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
+		pattern = rest
+	}
 	g := glob{pattern: pattern, nameOnly: !strings.Contains(pattern, "/")}
 	if rest, ok := strings.CutPrefix(pattern, "*"); ok && g.nameOnly && rest != "" && !strings.ContainsAny(rest, globSpecial) {
 		g.suffix = rest

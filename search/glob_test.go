@@ -44,3 +44,19 @@ func TestGlobSuffixAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobAnyDepthAgrees: "**/" before a name pattern is matched on the
+// name alone, as doublestar matches it on the whole path.
+func TestGlobAnyDepthAgrees(t *testing.T) {
+	for _, p := range []string{"**/*_test.c", "**/Makefile", "**/{a,b}.go", "**/[ab]*"} {
+		g := newGlob(p)
+		if !g.nameOnly {
+			t.Fatalf("%q: matched on the path", p)
+		}
+		for _, rel := range []string{"a_test.c", "x/a_test.c", "x/y/a_test.c", "x_test.c/y", "Makefile", "d/Makefile", "a.go", "d/b.go", "d/c.go", "bz", "q/az"} {
+			if want, _ := doublestar.Match(p, rel); g.match(rel, path.Base(rel)) != want {
+				t.Errorf("%q on %q: %v, want %v", p, rel, !want, want)
+			}
+		}
+	}
+}

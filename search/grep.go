@@ -1,12 +1,14 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -61,10 +63,19 @@ type GrepOptions struct {
 	Clean bool
 	// IgnoreFrom is an ancestor of the searched directory (say, the root
 	// of its repository) whose ignore files, and those of the directories
-	// between, apply too. Empty: only the tree's own.
+	// between, apply too. Empty: only the tree's own. Either way a
+	// .gitignore applies only inside a git work tree (a .git at or above
+	// its directory), a .ignore everywhere, as ripgrep has it.
 	IgnoreFrom string
+	// NoIgnore reads no ignore file: ignored files are searched too (VCS
+	// directories stay skipped).
+	NoIgnore bool
 	// Allow checks the searched directory or file once open; nil allows all.
 	Allow Allow
+	// Candidate, when set, says which files of a tree may match (an
+	// index's answer, by path relative to the searched directory): the
+	// others are passed over as files without a match.
+	Candidate func(rel string) bool
 }
 
 // Match is one matching line.
@@ -255,6 +266,37 @@ const (
 // order, so the outcome does not depend on which worker ends first. At
 // most cap(pending) jobs are in flight, which bounds memory.
 func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*GrepResult, error) {
+	return grepJobs(ctx, m, dir, opt, func(ctx context.Context, _ *os.Root, pending, jobs chan<- *fileJob) error {
+		return listFiles(ctx, dir, opt, pending, jobs)
+	})
+}
+
+// GrepListing searches the files of l, a Listing of the directory dir
+// whose tree has not changed since (as an index's watcher knows), that
+// keep says may match, without walking the tree: the reply is the one a
+// grep of dir would give. Files are opened through the tree's os.Root.
+func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, keep func(i int) bool, opt GrepOptions) (*GrepResult, error) {
+	if err := CheckGlob(opt.Glob); err != nil {
+		return nil, err
+	}
+	if opt.Allow != nil {
+		fd, err := openDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		err = checkOpen(fd, opt.Allow)
+		unix.Close(fd)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return grepJobs(ctx, m, dir, &opt, func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error {
+		return listGiven(ctx, root, l, keep, &opt, pending, jobs)
+	})
+}
+
+// grepJobs runs the search of the files list sends as jobs.
+func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, list func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error) (*GrepResult, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -284,7 +326,7 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 		defer wg.Done()
 		defer close(pending)
 		defer close(jobs)
-		walkErr = listFiles(ctx, dir, opt, pending, jobs)
+		walkErr = list(ctx, root, pending, jobs)
 	}()
 	c := &collector{opt: opt}
 	for j := range pending {
@@ -358,7 +400,8 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		return nil
 	}
-	ignored, err := walk(ctx, dir, opt.IgnoreFrom, opt.Allow, func(dirRel string, e entry, h *dirHandle, ignored int) error {
+	wo := walkOptions{ignoreFrom: opt.IgnoreFrom, noIgnore: opt.NoIgnore, allow: opt.Allow}
+	ignored, err := walk(ctx, dir, wo, func(dirRel string, e entry, h *dirHandle, ignored int) error {
 		if !e.typ.IsRegular() && e.typ&fs.ModeSymlink == 0 {
 			return nil
 		}
@@ -367,6 +410,9 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 			rel = joinRel(dirRel, e.name)
 		}
 		if !g.match(rel, e.name) {
+			return nil
+		}
+		if opt.Candidate != nil && !opt.Candidate(joinRel(dirRel, e.name)) {
 			return nil
 		}
 		if cur != nil && (cur.dir != h || len(cur.files) == batchSize) {
@@ -390,6 +436,101 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		err = serr
 	}
 	return err
+}
+
+// listGiven sends the files of l that keep keeps (and the glob) as jobs:
+// a regular file beneath its directory, opened once through the root for
+// the files of it that are searched (as the walk opens it), a symlinked
+// file through the root.
+func listGiven(ctx context.Context, root *os.Root, l *Listing, keep func(int) bool, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+	g := newGlob(opt.Glob)
+	send := func(j *fileJob) error {
+		for _, ch := range []chan<- *fileJob{pending, jobs} {
+			select {
+			case ch <- j:
+			case <-ctx.Done():
+				j.dir.release() // the job's hold: no worker will release it
+				if ch == jobs {
+					j.out <- make([]outcome, len(j.files)) // never read: the collector drains
+				}
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	var cur *fileJob
+	var h *dirHandle
+	hDir := "\x00" // the directory h is, none yet
+	defer func() { h.release() }()
+	flush := func() error {
+		j := cur
+		cur = nil
+		if j == nil {
+			return nil
+		}
+		return send(j)
+	}
+	for i := range l.Files {
+		f := &l.Files[i]
+		slash := strings.LastIndexByte(f.Rel, '/')
+		dir, name := "", f.Rel
+		if slash >= 0 {
+			dir, name = f.Rel[:slash], f.Rel[slash+1:]
+		}
+		if !g.match(f.Rel, name) || !keep(i) {
+			continue
+		}
+		var fh *dirHandle
+		if !f.Symlink {
+			if dir != hDir {
+				h.release()
+				h, hDir = openListedDir(root, dir), dir
+			}
+			fh = h
+		}
+		if cur != nil && (cur.dir != fh || len(cur.files) == batchSize) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if cur == nil {
+			fh.acquire()
+			cur = &fileJob{dir: fh, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+		}
+		jf := jobFile{name: f.Rel, symlink: true, ignored: f.Ignored}
+		if fh != nil {
+			jf = jobFile{name: name, dir: dir, ignored: f.Ignored}
+		}
+		cur.files = append(cur.files, jf)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	last := &fileJob{ignored: l.Ignored, out: make(chan []outcome, 1)}
+	last.out <- nil
+	select {
+	case pending <- last:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// openListedDir opens the directory rel of the tree through its root (no
+// symlink followed out of it); nil when it cannot, and its files are then
+// opened through the root one by one.
+func openListedDir(root *os.Root, rel string) *dirHandle {
+	f, err := root.Open(cmp.Or(rel, "."))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		return nil
+	}
+	unix.CloseOnExec(fd)
+	return newDirHandle(fd)
 }
 
 // worker searches the files of jobs, reusing its scanner and buffer.

@@ -6,14 +6,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// ignoreFiles are the files whose patterns exclude entries of their
-// directory and below, in increasing priority (.ignore overrides
-// .gitignore, as in ripgrep).
-var ignoreFiles = [...]string{".gitignore", ".ignore"}
+// Ignore files apply as ripgrep applies them: .gitignore (and the
+// repository's .git/info/exclude) only inside a git work tree, that is
+// beneath a directory holding a .git directory or file (the searched
+// directory's ancestors count); .ignore everywhere. Within a directory
+// .ignore overrides .gitignore, which overrides exclude; a deeper
+// directory's files override its ancestors'.
+
+const (
+	gitignoreFile = ".gitignore"
+	ignoreFile    = ".ignore"
+	gitDir        = ".git"
+)
 
 // maxIgnoreFile bounds how much of an ignore file is read.
 const maxIgnoreFile = 1 << 20
@@ -21,36 +27,111 @@ const maxIgnoreFile = 1 << 20
 // vcsDirs are never walked: version control metadata, not the tree.
 var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": true, ".jj": true}
 
-// ignoreRules are the ignore patterns in force in a directory: those of
-// its ancestors' ignore files, then its own, deeper ones winning. A nil
-// *ignoreRules ignores nothing. Rules are shared by a directory's
-// descendants and never changed once made.
-type ignoreRules struct {
-	patterns []gitignore.Pattern
-	matcher  gitignore.Matcher
+// dirIgnore is what one directory brings to the rules: whether it is the
+// top of a git work tree, and the contents of its ignore files.
+type dirIgnore struct {
+	hasGit                     bool
+	exclude, gitignore, ignore []byte
 }
+
+// ignoreRules are the ignore patterns in force in a directory: a layer
+// per ignore file of it and of its ancestors, in increasing priority. A
+// nil *ignoreRules ignores nothing (noIgnore). Rules are shared by a
+// directory's descendants and never changed once made.
+type ignoreRules struct {
+	layers []*ignoreLayer
+	// git: the directory is inside a git work tree.
+	git bool
+}
+
+// newRules returns the rules at the top of a search whose first
+// directory is (or is not) beneath a git work tree's top.
+func newRules(inGit bool) *ignoreRules { return &ignoreRules{git: inGit} }
 
 // with returns the rules of a directory whose path components (from the
-// walk root) are domain, given the contents of its ignore files.
-func (r *ignoreRules) with(domain []string, contents ...[]byte) *ignoreRules {
-	var own []gitignore.Pattern
-	for _, c := range contents {
-		own = appendPatterns(own, c, domain)
+// rules' root) are domain, given what its own files bring.
+func (r *ignoreRules) with(domain []string, d dirIgnore) *ignoreRules {
+	if r == nil {
+		return nil
 	}
-	if len(own) == 0 {
+	git := r.git || d.hasGit
+	var own []*ignoreLayer
+	add := func(content []byte) {
+		if l := compileLayer(content, domain, len(r.layers)+len(own)); l != nil {
+			own = append(own, l)
+		}
+	}
+	if git {
+		add(d.exclude)
+		add(d.gitignore)
+	}
+	add(d.ignore)
+	if len(own) == 0 && git == r.git {
 		return r
 	}
-	var ps []gitignore.Pattern
-	if r != nil {
-		ps = append(ps, r.patterns...)
-	}
-	ps = append(ps, own...)
-	return &ignoreRules{patterns: ps, matcher: gitignore.NewMatcher(ps)}
+	layers := make([]*ignoreLayer, 0, len(r.layers)+len(own))
+	layers = append(append(layers, r.layers...), own...)
+	return &ignoreRules{layers: layers, git: git}
 }
 
-// appendPatterns parses the lines of an ignore file: blank lines and
-// comments are skipped; "\#" and "\!" stay escaped for the glob match.
-func appendPatterns(ps []gitignore.Pattern, content []byte, domain []string) []gitignore.Pattern {
+// match returns the highest-priority pattern that matches the entry e of
+// a directory (components from the rules' root: dir, then e's name),
+// looking at e alone: what matches its ancestors is the caller's anc.
+func (r *ignoreRules) match(e *entryPath) prio {
+	if r == nil {
+		return 0
+	}
+	var best prio
+	for _, l := range r.layers {
+		best = max(best, l.match(e))
+	}
+	return best
+}
+
+// prio ranks a matching pattern: (layer+1)<<21 | index<<1 | inclusion, so
+// that the greater wins (a later layer, a later line) and its low bit says
+// whether it re-includes. 0 is no match.
+type prio int64
+
+// excludes reports whether the winning pattern p excludes its entry.
+func (p prio) excludes() bool { return p != 0 && p&1 == 0 }
+
+func makePrio(layer, index int, inclusion bool) prio {
+	p := prio(layer+1)<<21 | prio(index)<<1
+	if inclusion {
+		p |= 1
+	}
+	return p
+}
+
+// entryPath is an entry as the matchers look at it: its name, whether it
+// is a directory, and its path, built only when a pattern needs it.
+type entryPath struct {
+	dir   []string // the directory's components from the rules' root
+	name  string
+	isDir bool
+	comps []string // dir + name, built on demand
+}
+
+func (e *entryPath) path() []string {
+	if e.comps == nil {
+		e.comps = append(append(make([]string, 0, len(e.dir)+1), e.dir...), e.name)
+	}
+	return e.comps
+}
+
+// excluded reports whether the rules exclude e, whose ancestors' best
+// match is anc, and returns the best match of e and its ancestors (the
+// anc of e's entries, when e is a directory).
+func (r *ignoreRules) excluded(anc prio, e *entryPath) (bool, prio) {
+	best := max(anc, r.match(e))
+	return best.excludes(), best
+}
+
+// parseIgnore calls fn with each pattern line of an ignore file: blank
+// lines and comments are skipped; "\#" and "\!" stay escaped for the glob
+// match.
+func parseIgnore(content []byte, fn func(line string)) {
 	for len(content) > 0 {
 		line := content
 		if i := bytes.IndexByte(content, '\n'); i >= 0 {
@@ -62,45 +143,57 @@ func appendPatterns(ps []gitignore.Pattern, content []byte, domain []string) []g
 		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
 			continue
 		}
-		ps = append(ps, gitignore.ParsePattern(string(line), domain))
+		fn(string(line))
 	}
-	return ps
-}
-
-// ignored reports whether the entry at path (components from the walk
-// root) is excluded.
-func (r *ignoreRules) ignored(path []string, isDir bool) bool {
-	return r != nil && r.matcher.Match(path, isDir)
 }
 
 // parentRules returns the rules that the ignore files of from and of the
 // directories between it and dir, its descendant, put on dir's entries,
-// and dir's path components from from. Paths are matched from from, so
-// that an ancestor's anchored patterns ("/build") keep their meaning.
-func parentRules(dir, from string) (*ignoreRules, []string) {
-	if from == "" {
-		return nil, nil
-	}
+// the best match of dir and its ancestors, and dir's path components from
+// from. Paths are matched from from, so that an ancestor's anchored
+// patterns ("/build") keep their meaning. from "" is dir itself.
+func parentRules(dir, from string) (*ignoreRules, prio, []string) {
 	rel, err := filepath.Rel(from, dir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return nil, nil
+	if from == "" || err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return newRules(gitAbove(filepath.Dir(dir), dir)), 0, nil
 	}
 	var comps []string
 	if rel != "." {
 		comps = strings.Split(filepath.ToSlash(rel), "/")
 	}
-	var rules *ignoreRules
+	rules, anc := newRules(gitAbove(filepath.Dir(from), from)), prio(0)
 	for i := range comps {
 		d := filepath.Join(append([]string{from}, comps[:i]...)...)
-		var contents [][]byte
-		for _, name := range ignoreFiles {
-			if b, err := readSmall(filepath.Join(d, name)); err == nil {
-				contents = append(contents, b)
-			}
-		}
-		rules = rules.with(comps[:i], contents...)
+		rules = rules.with(comps[:i], readDirIgnore(d))
+		anc = max(anc, rules.match(&entryPath{dir: comps[:i], name: comps[i], isDir: true}))
 	}
-	return rules, comps
+	return rules, anc, comps
+}
+
+// gitAbove reports whether dir or one of its ancestors holds a .git (a
+// directory, or a file as in a linked work tree or submodule); below is
+// the child dir was taken from, to stop at the file system's root.
+func gitAbove(dir, below string) bool {
+	for d := dir; d != below; d, below = filepath.Dir(d), d {
+		if _, err := os.Lstat(filepath.Join(d, gitDir)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// readDirIgnore reads what the directory at path brings to the rules.
+func readDirIgnore(path string) dirIgnore {
+	var d dirIgnore
+	if fi, err := os.Lstat(filepath.Join(path, gitDir)); err == nil {
+		d.hasGit = true
+		if fi.IsDir() {
+			d.exclude, _ = readSmall(filepath.Join(path, gitDir, "info", "exclude"))
+		}
+	}
+	d.gitignore, _ = readSmall(filepath.Join(path, gitignoreFile))
+	d.ignore, _ = readSmall(filepath.Join(path, ignoreFile))
+	return d
 }
 
 // readSmall reads at most maxIgnoreFile bytes of a regular file.

@@ -32,6 +32,10 @@ type Matcher struct {
 	fold bool
 	// pure: a line that holds lit matches, so re need not run.
 	pure bool
+	// also are other literals every matching line holds (case-sensitive),
+	// looked for in a line that holds lit before re runs on it: in
+	// 'static int \w+_probe\(' most lines with "static int " lack "_probe(".
+	also [][]byte
 }
 
 // Compile checks q and returns its Matcher. A bad pattern gives a
@@ -59,8 +63,12 @@ func Compile(q Query) (*Matcher, error) {
 	}
 	m := &Matcher{re: re}
 	lit, fold := required(tree)
+	cut := false
 	if fold && !foldsASCII(lit) {
-		lit = nil // a fold into non-ASCII (k, K; s, ſ) the byte search would miss
+		// A fold into non-ASCII (k, K; s, ſ) the byte search would miss:
+		// search for the longest piece of a required literal without one.
+		lit, fold = longestSafe(tree)
+		cut = true
 	}
 	if len(lit) > 0 && !containsRune(lit, '\n') {
 		m.lit = []byte(string(lit))
@@ -68,7 +76,10 @@ func Compile(q Query) (*Matcher, error) {
 			m.lit = bytes.ToLower(m.lit)
 		}
 		m.fold = fold
-		m.pure = !crlf && isLiteral(tree)
+		m.pure = !cut && !crlf && isLiteral(tree)
+		if !m.pure {
+			m.also = otherLiterals(tree, m.lit)
+		}
 	}
 	return m, nil
 }
@@ -139,6 +150,86 @@ func required(re *syntax.Regexp) (lit []rune, fold bool) {
 	return nil, false
 }
 
+// literals appends every literal that every match of re contains, as
+// required finds them, each with whether it is folded.
+func literals(re *syntax.Regexp, out *[]foldLit) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		*out = append(*out, foldLit{re.Rune, re.Flags&syntax.FoldCase != 0})
+	case syntax.OpCapture, syntax.OpPlus:
+		literals(re.Sub[0], out)
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			literals(re.Sub[0], out)
+		}
+	case syntax.OpConcat:
+		var run foldLit
+		for _, sub := range re.Sub {
+			if sub.Op == syntax.OpLiteral {
+				run.r = append(run.r, sub.Rune...)
+				run.fold = run.fold || sub.Flags&syntax.FoldCase != 0
+				continue
+			}
+			*out = append(*out, run)
+			run = foldLit{}
+			literals(sub, out)
+		}
+		*out = append(*out, run)
+	}
+}
+
+// otherLiterals returns the case-sensitive literals of at least three
+// bytes that every match of re holds, but lit.
+func otherLiterals(re *syntax.Regexp, lit []byte) [][]byte {
+	var lits []foldLit
+	literals(re, &lits)
+	var out [][]byte
+	for _, l := range lits {
+		if b := []byte(string(l.r)); !l.fold && len(b) >= 3 && !bytes.Equal(b, lit) && !containsRune(l.r, '\n') {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// hasAlso reports whether line holds every literal of m.also.
+func (m *Matcher) hasAlso(line []byte) bool {
+	for _, a := range m.also {
+		if !bytes.Contains(line, a) {
+			return false
+		}
+	}
+	return true
+}
+
+type foldLit struct {
+	r    []rune
+	fold bool
+}
+
+// longestSafe returns the longest piece of a required literal that a
+// byte search finds: a folded literal is cut where a rune folds beyond
+// ASCII.
+func longestSafe(re *syntax.Regexp) ([]rune, bool) {
+	var lits []foldLit
+	literals(re, &lits)
+	var best []rune
+	bestFold := false
+	for _, l := range lits {
+		start := 0
+		for i := 0; i <= len(l.r); i++ {
+			if i < len(l.r) && (!l.fold || foldsASCII(l.r[i:i+1])) {
+				continue
+			}
+			if i-start > len(best) {
+				best, bestFold = l.r[start:i], l.fold
+			}
+			start = i + 1
+		}
+	}
+	return best, bestFold
+}
+
 // foldsASCII reports whether lit folds only to ASCII: ASCII, without k or s,
 // whose folds include the Kelvin sign and the long s.
 func foldsASCII(lit []rune) bool {
@@ -184,7 +275,7 @@ func (m *Matcher) next(buf []byte, pos int) (start, end int, ok bool) {
 		if j := bytes.IndexByte(buf[at:], '\n'); j >= 0 {
 			end = at + j
 		}
-		if m.pure || stop >= 0 && stop <= end || m.re.Match(buf[start:end]) {
+		if m.pure || stop >= 0 && stop <= end || m.hasAlso(buf[start:end]) && m.re.Match(buf[start:end]) {
 			return start, end, true
 		}
 		pos = end + 1
@@ -197,7 +288,7 @@ func (m *Matcher) matchLine(line []byte) bool {
 	if m.lit != nil && m.index(line) < 0 {
 		return false
 	}
-	return m.pure || m.re.Match(line)
+	return m.pure || m.hasAlso(line) && m.re.Match(line)
 }
 
 func (m *Matcher) index(b []byte) int {

@@ -172,7 +172,10 @@ func TestCompile(t *testing.T) {
 		{q: Query{Pattern: "a.c", Literal: true}, lines: []string{"xa.cx"}, miss: []string{"abc"}, pure: true, lit: "a.c"},
 		{q: Query{Pattern: `func \w+Reader\(`}, lines: []string{"func NewReader(r)"}, miss: []string{"func Reader("}, lit: "Reader("},
 		{q: Query{Pattern: "HeLLo", IgnoreCase: true}, lines: []string{"say hello", "HELLO"}, miss: []string{"help"}, pure: true, lit: "hello"},
-		{q: Query{Pattern: "kelvin", IgnoreCase: true}, lines: []string{"\u212aelvin"}},
+		// k folds into the Kelvin sign: the byte search looks for the
+		// longest piece of a required literal without such a fold.
+		{q: Query{Pattern: "kelvin", IgnoreCase: true}, lines: []string{"\u212aelvin", "KELVIN"}, miss: []string{"kelvi"}, lit: "elvin"},
+		{q: Query{Pattern: "mutex_(un)?lock_nested", IgnoreCase: true}, lines: []string{"MUTEX_LOC\u212a_NE\u017fTED"}, miss: []string{"mutex_lock"}, lit: "mutex_"},
 		{q: Query{Pattern: `^end$`}, lines: []string{"end\r", "end"}, miss: []string{"the end"}, lit: "end"},
 		{q: Query{Pattern: `a[^x]b`}, lines: []string{"acb"}, miss: []string{"a", "b"}, lit: "a"},
 		{q: Query{Pattern: `(foo|bar)+baz`}, lines: []string{"foobaz"}, lit: "baz"},
@@ -258,4 +261,24 @@ func TestGrepReaderCancel(t *testing.T) {
 	if _, err := GrepReader(ctx, m, bytes.NewReader(data), int64(len(data)), "big", GrepOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
+}
+
+// FuzzPrefilter: the literal searched before the regexp never rules out a
+// line the regexp matches (case folds into non-ASCII included).
+func FuzzPrefilter(f *testing.F) {
+	f.Add("kelvin", "\u212aELVIN", true)
+	f.Add("mutex_(un)?lock_nested", "MUTEX_UNLOC\u212a_NE\u017fTED", true)
+	f.Add(`func \w+Reader\(`, "func NewReader(", false)
+	f.Fuzz(func(t *testing.T, pattern, line string, fold bool) {
+		if strings.Contains(line, "\n") {
+			return
+		}
+		m, err := Compile(Query{Pattern: pattern, IgnoreCase: fold})
+		if err != nil {
+			return
+		}
+		if m.re.MatchString(line) && !m.matchLine([]byte(line)) {
+			t.Errorf("%q (fold %v) matches %q but its literal %q rules it out", pattern, fold, line, m.lit)
+		}
+	})
 }

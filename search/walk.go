@@ -5,7 +5,6 @@ import (
 	"context"
 	"io/fs"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -26,6 +25,7 @@ type dirFuture struct {
 	name      string
 	parent    *dirHandle   // held until the directory is opened
 	inherited *ignoreRules // the rules of the directories above
+	anc       prio         // the best match of the directory and its ancestors
 	taken     atomic.Bool  // by a reader or the walk, whichever first
 	byRead    bool         // taken by a reader: it holds a read-ahead slot
 	done      chan struct{}
@@ -37,6 +37,13 @@ type dirFuture struct {
 	subs  []*dirFuture
 	rules *ignoreRules // inherited and this directory's own
 	err   error
+}
+
+// walkOptions say which ignore files apply and where the walk may go.
+type walkOptions struct {
+	ignoreFrom string // see GrepOptions.IgnoreFrom
+	noIgnore   bool   // read no ignore file
+	allow      Allow
 }
 
 // walker walks a tree depth first, each directory's entries sorted by
@@ -73,16 +80,21 @@ func joinRel(dirRel, name string) string {
 // before its entries; symlinks are visited, never followed. visit is told
 // how many entries were ignored so far. An error from visit ends the walk
 // and is returned.
-func walk(ctx context.Context, dir, ignoreFrom string, allow Allow, visit func(dirRel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
+func walk(ctx context.Context, dir string, opt walkOptions, visit func(dirRel string, e entry, dir *dirHandle, ignored int) error) (ignored int, err error) {
 	fd, err := openDir(dir)
 	if err != nil {
 		return 0, err
 	}
-	if err := checkOpen(fd, allow); err != nil {
+	if err := checkOpen(fd, opt.allow); err != nil {
 		unix.Close(fd)
 		return 0, err
 	}
-	rules, comps := parentRules(dir, ignoreFrom)
+	var rules *ignoreRules
+	var anc prio
+	var comps []string
+	if !opt.noIgnore {
+		rules, anc, comps = parentRules(dir, opt.ignoreFrom)
+	}
 	h := newDirHandle(fd)
 	w := &walker{ctx: ctx, visit: visit}
 	w.cond = sync.NewCond(&w.mu)
@@ -90,7 +102,7 @@ func walk(ctx context.Context, dir, ignoreFrom string, allow Allow, visit func(d
 		w.wg.Add(1)
 		go w.reader()
 	}
-	f := &dirFuture{comps: comps, inherited: rules, done: make(chan struct{})}
+	f := &dirFuture{comps: comps, inherited: rules, anc: anc, done: make(chan struct{})}
 	f.taken.Store(true)
 	w.read(f, h)
 	err = w.walkDir(f)
@@ -225,26 +237,27 @@ func (w *walker) read(f *dirFuture, parent *dirHandle) {
 		f.h = nil
 		return
 	}
-	f.rules = f.inherited.with(f.comps, readIgnoreFiles(f.h.fd, f.ents)...)
+	if f.inherited != nil {
+		f.rules = f.inherited.with(f.comps, readDirIgnoreAt(f.h.fd, f.ents))
+	}
 	f.skip = make([]bool, len(f.ents))
-	path := make([]string, len(f.comps)+1)
-	copy(path, f.comps)
 	var subs []*dirFuture
 	for i, e := range f.ents {
 		isDir := e.typ.IsDir()
 		if isDir && vcsDirs[e.name] {
 			continue
 		}
-		path[len(path)-1] = e.name
-		if f.rules.ignored(path, isDir) {
+		ep := entryPath{dir: f.comps, name: e.name, isDir: isDir}
+		skip, anc := f.rules.excluded(f.anc, &ep)
+		if skip {
 			f.skip[i] = true
 			continue
 		}
 		if isDir {
 			f.h.acquire()
 			subs = append(subs, &dirFuture{
-				rel: joinRel(f.rel, e.name), comps: slices.Clone(path), name: e.name,
-				parent: f.h, inherited: f.rules, done: make(chan struct{}),
+				rel: joinRel(f.rel, e.name), comps: ep.path(), name: e.name,
+				parent: f.h, inherited: f.rules, anc: anc, done: make(chan struct{}),
 			})
 		}
 	}

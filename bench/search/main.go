@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 
 	"github.com/toold/toold/search"
@@ -23,6 +24,12 @@ func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: search grep|find|ls ...")
 		os.Exit(2)
+	}
+	if path := os.Getenv("TOOLD_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
 	}
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	defer out.Flush()
@@ -41,6 +48,7 @@ func main() {
 	}
 	if err != nil {
 		out.Flush()
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "search:", err)
 		os.Exit(2)
 	}

@@ -42,6 +42,11 @@ func runCall(o *options, args []string) int {
 		return 2
 	}
 	method := args[0]
+	if o.remote == "" {
+		// A daemon that ends with this one call would only start a build
+		// it then cancels.
+		o.index = "off"
+	}
 	var params json.RawMessage
 	if len(args) == 2 {
 		params = json.RawMessage(args[1])

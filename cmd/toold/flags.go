@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/protocol"
 )
 
@@ -26,6 +27,8 @@ type options struct {
 	spoolRoot string
 
 	sessionQuota, daemonQuota int64
+	index                     string // "on" or "off"
+	indexQuota                int64
 	writeTimeout              time.Duration
 	maxConns                  int
 
@@ -49,6 +52,8 @@ func spoolFlag(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.spoolRoot, "spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
 	fs.Int64Var(&o.sessionQuota, "spool-session-quota", protocol.DefaultSessionQuota, "bytes of spooled output a session keeps; past it its oldest spools are evicted")
 	fs.Int64Var(&o.daemonQuota, "spool-daemon-quota", protocol.DefaultDaemonQuota, "bytes of spooled output the daemon keeps over all sessions; past it the writing session's oldest spools are evicted")
+	fs.StringVar(&o.index, "index", "on", `the search index: "on" (a trigram index of each tree grepped, built in the background, kept in $XDG_CACHE_HOME/toold/index) or "off" (every grep scans)`)
+	fs.Int64Var(&o.indexQuota, "index-quota", index.DefaultQuota, "bytes of search index files on disk over all trees; past it the least recently used tree's is removed")
 }
 
 // connFlags are the flags of a daemon's connections: the serve command's.

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/lifecycle"
 )
 
@@ -33,6 +34,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binPath = filepath.Join(dir, "toold")
+	// The search index's files go to a cache of the tests' own, for the
+	// daemons in this process and the binaries alike.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
 	if err != nil {
 		// -race needs cgo; fall back to a plain build.
@@ -272,7 +276,7 @@ var modes = []mode{
 
 func startInProcess(t testing.TB, headers bool, _ ...string) *peer {
 	root := filepath.Join(t.TempDir(), "spool")
-	d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: root,
+	d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: root, Index: &index.Options{},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

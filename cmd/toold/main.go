@@ -23,6 +23,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/protocol"
 )
 
@@ -72,7 +73,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "toold: unknown command %q (commands: %s; see: toold help)\n", name, commandNames())
 		return 2
 	}
-	o := &options{sessionQuota: protocol.DefaultSessionQuota, daemonQuota: protocol.DefaultDaemonQuota}
+	o := &options{sessionQuota: protocol.DefaultSessionQuota, daemonQuota: protocol.DefaultDaemonQuota, index: "on", indexQuota: index.DefaultQuota}
 	fs := newFlagSet(c, o)
 	positional, err := parseInterspersed(fs, pre, post)
 	if errors.Is(err, flag.ErrHelp) {

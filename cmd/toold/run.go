@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toold/toold/index"
 	"github.com/toold/toold/internal/buildinfo"
 	"github.com/toold/toold/lifecycle"
 	"github.com/toold/toold/mcp"
@@ -133,8 +135,21 @@ func withLogger(o *options, f func(lifecycle.Options) int) int {
 		fmt.Fprintln(os.Stderr, "toold:", err)
 		return 2
 	}
+	var idx *index.Options
+	switch o.index {
+	case "", "on":
+		if o.indexQuota <= 0 {
+			fmt.Fprintln(os.Stderr, "toold: --index-quota must be positive")
+			return 2
+		}
+		idx = &index.Options{Quota: o.indexQuota}
+	case "off":
+	default:
+		fmt.Fprintf(os.Stderr, "toold: --index must be on or off, not %q\n", o.index)
+		return 2
+	}
 	return f(lifecycle.Options{Version: build.Version, SpoolRoot: o.spoolRoot, Trace: o.trace, Logger: logger,
-		SpoolSessionQuota: o.sessionQuota, SpoolDaemonQuota: o.daemonQuota,
+		SpoolSessionQuota: o.sessionQuota, SpoolDaemonQuota: o.daemonQuota, Index: idx,
 		WriteTimeout: o.writeTimeout, MaxConnsPerUID: o.maxConns, AdoptOrphans: true, Sandbox: box})
 }
 
@@ -207,7 +222,8 @@ func forwardOptions(o *options, log *slog.Logger) remote.Options {
 			args = append(args, "--rpc.trace")
 		}
 		args = append(args, "--spool-session-quota", strconv.FormatInt(o.sessionQuota, 10),
-			"--spool-daemon-quota", strconv.FormatInt(o.daemonQuota, 10))
+			"--spool-daemon-quota", strconv.FormatInt(o.daemonQuota, 10),
+			"--index", cmp.Or(o.index, "on"), "--index-quota", strconv.FormatInt(o.indexQuota, 10))
 		return remote.StartDaemon(exe, args, logPath(socket))
 	}
 	return fo

@@ -7,11 +7,14 @@ package main
 // protocol/, so that a wrong JSON name there fails here.
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -84,6 +87,7 @@ func searchTree(t *testing.T) (dir, outside string) {
 		"tree/ctx/c.txt":          []byte("1\n2\nneedle 3\n4\n5\n6\n7\nneedle 8\nneedle 9\n10\n"),
 		"outside/secret.txt":      []byte("needle outside\n"),
 		"tree/empty/.placeholder": nil,
+		"tree/.git/HEAD":          []byte("ref: refs/heads/main\n"), // a work tree: .gitignore applies
 	})
 	dir, outside = filepath.Join(base, "tree"), filepath.Join(base, "outside")
 	for link, target := range map[string]string{
@@ -134,7 +138,7 @@ func TestContractGrep(t *testing.T) {
 		if r.LimitReached != nil || r.Notice != nil || r.Skipped.Ignored != 4 || r.Skipped.Binary != 0 {
 			t.Errorf("tree: limit %v notice %q skipped %+v (want 4 ignored: app.log build/ sub/drop.txt sub/secret)", r.LimitReached, ctStr(r.Notice), r.Skipped)
 		}
-		if r := grep(map[string]any{"pattern": "binary"}); r.Skipped.Binary != 1 || r.TotalMatches != 0 || ctStr(r.Notice) != "[No matches] [1 binary file with matches not shown]" {
+		if r := grep(map[string]any{"pattern": "binary"}); r.Skipped.Binary != 1 || r.TotalMatches != 0 || ctStr(r.Notice) != "[No matches; 4 paths skipped by .gitignore/.ignore: noIgnore=true searches them] [1 binary file with matches not shown]" {
 			t.Errorf("binary: %+v %q", r.Skipped, ctStr(r.Notice))
 		}
 
@@ -275,7 +279,7 @@ func TestContractFindLs(t *testing.T) {
 		check("find", map[string]any{"type": "dir"}, []string{"crlf/", "ctx/", "empty/", "long/", "many/", "sub/"}, "<nil>")
 		check("find", map[string]any{"pattern": "sub/*", "type": "file"}, []string{"sub/.gitignore", "sub/.ignore", "sub/keep.txt"}, "<nil>")
 		check("find", map[string]any{"path": "sub", "pattern": "**"}, []string{".gitignore", ".ignore", "keep.txt", "loop", "self"}, "<nil>")
-		check("find", map[string]any{"pattern": "*.nothing"}, nil, "[No matches]")
+		check("find", map[string]any{"pattern": "*.nothing"}, nil, "[No matches; 4 paths skipped by .gitignore/.ignore: noIgnore=true searches them]")
 		check("find", map[string]any{"type": "file", "limit": 2}, []string{".gitignore", "a.go"},
 			"[2 results limit reached (10 in all). Use limit=4 for more, or refine pattern]")
 		if r := call("find", map[string]any{"path": wide}); len(r.Entries) != 1000 || r.Total != 1001 ||
@@ -310,6 +314,158 @@ func TestContractFindLs(t *testing.T) {
 			if err == nil || err.Code != tt.code || !strings.Contains(err.Message+string(err.Data), tt.field) {
 				t.Errorf("%s %v: %v, want %d naming %s", tt.method, tt.params, err, tt.code, tt.field)
 			}
+		}
+	})
+}
+
+// TestContractIgnoreRules: .gitignore applies only inside a git work tree
+// (a Debian-style top-level "/*" hides nothing outside one), .ignore
+// everywhere, noIgnore searches and lists what they hide, and a search
+// that finds nothing because of them says so.
+func TestContractIgnoreRules(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		files := map[string][]byte{
+			".gitignore":     []byte("*.o\n/*\n!/debian/\n"),
+			".ignore":        []byte("*.secret\n"),
+			"kernel/sched.c": []byte("void schedule(void) {}\n"),
+			"kernel/x.o":     []byte("schedule object\n"),
+			"key.secret":     []byte("schedule secret\n"),
+			"debian/rules":   []byte("schedule rules\n"),
+		}
+		plain := ctFiles(t, files)
+		files[".git/HEAD"] = []byte("ref: refs/heads/main\n")
+		repo := ctFiles(t, files)
+		p := start(t)
+		p.mustCall("initialize", map[string]any{"cwd": plain, "roots": []string{plain, repo}}, nil)
+		grep := func(params map[string]any) (hits []string, notice string, ignored int) {
+			t.Helper()
+			var r grepResult
+			p.mustCall("grep", params, &r)
+			for _, f := range r.Files {
+				hits = append(hits, f.Path)
+			}
+			return hits, ctStr(r.Notice), r.Skipped.Ignored
+		}
+		for _, tt := range []struct {
+			path     string
+			noIgnore bool
+			want     []string
+			notice   string
+			ignored  int
+		}{
+			// Outside a work tree, as ripgrep: only .ignore applies.
+			{plain, false, []string{"debian/rules", "kernel/sched.c", "kernel/x.o"}, "<nil>", 1},
+			{plain, true, []string{"debian/rules", "kernel/sched.c", "kernel/x.o", "key.secret"}, "<nil>", 0},
+			// Inside one: "/*" hides the top level but debian/.
+			{repo, false, []string{"debian/rules"}, "<nil>", 4},
+			// A subdirectory: its parent's "/*" covers it, as in git.
+			{repo + "/kernel", false, nil, "[No matches; 2 paths skipped by .gitignore/.ignore: noIgnore=true searches them]", 2},
+			{repo + "/kernel", true, []string{"sched.c", "x.o"}, "<nil>", 0},
+		} {
+			hits, notice, ignored := grep(map[string]any{"pattern": "schedule", "path": tt.path, "noIgnore": tt.noIgnore})
+			if strings.Join(hits, "|") != strings.Join(tt.want, "|") || notice != tt.notice || ignored != tt.ignored {
+				t.Errorf("grep %s noIgnore=%v: %q %q ignored %d, want %q %q %d", tt.path, tt.noIgnore, hits, notice, ignored, tt.want, tt.notice, tt.ignored)
+			}
+		}
+		var r entriesResult
+		p.mustCall("find", map[string]any{"path": repo, "pattern": "*.c"}, &r)
+		if len(r.Entries) != 0 || ctStr(r.Notice) != "[No matches; 4 paths skipped by .gitignore/.ignore: noIgnore=true searches them]" {
+			t.Errorf("find in the repo: %q %q", r.Entries, ctStr(r.Notice))
+		}
+		p.mustCall("find", map[string]any{"path": repo, "pattern": "*.c", "noIgnore": true}, &r)
+		if strings.Join(r.Entries, "|") != "kernel/sched.c" || r.Notice != nil {
+			t.Errorf("find noIgnore: %q %q", r.Entries, ctStr(r.Notice))
+		}
+		p.mustCall("ls", map[string]any{"path": repo + "/kernel"}, &r)
+		if len(r.Entries) != 0 || ctStr(r.Notice) != "[Empty directory; 2 paths skipped by .gitignore/.ignore: noIgnore=true lists them]" {
+			t.Errorf("ls in the repo: %q %q", r.Entries, ctStr(r.Notice))
+		}
+		p.mustCall("ls", map[string]any{"path": repo + "/kernel", "noIgnore": true}, &r)
+		if strings.Join(r.Entries, "|") != "sched.c|x.o" {
+			t.Errorf("ls noIgnore: %q %q", r.Entries, ctStr(r.Notice))
+		}
+		p.mustCall("ls", map[string]any{"path": plain}, &r)
+		if strings.Join(r.Entries, "|") != "debian/|kernel/" {
+			t.Errorf("ls outside a work tree: %q", r.Entries)
+		}
+	})
+}
+
+// TestContractSearchIndex: the first grep of a tree scans and starts its
+// index; once stats says it is ready, greps are answered from it with the
+// reply a scan gave, and an edit by another process is seen by a grep 100
+// ms later.
+func TestContractSearchIndex(t *testing.T) {
+	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
+		files := map[string][]byte{".git/HEAD": []byte("ref: x\n"), ".gitignore": []byte("*.log\n"), "skip.log": []byte("needle_7 in a log\n")}
+		for i := range 60 {
+			body := fmt.Sprintf("package p%d\n\nfunc F%d() int { return %d }\n", i, i, i)
+			if i%10 == 3 {
+				body += fmt.Sprintf("// needle_%d here\n", i%7)
+			}
+			files[fmt.Sprintf("d%d/f%02d.go", i%4, i)] = []byte(body)
+		}
+		dir := ctFiles(t, files)
+		p := start(t)
+		p.mustCall("initialize", map[string]any{"cwd": dir, "roots": []string{dir}}, nil)
+		queries := []map[string]any{
+			{"pattern": "needle_[0-9]"}, {"pattern": "NEEDLE_6", "ignoreCase": true}, {"pattern": "func F1\\d", "limit": 3},
+			{"pattern": "nothing_here"}, {"pattern": "return", "literal": true, "glob": "d1/**"}, {"pattern": "needle_7"},
+		}
+		grep := func(q map[string]any) string {
+			t.Helper()
+			var r json.RawMessage
+			p.mustCall("grep", q, &r)
+			return string(r)
+		}
+		scanned := make([]string, len(queries))
+		for i, q := range queries {
+			scanned[i] = grep(q)
+		}
+		type indexStats struct {
+			Root        string `json:"root"`
+			State       string `json:"state"`
+			Files       int    `json:"files"`
+			Bytes       int64  `json:"bytes"`
+			BuiltMs     *int64 `json:"builtMs"`
+			Hits, Scans int64
+		}
+		var st struct {
+			Index []indexStats `json:"index"`
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			p.mustCall("stats", nil, &st)
+			if len(st.Index) == 1 && st.Index[0].State == "ready" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("index never ready: %+v", st.Index)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if s := st.Index[0]; s.Files != 61 || s.Bytes <= 0 || s.BuiltMs == nil || s.Root == "" {
+			t.Errorf("stats.index: %+v", s)
+		}
+		for i, q := range queries {
+			if got := grep(q); got != scanned[i] {
+				t.Errorf("%v: from the index\n%s\nscan gave\n%s", q, got, scanned[i])
+			}
+		}
+		p.mustCall("stats", nil, &st)
+		if st.Index[0].Hits < 4 {
+			t.Errorf("greps answered from the index: %+v", st.Index[0])
+		}
+		cmd := exec.Command("sh", "-c", "printf '// needle_9 added\\n' >> d2/f10.go")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+		var r grepResult
+		p.mustCall("grep", map[string]any{"pattern": "needle_9"}, &r)
+		if strings.Join(r.hits(), "|") != "d2/f10.go:4:// needle_9 added" {
+			t.Errorf("an edit 100 ms before: %q", r.hits())
 		}
 	})
 }

@@ -28,6 +28,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binPath = filepath.Join(dir, "toold")
+	// The search index's files go to a cache of the tests' own.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	if bin := os.Getenv("TOOLD_ADVERSARIAL_BIN"); bin != "" {
 		binPath = bin // as daemonBinary: a given binary (TestSandboxAsNobody's)
 	} else if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/toold").CombinedOutput(); err != nil {

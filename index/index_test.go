@@ -1,0 +1,229 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toold/toold/search"
+)
+
+var words = []string{"sched", "Schedule", "EXPORT_SYMBOL", "probe", "mutex_lock", "kelvin", "Straße", "résumé",
+	"\u212Aelvin", "ſtate", "error", "ERROR", "timeout", "func", "return", "nil", "x", "ab", "abc"}
+
+// genTree writes a tree of n text files (and a few binary ones, an
+// ignored one, CRLF lines) in a git work tree.
+func genTree(t testing.TB, n int, seed uint64) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	dir := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".git/HEAD", "ref: x\n")
+	write(".gitignore", "*.log\n")
+	write("ignored.log", "sched error timeout\n")
+	for i := range n {
+		var b strings.Builder
+		for l := range 1 + r.IntN(30) {
+			for w := range 1 + r.IntN(6) {
+				if w > 0 {
+					b.WriteByte(" _("[r.IntN(3)])
+				}
+				b.WriteString(words[r.IntN(len(words))])
+				if r.IntN(4) == 0 {
+					fmt.Fprint(&b, r.IntN(100))
+				}
+			}
+			if l%7 == 3 {
+				b.WriteByte('\r')
+			}
+			b.WriteByte('\n')
+		}
+		body := b.String()
+		if i%37 == 5 {
+			body = "bin\x00" + body
+		}
+		write(fmt.Sprintf("d%d/e%d/f%03d.c", i%5, i%3, i), body)
+	}
+	return dir
+}
+
+// newManager returns a Manager on a temporary cache directory.
+func newManager(t testing.TB, opt Options) *Manager {
+	t.Helper()
+	if opt.Dir == "" {
+		opt.Dir = filepath.Join(t.TempDir(), "index")
+	}
+	m, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// waitState waits for dir's tree to reach state.
+func waitState(t testing.TB, m *Manager, dir, state string) Stats {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, s := range m.Stats() {
+			if s.Root == dir && s.State == state {
+				return s
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never %s: %+v", dir, state, m.Stats())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// listingGreps counts the greps that went through the listing.
+var listingGreps int
+
+// grepBoth greps dir by scan and through the index and fails on any
+// difference; it reports whether the index answered.
+func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.GrepOptions) bool {
+	t.Helper()
+	mt, err := search.Compile(q)
+	if err != nil {
+		return false
+	}
+	scan, err := search.Grep(context.Background(), mt, dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := QueryFor(q.Pattern, q.Literal, q.IgnoreCase)
+	opt.Candidate = m.Candidates(dir, query, "")
+	indexed, err := search.Grep(context.Background(), mt, dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(scan, indexed) {
+		t.Fatalf("%+v (query %v): index and scan differ:\nscan  %+v\nindex %+v", q, query, scan, indexed)
+	}
+	// Without a walk, through the listing, when the tree's names held.
+	answered := opt.Candidate != nil
+	opt.Candidate = nil
+	if p := m.Plan(dir, query, "", false); p.Listing != nil {
+		listingGreps++
+		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Keep, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(scan, listed) {
+			t.Fatalf("%+v (query %v): listing and scan differ:\nscan    %+v\nlisting %+v", q, query, scan, listed)
+		}
+	}
+	return answered
+}
+
+func genPatterns(r *rand.Rand, n int) []search.Query {
+	frags := []string{`\d+`, `.`, `\w+`, `[Ss]ched`, `(probe|mutex)`, `_`, `(?i)`, `^`, `$`, `x?`, `[a-c]{2}`, `\(`, ` `, `k`, `s`, `é`, `[^a]`, `|`}
+	var out []search.Query
+	for range n {
+		var b strings.Builder
+		for range 1 + r.IntN(3) {
+			if r.IntN(2) == 0 {
+				w := words[r.IntN(len(words))]
+				if r.IntN(3) == 0 && len(w) > 3 {
+					w = w[:2+r.IntN(len(w)-2)]
+				}
+				b.WriteString(w)
+			} else {
+				b.WriteString(frags[r.IntN(len(frags))])
+			}
+		}
+		out = append(out, search.Query{Pattern: b.String(), IgnoreCase: r.IntN(3) == 0, Literal: r.IntN(5) == 0})
+	}
+	return out
+}
+
+// TestIndexMatchesScan: over generated patterns on a generated tree, a
+// grep through the index answers what a scan answers, with and without
+// limits.
+func TestIndexMatchesScan(t *testing.T) {
+	n, np := 200, 200
+	if os.Getenv("TOOLD_LONG") != "" {
+		n, np = 2000, 2000
+	}
+	dir := genTree(t, n, 1)
+	m := newManager(t, Options{Logger: quiet()})
+	m.Candidates(dir, nil, "")
+	waitState(t, m, dir, StateReady)
+	r := rand.New(rand.NewPCG(3, 4))
+	hits := 0
+	opts := []search.GrepOptions{{Limit: 7, Context: 1}, {MaxBytes: 300}, {Glob: "d1/**"}, {Limit: 1}}
+	for i, q := range append(fixedPatterns, genPatterns(r, np)...) {
+		for _, opt := range []search.GrepOptions{{}, opts[i%len(opts)]} {
+			if grepBoth(t, m, dir, q, opt) {
+				hits++
+			}
+		}
+	}
+	if hits < np || listingGreps < np {
+		t.Errorf("the index answered only %d greps, %d through the listing", hits, listingGreps)
+	}
+	// A subdirectory is answered by the tree's index.
+	if !grepBoth(t, m, filepath.Join(dir, "d2"), search.Query{Pattern: "mutex_lock"}, search.GrepOptions{}) {
+		t.Error("a subdirectory's grep scanned")
+	}
+}
+
+var fixedPatterns = []search.Query{
+	{Pattern: "sched"}, {Pattern: "SCHED", IgnoreCase: true}, {Pattern: "kelvin", IgnoreCase: true},
+	{Pattern: "state", IgnoreCase: true}, {Pattern: "STRASSE", IgnoreCase: true}, {Pattern: "RÉSUMÉ", IgnoreCase: true},
+	{Pattern: "EXPORT_SYMBOL(", Literal: true}, {Pattern: `probe\d+`}, {Pattern: `(sched|mutex)_?\w+`},
+	{Pattern: `\w+`}, {Pattern: `.`}, {Pattern: `error$`}, {Pattern: `^func`}, {Pattern: "\uFFFD"},
+	{Pattern: "timeout", Literal: true, IgnoreCase: true}, {Pattern: `[Ee]rror \d`}, {Pattern: `abc|xyz`},
+}
+
+// FuzzQueryFor: whatever the pattern, the index's candidates hold every
+// file a scan finds a match in.
+func FuzzQueryFor(f *testing.F) {
+	for _, q := range fixedPatterns {
+		f.Add(q.Pattern, q.IgnoreCase, q.Literal)
+	}
+	dir := genTree(f, 60, 2)
+	m := newManager(f, Options{Logger: quiet()})
+	m.Candidates(dir, nil, "")
+	waitState(f, m, dir, StateReady)
+	f.Fuzz(func(t *testing.T, pattern string, fold, literal bool) {
+		grepBoth(t, m, dir, search.Query{Pattern: pattern, IgnoreCase: fold, Literal: literal}, search.GrepOptions{})
+	})
+}
+
+func TestQueryFor(t *testing.T) {
+	for _, tt := range []struct {
+		pattern       string
+		fold, literal bool
+		want          string
+	}{
+		{"Sched", false, false, "and(che hed sch)"},
+		{"a.b", false, false, "all"},
+		{`\w+`, false, false, "all"},
+		{"(abc|def)ghi", false, false, "or(and(abc bcg cgh ghi) and(def efg fgh ghi))"},
+		{"kelvin", true, false, "or(and(elv kel lvi vin) and(elv lvi vin \x84\xaae \xaael \xe2\x84\xaa))"},
+		{"a(", false, true, "all"},
+		{"abc(", false, true, "and(abc bc()"},
+		{`foo\d+bar`, false, false, "and(bar foo)"},
+	} {
+		if got := QueryFor(tt.pattern, tt.literal, tt.fold).String(); got != tt.want {
+			t.Errorf("%q fold=%v literal=%v: %s, want %s", tt.pattern, tt.fold, tt.literal, got, tt.want)
+		}
+	}
+}
