@@ -139,7 +139,7 @@ describe('a large file read with no range', () => {
         Array.from({ length: 20 }, (_, j) => `        value_${j} = request.get("field_${j}", ${i})\n`).join('') + '\n\n');
     }
     fs.writeFileSync(file, parts.join(''));
-    const client = await connect('outline-agent', ['mcp'], {}, {}, work);
+    const client = await connect('outline-agent', ['mcp', '--structured'], {}, {}, work);
     try {
       const r = await callTool(client, 'read', { path: file });
       assert.equal(r.res.isError, undefined, r.text);
@@ -337,7 +337,7 @@ describe('toold mcp by default: the text, once, whole', () => {
           ['exec', { command: 'seq 1 1000000' }, (t) => t.includes('\n1000000\n') && t.includes('omitted')],
           ['exec', { command: 'seq 1 1000000; seq 1 1000000 >&2' }, (t) => t.includes('--- stderr ---')],
           ['exec', { command: json }, (t) => t.includes('{"data":"xxx')],
-          ['read', { path: big }, (t) => t.startsWith('     1\tline 0 of') && t.includes('offset=')],
+          ['read', { path: big }, (t) => t.includes('\n     1\tline 0 of') && t.includes('offset=')],
           ['grep', { pattern: 'needle 3', path: big }, (t) => t.includes('needle 3')],
         ];
         for (const [name, a, ok] of cases) {
