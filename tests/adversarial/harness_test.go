@@ -17,31 +17,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/rpc"
 )
 
+// binPath is the built toold, shared with the other packages' tests
+// (testenv.Toold: built with -race when the tests are; .ci/run's long run
+// is without, for its 100,000 requests).
 var binPath string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toold-adversarial-")
-	if err != nil {
-		panic(err)
-	}
-	binPath = filepath.Join(dir, "toold")
-	// A plain build: the long cases make 100,000 requests, and -race is
-	// for the packages' own tests.
-	if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/toold").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building toold: %v\n%s", err, out)
+	var err error
+	if binPath, err = testenv.Toold(); err != nil {
+		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // long reports whether the long variants run: TOOLD_LONG=1 or the
 // adversarial_long build tag.
-func long() bool { return longTag || os.Getenv("TOOLD_LONG") == "1" }
+func long() bool { return longTag || testenv.Long() }
 
 // rpcError is the error of a reply.
 type rpcError = rpc.Error
