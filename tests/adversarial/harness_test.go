@@ -21,14 +21,16 @@ import (
 	"github.com/toold/toold/rpc"
 )
 
-// binPath is the built toold, shared with the other packages' tests
-// (testenv.Toold: built with -race when the tests are; .ci/run's long run
-// is without, for its 100,000 requests).
+// binPath is the built toold, from the cache the other packages' tests
+// share (testenv). Built without -race, as shipped: the floods' RSS budget
+// is the shipped daemon's (-race's shadow memory took 210 of its 256 MiB),
+// the long cases make 100,000 requests, and -race is for the packages' own
+// tests.
 var binPath string
 
 func TestMain(m *testing.M) {
 	var err error
-	if binPath, err = testenv.Toold(); err != nil {
+	if binPath, err = testenv.Build(false, ""); err != nil {
 		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
