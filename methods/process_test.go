@@ -170,7 +170,11 @@ func TestProcessAdversarial(t *testing.T) {
 
 	svc, s = newExecService(t, nil)
 	r = call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "sleep 0.2; head -c 20000 /dev/urandom; printf '\\0'; sleep 30", "background": true})
-	w = call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 300}})
+	// Idle for 300 ms may come before the output does on a loaded machine
+	// (the command sleeps first): wait again until it has come.
+	for i := 0; i == 0 || w.Reason == protocol.ReasonIdle && w.Stdout.TotalBytes == 0 && i < 50; i++ {
+		w = call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 300}})
+	}
 	if !w.Stdout.Binary || w.Stdout.Head != "" || w.Stdout.Spool == nil || w.Stdout.TotalBytes != 20001 {
 		t.Fatalf("binary: %+v", w.Stdout)
 	}
