@@ -67,7 +67,8 @@ func Build(race bool, ldflags string) (string, error) {
 	if touch(bin) {
 		return bin, nil
 	}
-	unlock, err := lock(filepath.Join(dir, "lock"))
+	// A lock per key: builds of other sources (another worktree) go on.
+	unlock, err := lock(filepath.Join(dir, "lock-"+key))
 	if err != nil {
 		return "", err
 	}
@@ -193,13 +194,14 @@ func lock(path string) (func(), error) {
 }
 
 // prune removes the binaries in dir other than current that no run has
-// used for keep, and the temporary files of builds that died.
+// used for keep, their locks, and the temporary files of builds that died.
 func prune(dir, current string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		info, err := e.Info()
-		if p == current || err != nil || !strings.HasPrefix(e.Name(), "toold-") {
+		own := strings.HasPrefix(e.Name(), "toold-") || strings.HasPrefix(e.Name(), "lock-")
+		if p == current || err != nil || !own {
 			continue
 		}
 		if time.Since(info.ModTime()) > keep {
