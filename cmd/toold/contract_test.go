@@ -1252,7 +1252,7 @@ func TestContractRequestIDs(t *testing.T) {
 			if m.Error != nil || len(m.Result) == 0 {
 				t.Errorf("id null: %+v", m)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(p.waitFor()): // 5 s was too short at a load of 14
 			t.Error("id null: no reply")
 		}
 	})
