@@ -11,25 +11,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
+// binPath is the built toold, shared with the other packages' tests.
 var binPath string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toold-client-")
-	if err != nil {
-		panic(err)
-	}
-	binPath = filepath.Join(dir, "toold")
-	if out, err := exec.Command("go", "build", "-o", binPath, "../cmd/toold").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building toold: %v\n%s", err, out)
+	var err error
+	if binPath, err = testenv.Toold(); err != nil {
+		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // ways are the three ways to reach toold, each with a fresh daemon.

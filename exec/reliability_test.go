@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/spool"
 )
 
@@ -53,8 +54,9 @@ func openFDs(t *testing.T) int {
 	return len(ents)
 }
 
-// TestReliability runs 1000 commands that exit, time out, are cancelled or
-// leave background children, a few at a time, and checks that nothing of
+// TestReliability runs 1000 commands (TOOLD_LONG=1; 200, each kind of ten
+// 20 times, in the quick run) that exit, time out, are cancelled
+// or leave background children, a few at a time, and checks that nothing of
 // them is left: no process, no fd, no goroutine, no spool file.
 func TestReliability(t *testing.T) {
 	if testing.Short() {
@@ -76,7 +78,7 @@ func TestReliability(t *testing.T) {
 	baseFDs := openFDs(t)
 
 	r := exec.NewRunner(nil)
-	const runs, workers = 1000, 4
+	runs, workers := testenv.Size(200, 1000), 4
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	var dirs []*spool.Dir

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // reference is the naive answer: the file split into lines.
@@ -171,16 +173,20 @@ func TestIndexMatchesReference(t *testing.T) {
 	}
 }
 
+// TestIndexLongLines indexes lines of 5 MB (TOOLD_LONG=1; 1 MB in the
+// quick run, still four of index.go's read buffers and many times the
+// spacings) and 5 MB (1 MB) of empty lines.
 func TestIndexLongLines(t *testing.T) {
-	long := bytes.Repeat([]byte("y"), 5<<20)
+	size := testenv.Size(1<<20, 5<<20)
+	long := bytes.Repeat([]byte("y"), size)
 	cases := []struct {
 		name    string
 		content []byte
 	}{
-		{"5 MB single line", long},
-		{"5 MB single line with newline", append(append([]byte{}, long...), '\n')},
-		{"short, 5 MB, short", []byte("a\nb\n" + string(long) + "\nc\nd")},
-		{"5 MB of newlines", bytes.Repeat([]byte("\n"), 5<<20)},
+		{"MBs single line", long},
+		{"MBs single line with newline", append(append([]byte{}, long...), '\n')},
+		{"short, MBs, short", []byte("a\nb\n" + string(long) + "\nc\nd")},
+		{"MBs of newlines", bytes.Repeat([]byte("\n"), size)},
 	}
 	for _, spacing := range []int64{64, 4096, 0} {
 		c := newCache(t, Options{Spacing: spacing, noWatch: true})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/search"
 )
 
@@ -60,7 +61,7 @@ func hitsOf(t *testing.T, m *Manager, dir, pattern string) []string {
 // directory, a rename, a removed line.
 func TestIndexFresh(t *testing.T) {
 	rounds := 2
-	if os.Getenv("TOOLD_LONG") != "" {
+	if testenv.Long() {
 		rounds = 20
 	}
 	dir := genTree(t, 200, 5)
@@ -144,7 +145,7 @@ func TestIndexOverflowAndWatchLimit(t *testing.T) {
 // rebuilt.
 func TestIndexRestart(t *testing.T) {
 	n := 400
-	if os.Getenv("TOOLD_LONG") != "" {
+	if testenv.Long() {
 		n = 6000
 	}
 	dir := genTree(t, n, 8)
@@ -166,7 +167,7 @@ func TestIndexRestart(t *testing.T) {
 	if s.BuiltMs != 0 {
 		t.Errorf("rebuilt instead of reused: %+v", s)
 	}
-	if os.Getenv("TOOLD_LONG") != "" && reload > build/10 {
+	if testenv.Long() && reload > build/10 {
 		t.Errorf("ready after %v, over 10%% of the build's %v", reload, build)
 	}
 	if got := hitsOf(t, b, dir, "zqrestart"); strings.Join(got, "|") != "d4/e1/f004.c" {

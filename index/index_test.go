@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/search"
 )
 
@@ -158,7 +159,7 @@ func genPatterns(r *rand.Rand, n int) []search.Query {
 // limits.
 func TestIndexMatchesScan(t *testing.T) {
 	n, np := 200, 200
-	if os.Getenv("TOOLD_LONG") != "" {
+	if testenv.Long() {
 		n, np = 2000, 2000
 	}
 	dir := genTree(t, n, 1)

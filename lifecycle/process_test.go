@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
@@ -75,9 +76,10 @@ func wantGone(t *testing.T, how string, pids []int) {
 }
 
 // TestProcessesEndWithSessions: 210 background processes (each with a
-// child) in 15 sessions, ended by session/close, by the client leaving and
-// by the daemon's Close (what SIGTERM and SIGINT call), leave no process,
-// goroutine, descriptor or spool file.
+// child) in 15 sessions (TOOLD_LONG=1; 84 in 6 in the quick run), ended by
+// session/close, by the client leaving and by the daemon's Close (what
+// SIGTERM and SIGINT call), leave no process, goroutine, descriptor or
+// spool file.
 func TestProcessesEndWithSessions(t *testing.T) {
 	d := newDaemon(t)
 	fds := func() int {
@@ -98,16 +100,17 @@ func TestProcessesEndWithSessions(t *testing.T) {
 		pids []int
 	}
 	var groups [3][]sess
+	perGroup := testenv.Size(2, 5)
 	for g := range groups {
-		for range 5 {
+		for range perGroup {
 			c, wait := connect(t, d)
 			groups[g] = append(groups[g], sess{c, wait, startProcs(t, c, perSession)})
 		}
 	}
-	if n := d.svc.Runner.Running(); n != 15*perSession {
+	if n := d.svc.Runner.Running(); n != len(groups)*perGroup*perSession {
 		var list []protocol.ProcessInfo
 		groups[0][0].c.Call(context.Background(), protocol.MethodProcessList, nil, &list)
-		t.Fatalf("%d running, want %d; one session's: %+v", n, 15*perSession, list)
+		t.Fatalf("%d running, want %d; one session's: %+v", n, len(groups)*perGroup*perSession, list)
 	}
 	for _, s := range groups[0] {
 		if err := s.c.Call(context.Background(), protocol.MethodSessionClose, nil, nil); err != nil {

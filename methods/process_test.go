@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,17 +63,15 @@ func TestExecYield(t *testing.T) {
 // it left out.
 func TestBackgroundPaging(t *testing.T) {
 	svc, s := newExecService(t, nil)
-	// The rest comes once the first wait has returned (go is made then),
-	// whatever the load: a sleep between them let a slow first wait take
-	// all 5000 lines, and the second wait none.
-	gate := filepath.Join(t.TempDir(), "go")
-	cmd := fmt.Sprintf("seq 1 10; while [ ! -e %s ]; do sleep 0.01; done; seq 11 5000; sleep 30", gate)
-	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd, "background": true})
+	// The rest comes once the first wait has returned: a sleep between them
+	// was outwaited on a loaded machine, the first wait took all 5000 lines
+	// and the second waited 30 s for more.
+	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "seq 1 10; read x; seq 11 5000; sleep 30", "background": true})
 	id := *r.Process
-	call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": id, "until": map[string]any{"pattern": "^10$"}})
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
-		t.Fatal(err)
+	if !strings.HasSuffix(r.Stdout.Head+r.Stdout.Tail, "\n10\n") {
+		call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": id, "until": map[string]any{"pattern": "^10$"}})
 	}
+	call[protocol.ProcessWriteResult](t, svc.ProcessWrite, s, map[string]any{"id": id, "stdin": "go\n"})
 	// The first wait returned lines 1-10 (maybe fewer, if it came early):
 	// read up to the end, then read the rest in one preview.
 	w := call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": id, "until": map[string]any{"pattern": "^5000$"}, "maxLines": 20})
@@ -179,7 +176,11 @@ func TestProcessAdversarial(t *testing.T) {
 
 	svc, s = newExecService(t, nil)
 	r = call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "sleep 0.2; head -c 20000 /dev/urandom; printf '\\0'; sleep 30", "background": true})
-	w = call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 300}})
+	// Idle for 300 ms may come before the output does on a loaded machine
+	// (the command sleeps first): wait again until it has come.
+	for i := 0; i == 0 || w.Reason == protocol.ReasonIdle && w.Stdout.TotalBytes == 0 && i < 50; i++ {
+		w = call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 300}})
+	}
 	if !w.Stdout.Binary || w.Stdout.Head != "" || w.Stdout.Spool == nil || w.Stdout.TotalBytes != 20001 {
 		t.Fatalf("binary: %+v", w.Stdout)
 	}

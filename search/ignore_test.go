@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/toold/toold/internal/testenv"
 )
 
 // writeTree writes files (path → content) beneath a new temporary dir.
@@ -213,7 +214,7 @@ func TestIgnoreMatchReference(t *testing.T) {
 func TestIgnoreMatchRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 300
-	if os.Getenv("TOOLD_LONG") != "" {
+	if testenv.Long() {
 		n = 5000
 	}
 	for range n {

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -88,7 +89,7 @@ func TestSweepEndsGroups(t *testing.T) {
 				}
 			})
 			d := deadDaemonDir(t, root)
-			time.Sleep(50 * time.Millisecond) // the background children have started
+			startedSleeps(t, marker, strings.Count(tc.script, "sleep"))
 			if _, err := d.RecordGroup(pgid, marker); err != nil {
 				t.Fatal(err)
 			}
@@ -121,6 +122,28 @@ func TestSweepEndsGroups(t *testing.T) {
 				t.Errorf("processes %v with the group's marker live on", marked)
 			}
 		})
+	}
+}
+
+// startedSleeps waits (up to 10 s) until n processes with marker run
+// sleep: the script's children have started, and a setsid has moved its
+// child out of the group. A fixed 50 ms was too short at a load of 14: the
+// sweep ran while the setsid child was still on its way out, and missed it.
+func startedSleeps(t *testing.T, marker string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		sleeps := 0
+		for _, pid := range proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker) {
+			if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); string(comm) == "sleep\n" {
+				sleeps++
+			}
+		}
+		if sleeps >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d sleeps with %s started in 10 s", sleeps, n, marker)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/notice"
 )
 
@@ -51,10 +52,9 @@ func TestVersion(t *testing.T) {
 	}
 	// A release build: the version set at link time is the one reported,
 	// here and in initialize's serverInfo.
-	exe := filepath.Join(t.TempDir(), "toold")
-	if b, err := exec.Command("go", "build", "-o", exe, "-ldflags",
-		"-X github.com/toold/toold/internal/buildinfo.Override=v9.8.7", ".").CombinedOutput(); err != nil {
-		t.Fatalf("building: %v\n%s", err, b)
+	exe, err := testenv.Build(testenv.Race, "-X github.com/toold/toold/internal/buildinfo.Override=v9.8.7")
+	if err != nil {
+		t.Fatal(err)
 	}
 	if out, _, _ := runExe(t, exe, "", nil, "version"); !strings.HasPrefix(out, "toold v9.8.7\n") {
 		t.Errorf("release build: %q", out)

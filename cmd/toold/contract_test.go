@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // ctExec is exec's result with the fields execResult leaves out.
@@ -980,7 +982,11 @@ func TestContractMessageSizeBoundary(t *testing.T) {
 	// Process mode only: a 16 MiB message takes seconds to decode under
 	// -race, and the in-process and forwarded daemons frame with the same
 	// rpc.FrameReader (TestFrameReaderRoundTrip, TestHeadersInAnyOrder).
+	// The quick run decodes the message of exactly 16 MiB in line framing
+	// only (rpc's TestOversizeMessage has the boundary in both framings);
+	// the one a byte over, dropped unread, goes in both.
 	for _, headers := range []bool{false, true} {
+		exact := !headers || testenv.Long()
 		t.Run("headers="+strconv.FormatBool(headers), func(t *testing.T) {
 			t.Parallel()
 			p := startProcess(t, headers)
@@ -991,9 +997,11 @@ func TestContractMessageSizeBoundary(t *testing.T) {
 			ok := make(chan message, 1)
 			p.replies["900001"] = ok
 			p.mu.Unlock()
-			p.send(build(900001, 16<<20))
-			if m := p.await(ok); m.Error != nil {
-				t.Errorf("a message of exactly 16 MiB: %v", m.Error)
+			if exact {
+				p.send(build(900001, 16<<20))
+				if m := p.await(ok); m.Error != nil {
+					t.Errorf("a message of exactly 16 MiB: %v", m.Error)
+				}
 			}
 			p.send(build(900002, 16<<20+1))
 			if m := p.orphan(); m.Error == nil || m.Error.Code != -32600 {
@@ -1244,7 +1252,7 @@ func TestContractRequestIDs(t *testing.T) {
 			if m.Error != nil || len(m.Result) == 0 {
 				t.Errorf("id null: %+v", m)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(p.waitFor()): // 5 s was too short at a load of 14
 			t.Error("id null: no reply")
 		}
 	})

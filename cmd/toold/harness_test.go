@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,33 +21,33 @@ import (
 	"time"
 
 	"github.com/toold/toold/index"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/lifecycle"
 )
 
 // The same cases run against a daemon in this process (over net.Pipe) and
 // against the built binary over stdio, as an editor would spawn it.
 
+// binPath is the built toold, shared with the other packages' tests
+// (testenv.Toold): built with -race when the tests are.
 var binPath string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toold-bin-")
+	var err error
+	if binPath, err = testenv.Toold(); err != nil {
+		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
+		os.Exit(1)
+	}
+	// The search index's files go to a cache of the tests' own, for the
+	// daemons in this process and the binaries alike.
+	cache, err := os.MkdirTemp("", "toold-cache-")
 	if err != nil {
 		panic(err)
 	}
-	binPath = filepath.Join(dir, "toold")
-	// The search index's files go to a cache of the tests' own, for the
-	// daemons in this process and the binaries alike.
-	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
-	if err != nil {
-		// -race needs cgo; fall back to a plain build.
-		if out2, err2 := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err2 != nil {
-			fmt.Fprintf(os.Stderr, "building toold: %v\n%s\n%s", err2, out, out2)
-			os.Exit(1)
-		}
-	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	testenv.Parallel()
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(cache)
 	os.Exit(code)
 }
 
@@ -391,8 +392,13 @@ func startBinary(t testing.TB, headers bool, args []string, env ...string) *peer
 	return p
 }
 
-// forEachMode runs f in each mode, in both framings.
+// forEachMode runs f in each mode, in both framings, the six in parallel;
+// and it makes t parallel too, so the case runs beside the package's other
+// parallel cases (its cases make daemons of their own and mostly wait on
+// them). A test that cannot run beside others calls t.Setenv before it
+// (which keeps t sequential); one that called t.Parallel itself is fine.
 func forEachMode(t *testing.T, f func(t *testing.T, start func(t testing.TB) *peer)) {
+	parallel(t)
 	for _, m := range modes {
 		for _, headers := range []bool{false, true} {
 			framing := "lines"
@@ -405,4 +411,37 @@ func forEachMode(t *testing.T, f func(t *testing.T, start func(t testing.TB) *pe
 			})
 		}
 	}
+}
+
+// wholeTable reports whether a forEachMode case runs the whole of a long
+// table: in every mode with TOOLD_LONG=1, in the quick run in one (the
+// daemon in process, line framing). The other modes run a sample of it
+// (sample): what a mode adds is the transport, which a few rows show as
+// well as all of them.
+func wholeTable(t testing.TB) bool {
+	return testenv.Long() || strings.HasSuffix(t.Name(), "/in-process/lines")
+}
+
+// sample returns all when wholeTable(t), else the rows of all named few.
+func sample(t testing.TB, all []string, few ...string) []string {
+	if wholeTable(t) {
+		return all
+	}
+	var rows []string
+	for _, r := range all {
+		if slices.Contains(few, r) {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) != len(few) {
+		t.Fatalf("sample %v: not all in the table %v", few, all)
+	}
+	return rows
+}
+
+// parallel calls t.Parallel unless t is parallel already or has set the
+// environment (t.Parallel panics then; testing does not say which is so).
+func parallel(t *testing.T) {
+	defer func() { _ = recover() }()
+	t.Parallel()
 }

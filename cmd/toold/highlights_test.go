@@ -22,7 +22,7 @@ func TestExecHighlights(t *testing.T) {
 	dir, keys := highlightFiles(t)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
-		for _, name := range highlightCases {
+		for _, name := range sample(t, highlightCases, highlightSample...) {
 			c := keys[name]
 			for _, maxBytes := range []int{51200, 5120} {
 				var r execResult
@@ -37,6 +37,11 @@ func TestExecHighlights(t *testing.T) {
 // run: each shape of output a detector must handle, and clean ones.
 var highlightCases = []string{"make-k-warnings", "go-test-v-subtest", "python-log-traceback", "minified-json-3mb",
 	"progress-bar", "pytest-failures", "pytest-logged-errors", "go-test-clean", "jsonl-60k"}
+
+// highlightSample are the cases the quick run shows in the modes other
+// than the one that runs them all (wholeTable): failures among passes, one
+// giant line, a clean run.
+var highlightSample = []string{"go-test-v-subtest", "minified-json-3mb", "go-test-clean"}
 
 // checkHighlights checks stream s of output c (shown at maxBytes, with
 // notice n): every key line shown, none in a clean run, counts that hold
@@ -71,7 +76,7 @@ func TestProcessHighlights(t *testing.T) {
 	dir, keys := highlightFiles(t)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
-		for _, name := range highlightCases {
+		for _, name := range sample(t, highlightCases, highlightSample...) {
 			c := keys[name]
 			var r protocol.ExecResult
 			p.mustCall("exec", map[string]any{"command": "seq 1 500; read x; cat " + filepath.Join(dir, name), "background": true}, &r)

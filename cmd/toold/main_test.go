@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // window mirrors the protocol's window, field names as on the wire.
@@ -262,9 +264,14 @@ func TestReadLongLines(t *testing.T) {
 // end to end give the file back, for files of every awkward shape.
 func TestReadBytesWalk(t *testing.T) {
 	dir := t.TempDir()
+	// The quick run walks each file at each maxBytes in at most 300 round
+	// trips (the giant file at 4096 bytes a step is walked with TOOLD_LONG=1),
+	// and a shorter utf8 file, whose walk 7 bytes at a time still cuts
+	// every kind of character.
+	maxSteps := testenv.Size(300, 2000)
 	files := map[string][]byte{
 		"crlf":     []byte("a\r\nbb\r\nccc\r\n"),
-		"utf8":     bytes.Repeat([]byte("日本語 😀 é\n"), 200),
+		"utf8":     bytes.Repeat([]byte("日本語 😀 é\n"), testenv.Size(40, 200)),
 		"giant":    bytes.Repeat([]byte("0123456789abcdé"), 5<<20/16),
 		"nonl":     []byte("x\ny\nno newline at the end"),
 		"empty":    nil,
@@ -279,7 +286,7 @@ func TestReadBytesWalk(t *testing.T) {
 		p := start(t)
 		for name, data := range files {
 			for _, maxBytes := range []int{1, 7, 4096, 65536} {
-				if len(data)/maxBytes > 2000 {
+				if len(data)/maxBytes > maxSteps {
 					continue // too many round trips; methods' own walk test covers it
 				}
 				var got bytes.Buffer
@@ -625,8 +632,17 @@ func TestSignalCleansUp(t *testing.T) {
 			p.mustCall("initialize", nil, &res)
 			var r execResult
 			p.mustCall("exec", map[string]any{"command": "seq 1 100000"}, &r)
-			_, slow := p.start("exec", map[string]any{"command": "sleep 60 & echo $!; wait"})
-			time.Sleep(200 * time.Millisecond)
+			// The command writes its background child's pid to a file: the
+			// signal goes once the child runs, and the pid is known even if
+			// the reply never comes.
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			p.start("exec", map[string]any{"command": "sleep 60 & echo $! > " + pidFile + ".new && mv " + pidFile + ".new " + pidFile + "; wait"})
+			var pid int
+			waitFor(t, "the command's background child", func() bool {
+				b, _ := os.ReadFile(pidFile)
+				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return pid > 0
+			})
 			cmd.Process.Signal(sig)
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
@@ -636,19 +652,8 @@ func TestSignalCleansUp(t *testing.T) {
 				cmd.Process.Kill()
 				t.Fatal("daemon did not exit on signal")
 			}
-			select {
-			case m := <-slow:
-				var er execResult
-				json.Unmarshal(m.Result, &er)
-				pid := strings.TrimSpace(er.Stdout.Head)
-				if pid != "" {
-					n, _ := json.Number(pid).Int64()
-					if n > 0 && syscall.Kill(int(n), 0) == nil {
-						t.Errorf("background sleep %d still alive", n)
-					}
-				}
-			default:
-			}
+			// Gone, or a zombie until init reaps it.
+			waitFor(t, "the background sleep to end", func() bool { return syscall.Kill(pid, 0) != nil || zombie(pid) })
 			if _, err := os.Stat(res.SpoolDir); !os.IsNotExist(err) {
 				t.Errorf("spool dir %s after %v: %v", res.SpoolDir, sig, err)
 			}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/outline"
 	"github.com/toold/toold/protocol"
 )
@@ -158,7 +159,7 @@ func TestIfChanged(t *testing.T) {
 // -race (as shipped): the daemon's peak RSS stays under 64 MiB, and the
 // log's outline fits in 8 KB and names the hour with the most errors.
 func TestOutlineHugeRSS(t *testing.T) {
-	if os.Getenv("TOOLD_LONG") == "" {
+	if !testenv.Long() {
 		t.Skip("TOOLD_LONG=1: generates 1.2 GB of files")
 	}
 	dir := t.TempDir()

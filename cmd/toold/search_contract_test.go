@@ -248,13 +248,14 @@ func TestContractGrepSpool(t *testing.T) {
 }
 
 func TestContractFindLs(t *testing.T) {
+	// One directory of 1,001 files for every mode: they only read it.
+	files := map[string][]byte{}
+	for i := range 1001 {
+		files[fmt.Sprintf("f%04d", i)] = nil
+	}
+	wide := ctFiles(t, files)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		dir, outside := searchTree(t)
-		files := map[string][]byte{}
-		for i := range 1001 {
-			files[fmt.Sprintf("f%04d", i)] = nil
-		}
-		wide := ctFiles(t, files)
 		p := start(t)
 		p.mustCall("initialize", map[string]any{"cwd": dir, "roots": []string{dir, wide}}, nil)
 		call := func(method string, params map[string]any) *entriesResult {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -17,6 +18,24 @@ import (
 
 // daemonExec runs command on c and returns the result's stdout head,
 // stderr head and exit code.
+// sigStatus prints the process's blocked and ignored signal masks.
+const sigStatus = `grep -E '^Sig(Ign|Blk):' /proc/self/status`
+
+// shellSignals is what sigStatus prints in a shell this test starts: the
+// masks a command of toold's must have. Nothing blocked, and nothing ignored
+// unless the test was itself started with signals ignored (nohup).
+func shellSignals(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("bash", "-c", sigStatus).Output()
+	if err != nil {
+		t.Fatalf("bash: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "SigBlk:\t0000000000000000\n") {
+		t.Fatalf("the test's own shell starts with signals blocked: %q", out)
+	}
+	return string(out)
+}
+
 func daemonExec(t *testing.T, c *rawClient, id int, params map[string]any) (stdout, stderr string, code *int) {
 	t.Helper()
 	m := c.call(id, "exec", params, 30*time.Second)
@@ -38,13 +57,15 @@ func daemonExec(t *testing.T, c *rawClient, id int, params map[string]any) (stdo
 // dispositions a shell gives them: SIGPIPE at its default, so `yes | head
 // -c1` ends quietly with yes killed by SIGPIPE (141), nothing ignored or
 // blocked. The original ignored SIGPIPE in the daemon, and commands
-// inherited it: "yes: standard output: Broken pipe".
+// inherited it: "yes: standard output: Broken pipe". Nothing ignored means
+// nothing a shell the test starts itself does not ignore: under nohup both
+// inherit SIGHUP ignored, which no process may undo for a shell.
 func TestDaemonExecSignals(t *testing.T) {
 	cases := []struct {
 		name, command, stdout, stderr string
 	}{
 		{"yes | head", `yes | head -c1; echo " ${PIPESTATUS[*]}"`, "y 141 0\n", ""},
-		{"nothing ignored", `grep -E '^Sig(Ign|Blk):' /proc/self/status`, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n", ""},
+		{"nothing ignored", sigStatus, shellSignals(t), ""},
 		{"seq | head, in a pipeline with pipefail", `set -o pipefail; seq 1000000 | head -n1; echo $?`, "1\n141\n", ""},
 		{"a loop writing to a closed pipe", `(sleep 0.1; for i in $(seq 1000); do echo x; done) | true; echo ${PIPESTATUS[0]}`, "141\n", ""},
 	}

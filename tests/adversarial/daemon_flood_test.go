@@ -56,16 +56,37 @@ func drainFlood(t *testing.T, c *rawClient, n int) {
 	}
 }
 
-// settle waits until the flood's writer has stopped making progress (the
-// daemon paused its reads) or has sent everything, and a moment more for
-// the daemon to do what it does with what it read.
+// settle waits until the flood's writer has sent everything or has made no
+// progress for 300 ms (the daemon paused its reads), polling, for at most a
+// minute.
 func settle(sent *atomic.Int64, n int) {
-	last := int64(-1)
-	for sent.Load() != last && sent.Load() < int64(n) {
-		last = sent.Load()
-		time.Sleep(300 * time.Millisecond)
+	last, since := int64(-1), time.Now()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		switch cur := sent.Load(); {
+		case cur >= int64(n):
+			return
+		case cur != last:
+			last, since = cur, time.Now()
+		case time.Since(since) >= 300*time.Millisecond:
+			return
+		}
 	}
-	time.Sleep(time.Second)
+}
+
+// settledRSS waits until p's peak RSS has not grown for 300 ms (the daemon
+// has done what it does with what it read), polling, for at most 10 s, and
+// returns it.
+func (p *daemonProc) settledRSS(t *testing.T) int64 {
+	t.Helper()
+	last, since := p.peakRSS(t), time.Now()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if rss := p.peakRSS(t); rss != last {
+			last, since = rss, time.Now()
+		} else if time.Since(since) >= 300*time.Millisecond {
+			break
+		}
+	}
+	return last
 }
 
 // TestDaemonFloodStdio: issue 8 item 3 on stdio. A client pipelines
@@ -80,7 +101,7 @@ func TestDaemonFloodStdio(t *testing.T) {
 	var sent atomic.Int64
 	floodReads(c, path, n, &sent)
 	settle(&sent, n)
-	rss := p.peakRSS(t)
+	rss := p.settledRSS(t)
 	t.Logf("%d requests, %d written before the daemon paused; peak RSS %d MiB", n, sent.Load(), rss>>20)
 	if rss > daemonRSSBudget {
 		t.Errorf("peak RSS %d MiB, want under %d", rss>>20, daemonRSSBudget>>20)
@@ -113,7 +134,7 @@ func TestDaemonFloodSocket(t *testing.T) {
 	for i := range 5 {
 		during = max(during, probe(10+i))
 	}
-	rss := p.peakRSS(t)
+	rss := p.settledRSS(t)
 	t.Logf("other client's read: %v before the flood, at most %v during it; peak RSS %d MiB", before, during, rss>>20)
 	if rss > daemonRSSBudget {
 		t.Errorf("peak RSS %d MiB, want under %d", rss>>20, daemonRSSBudget>>20)

@@ -1,6 +1,7 @@
 package adversarial
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -138,7 +139,23 @@ func TestDaemonForwarderDaemonKilled(t *testing.T) {
 		t.Fatalf("stats through the forwarder: %+v", m.Error)
 	}
 	c.send(rawRequest(2, "exec", map[string]any{"command": "sleep 3"}))
-	time.Sleep(300 * time.Millisecond)
+	// Killed while the command runs: another client sees it running.
+	probe := daemonDial(t, sock)
+	for i, deadline := 1, time.Now().Add(10*time.Second); ; i++ {
+		var st struct {
+			ExecsRunning int `json:"execsRunning"`
+		}
+		if m := probe.call(i, "stats", nil, 10*time.Second); m.Error != nil || json.Unmarshal(m.Result, &st) != nil {
+			t.Fatalf("stats: %s %+v", m.Result, m.Error)
+		}
+		if st.ExecsRunning > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the forwarded exec did not start within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	d.cmd.Process.Kill()
 	m := c.next(10 * time.Second)
 	if string(m.ID) != "2" || m.Error == nil {

@@ -30,7 +30,12 @@ func TestDaemonAcceptEMFILE(t *testing.T) {
 		}
 		idle = append(idle, c)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// The daemon has run out of descriptors when it says so.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "accept failed"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no accept failed with 60 idle connections under ulimit -n 64:\n%s", daemonTail(p.stderr.String(), 3000))
+		}
+	}
 	select {
 	case <-p.exited:
 		t.Fatalf("the daemon exited with 60 idle connections: %v", p.err)
@@ -214,9 +219,29 @@ func TestDaemonListenRace(t *testing.T) {
 		for _, p := range procs {
 			p.run(t)
 		}
+		// The losers exit at once: wait (up to 10 s) until all but one have.
+		done := func(p *daemonProc) bool {
+			select {
+			case <-p.exited:
+				return true
+			default:
+				return false
+			}
+		}
+		exited := func() (n int) {
+			for _, p := range procs {
+				if done(p) {
+					n++
+				}
+			}
+			return n
+		}
+		for deadline := time.Now().Add(10 * time.Second); exited() < len(procs)-1 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		running := 0
 		for _, p := range procs {
-			if p.wait(2*time.Second) == -1 {
+			if !done(p) {
 				running++
 			} else if !strings.Contains(p.stderr.String(), "already listening") {
 				t.Errorf("round %d: a daemon exited with %q", round, p.stderr.String())

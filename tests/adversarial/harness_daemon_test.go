@@ -26,40 +26,15 @@ import (
 // the default run has a short variant of each.
 func daemonLong() bool { return long() }
 
-var (
-	daemonBinOnce sync.Once
-	daemonBinPath string
-	daemonBinErr  error
-)
-
-// daemonBinary builds cmd/toold once per test binary, into a path of this
-// uid's that each build replaces by rename, so runs never leave copies.
+// daemonBinary is the built cmd/toold the TestMain shares (binPath).
 // TOOLD_ADVERSARIAL_BIN names a binary to attack instead (an older build,
 // to see the cases fail on it).
 func daemonBinary(t testing.TB) string {
 	t.Helper()
-	daemonBinOnce.Do(func() {
-		if bin := os.Getenv("TOOLD_ADVERSARIAL_BIN"); bin != "" {
-			daemonBinPath = bin
-			return
-		}
-		dir := filepath.Join(os.TempDir(), "toold-adversarial-"+strconv.Itoa(os.Getuid()))
-		if daemonBinErr = os.MkdirAll(dir, 0o700); daemonBinErr != nil {
-			return
-		}
-		tmp := filepath.Join(dir, "toold."+strconv.Itoa(os.Getpid()))
-		out, err := exec.Command("go", "build", "-o", tmp, "github.com/toold/toold/cmd/toold").CombinedOutput()
-		if err != nil {
-			daemonBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		daemonBinPath = filepath.Join(dir, "toold")
-		daemonBinErr = os.Rename(tmp, daemonBinPath)
-	})
-	if daemonBinErr != nil {
-		t.Fatal(daemonBinErr)
+	if bin := os.Getenv("TOOLD_ADVERSARIAL_BIN"); bin != "" {
+		return bin
 	}
-	return daemonBinPath
+	return binPath
 }
 
 // daemonProc is a toold process the test started.

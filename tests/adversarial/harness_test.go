@@ -17,35 +17,38 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/rpc"
 )
 
+// binPath is the built toold, from the cache the other packages' tests
+// share (testenv). Built without -race, as shipped: the floods' RSS budget
+// is the shipped daemon's (-race's shadow memory took 210 of its 256 MiB),
+// the long cases make 100,000 requests, and -race is for the packages' own
+// tests.
 var binPath string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "toold-adversarial-")
+	// The search index's files go to a cache of the tests' own.
+	cache, err := os.MkdirTemp("", "toold-adversarial-cache-")
 	if err != nil {
 		panic(err)
 	}
-	binPath = filepath.Join(dir, "toold")
-	// The search index's files go to a cache of the tests' own.
-	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	os.Setenv("XDG_CACHE_HOME", cache)
 	if bin := os.Getenv("TOOLD_ADVERSARIAL_BIN"); bin != "" {
 		binPath = bin // as daemonBinary: a given binary (TestSandboxAsNobody's)
-	} else if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/toold").CombinedOutput(); err != nil {
-		// A plain build: the long cases make 100,000 requests, and -race
-		// is for the packages' own tests.
-		fmt.Fprintf(os.Stderr, "building toold: %v\n%s", err, out)
+	} else if binPath, err = testenv.Build(false, ""); err != nil {
+		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(cache)
 	os.Exit(code)
 }
 
 // long reports whether the long variants run: TOOLD_LONG=1 or the
 // adversarial_long build tag.
-func long() bool { return longTag || os.Getenv("TOOLD_LONG") == "1" }
+func long() bool { return longTag || testenv.Long() }
 
 // rpcError is the error of a reply.
 type rpcError = rpc.Error

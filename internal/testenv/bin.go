@@ -1,0 +1,216 @@
+package testenv
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The package the binary is built from.
+const tooldPkg = "github.com/toold/toold/cmd/toold"
+
+// keep is how long a cached binary no run has used stays.
+const keep = 24 * time.Hour
+
+// Toold returns the path of cmd/toold built as the test binary was (with
+// -race when it was), shared by every test package and run that has the
+// same sources. It also sets GORACE's atexit_sleep_ms to 0 (unless GORACE
+// sets it) for the processes the test starts: a -race binary otherwise
+// sleeps a second before it exits, which made `toold help` take a second
+// and a suite that runs the binary hundreds of times minutes.
+func Toold() (string, error) {
+	noExitSleep()
+	return Build(Race, "")
+}
+
+// noExitSleep adds atexit_sleep_ms=0 to GORACE in this process's
+// environment, which the processes it starts inherit.
+func noExitSleep() {
+	v := os.Getenv("GORACE")
+	if !strings.Contains(v, "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(v+" atexit_sleep_ms=0"))
+	}
+}
+
+// Build returns the path of cmd/toold built with -race if race and with
+// the link flags ldflags, from a cache directory keyed by the sources of
+// the main module's packages it is made of, go.mod, go.sum, the Go
+// version and the build environment. A missing binary is built under a
+// lock, so packages that run at once build it once. TOOLD_TEST_CACHE
+// names the directory (default: the user's cache directory, toold-test);
+// binaries no run has used for a day are removed.
+func Build(race bool, ldflags string) (string, error) {
+	var flags []string
+	if race {
+		flags = append(flags, "-race")
+	}
+	if ldflags != "" {
+		flags = append(flags, "-ldflags", ldflags)
+	}
+	key, err := sourceKey(flags)
+	if err != nil {
+		return "", err
+	}
+	dir, err := cacheDir()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "toold-"+key)
+	if touch(bin) {
+		return bin, nil
+	}
+	// A lock per key: builds of other sources (another worktree) go on.
+	unlock, err := lock(filepath.Join(dir, "lock-"+key))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if touch(bin) { // another package built it while this one waited
+		return bin, nil
+	}
+	tmp := fmt.Sprintf("%s.%d", bin, os.Getpid())
+	args := append(append([]string{"build", "-o", tmp}, flags...), tooldPkg)
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	if err := os.Rename(tmp, bin); err != nil {
+		return "", fmt.Errorf("caching the binary: %w", err)
+	}
+	prune(dir, bin)
+	return bin, nil
+}
+
+// sourceKey hashes what the binary is built from: the files of the main
+// module's packages in cmd/toold's dependencies (other modules are fixed
+// by go.sum), go.mod, go.sum, the flags, the Go version and the
+// environment that changes a build.
+func sourceKey(flags []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH, flags)
+	for _, v := range []string{"CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "CC"} {
+		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
+	}
+	tmpl := `{{if and .Module .Module.Main}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{range .CgoFiles}} {{.}}{{end}}` +
+		`{{range .EmbedFiles}} {{.}}{{end}}{{end}}`
+	args := append(append([]string{"list", "-deps", "-f", tmpl}, flags...), tooldPkg)
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		return "", fmt.Errorf("go list: %w", err)
+	}
+	mod, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %w", err)
+	}
+	if err := hashSources(h, strings.TrimSpace(string(mod)), string(out)); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// hashSources adds to h the module root's go.mod and go.sum and the files
+// of listing: a line a package, its directory then its file names.
+func hashSources(h io.Writer, root, listing string) error {
+	files := []string{filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum")}
+	for _, line := range strings.Split(strings.TrimSpace(listing), "\n") {
+		fields := strings.Fields(line)
+		for _, f := range fields[min(1, len(fields)):] {
+			files = append(files, filepath.Join(fields[0], f))
+		}
+	}
+	for _, f := range files {
+		if err := hashFile(h, root, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashFile adds f's name (relative to root, so clones share binaries) and
+// contents to h.
+func hashFile(h io.Writer, root, f string) error {
+	rel, err := filepath.Rel(root, f)
+	if err != nil {
+		rel = f
+	}
+	fmt.Fprintf(h, "%s\n", rel)
+	file, err := os.Open(f)
+	if err != nil {
+		if os.IsNotExist(err) && strings.HasSuffix(f, "go.sum") {
+			return nil
+		}
+		return fmt.Errorf("hashing the sources: %w", err)
+	}
+	defer file.Close()
+	_, err = io.Copy(h, file)
+	return err
+}
+
+// userCacheDir is the user's cache directory as the test binary started:
+// a TestMain may point XDG_CACHE_HOME at a temporary directory (for the
+// search index's files) before or after it asks for a binary.
+var userCacheDir, _ = os.UserCacheDir()
+
+// cacheDir makes and returns the directory binaries are kept in.
+func cacheDir() (string, error) {
+	dir := os.Getenv("TOOLD_TEST_CACHE")
+	if dir == "" {
+		base := userCacheDir
+		if base == "" {
+			base = os.TempDir()
+		}
+		dir = filepath.Join(base, "toold-test")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("the test binary cache: %w", err)
+	}
+	return dir, nil
+}
+
+// touch reports whether bin exists, and marks it used.
+func touch(bin string) bool {
+	if _, err := os.Stat(bin); err != nil {
+		return false
+	}
+	now := time.Now()
+	os.Chtimes(bin, now, now)
+	return true
+}
+
+// lock takes an exclusive flock on path and returns its release.
+func lock(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("the test binary cache's lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the test binary cache's lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// prune removes the binaries in dir other than current that no run has
+// used for keep, their locks, and the temporary files of builds that died.
+func prune(dir, current string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		info, err := e.Info()
+		own := strings.HasPrefix(e.Name(), "toold-") || strings.HasPrefix(e.Name(), "lock-")
+		if p == current || err != nil || !own {
+			continue
+		}
+		if time.Since(info.ModTime()) > keep {
+			os.Remove(p)
+		}
+	}
+}

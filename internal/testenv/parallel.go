@@ -1,0 +1,22 @@
+package testenv
+
+import (
+	"flag"
+	"runtime"
+	"strconv"
+)
+
+// Parallel raises -test.parallel, unless the command line set it, to four
+// tests a CPU and at least 8: the tests that drive daemons mostly wait on
+// them (a process's start, a timeout, a reply), so the default of one a CPU
+// leaves the CPUs idle. Call it in TestMain, before m.Run.
+func Parallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
+	}
+}

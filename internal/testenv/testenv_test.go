@@ -1,0 +1,93 @@
+package testenv
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestToold: the binary runs, a second call finds it in the cache without
+// building, and other flags or other sources give another key.
+func TestToold(t *testing.T) {
+	bin, err := Toold()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(os.Getenv("GORACE"), "atexit_sleep_ms=") {
+		t.Errorf("GORACE=%q: the binary's runs would sleep at exit", os.Getenv("GORACE"))
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "toold ") {
+		t.Fatalf("%s version: %v %q", bin, err, out)
+	}
+	again, err := Toold()
+	if err != nil || again != bin {
+		t.Errorf("second call: %q %v, want %q", again, err, bin)
+	}
+	k1, err := sourceKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, _ := sourceKey([]string{"-race"})
+	t.Setenv("GOEXPERIMENT", "")
+	t.Setenv("CGO_ENABLED", "0")
+	k3, _ := sourceKey(nil)
+	if k1 == k2 || k1 == k3 {
+		t.Errorf("keys: plain %s, -race %s, CGO_ENABLED=0 %s: want each different", k1, k2, k3)
+	}
+}
+
+// TestHashSourcesSeesEdits: a change to a source file, or another file in
+// a package, changes the hash, so a cached binary is never one of older
+// sources.
+func TestHashSourcesSeesEdits(t *testing.T) {
+	root := t.TempDir()
+	pkg := filepath.Join(root, "p")
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(pkg, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(pkg, 0o700)
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n"), 0o600)
+	write("a.go", "package p\n")
+	sum := func(listing string) string {
+		t.Helper()
+		h := sha256.New()
+		if err := hashSources(h, root, listing); err != nil {
+			t.Fatal(err)
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	one := pkg + " a.go\n"
+	before := sum(one)
+	if sum(one) != before {
+		t.Fatal("the same sources hash differently")
+	}
+	write("a.go", "package p // edited\n")
+	edited := sum(one)
+	write("b.go", "package p\n")
+	if edited == before || sum(pkg+" a.go b.go\n") == edited {
+		t.Error("an edit or a new file leaves the hash as it was")
+	}
+	if err := hashSources(sha256.New(), root, pkg+" gone.go\n"); err == nil {
+		t.Error("a missing source file hashed without an error")
+	}
+}
+
+func TestLong(t *testing.T) {
+	for _, c := range []struct {
+		env  string
+		want bool
+	}{{"", false}, {"0", false}, {"1", true}, {"yes", true}} {
+		t.Setenv("TOOLD_LONG", c.env)
+		if Long() != c.want || Size(1, 2) != map[bool]int{false: 1, true: 2}[c.want] {
+			t.Errorf("TOOLD_LONG=%q: Long %v, Size(1, 2) %d", c.env, Long(), Size(1, 2))
+		}
+	}
+}
