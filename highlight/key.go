@@ -9,36 +9,87 @@ const maxKey = 160
 // hexadecimal, paths or timestamps get the same key: a run of digits becomes
 // '#', a run of 8 or more hex digits '#', a word with a '/' or '\' '/'.
 func Key(line []byte) string {
-	out := make([]byte, 0, min(len(line), maxKey))
-	for _, w := range bytes.Fields(line) {
-		if len(out) >= maxKey {
-			break
+	var buf [maxKey + 8]byte
+	return string(appendKey(buf[:0], line))
+}
+
+// appendKey appends line's key (see Key) to dst, which it expects empty:
+// one pass over the words, no allocation while dst has room for maxKey
+// bytes. Words are split as bytes.Fields splits them.
+func appendKey(out, line []byte) []byte {
+	if !isASCII(line) {
+		for _, w := range bytes.Fields(line) {
+			if len(out) >= maxKey {
+				break
+			}
+			out = appendKeyWord(out, w)
 		}
-		if len(out) > 0 {
-			out = append(out, ' ')
+		return out[:min(len(out), maxKey)]
+	}
+	for i := 0; i < len(line) && len(out) < maxKey; {
+		for i < len(line) && asciiSpace[line[i]] {
+			i++
 		}
-		switch {
-		case isPath(w):
-			out = append(out, '/')
-		default:
-			for i := 0; i < len(w); {
-				n := hexRun(w[i:])
-				if n < 8 && isDigit(w[i]) {
-					n = 1
-				}
-				if n >= 8 || n == 1 && isDigit(w[i]) {
-					if len(out) == 0 || out[len(out)-1] != '#' {
-						out = append(out, '#')
-					}
-					i += n
-					continue
-				}
-				out = append(out, w[i])
-				i++
+		j := i
+		for j < len(line) && !asciiSpace[line[j]] {
+			j++
+		}
+		if j > i {
+			out = appendKeyWord(out, line[i:j])
+		}
+		i = j
+	}
+	return out[:min(len(out), maxKey)]
+}
+
+// appendKeyWord appends the key of the word w, after a space unless out is
+// empty.
+func appendKeyWord(out, w []byte) []byte {
+	if len(out) > 0 {
+		out = append(out, ' ')
+	}
+	if isPath(w) {
+		return append(out, '/')
+	}
+	for i := 0; i < len(w); {
+		n := hexRun(w[i:])
+		if n >= 8 {
+			out = appendHash(out)
+			i += n
+			continue
+		}
+		// A shorter run of hex digits: its digits are '#', its letters
+		// stay (every suffix of it is shorter than 8 too).
+		for _, c := range w[i : i+max(n, 1)] {
+			if isDigit(c) {
+				out = appendHash(out)
+			} else {
+				out = append(out, c)
 			}
 		}
+		i += max(n, 1)
 	}
-	return string(out[:min(len(out), maxKey)])
+	return out
+}
+
+// appendHash appends '#' unless out ends in one.
+func appendHash(out []byte) []byte {
+	if len(out) == 0 || out[len(out)-1] != '#' {
+		out = append(out, '#')
+	}
+	return out
+}
+
+// asciiSpace is bytes.Fields's set of ASCII spaces.
+var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // hexRun returns the length of the run of hex digits that starts w.
@@ -54,7 +105,10 @@ func hexRun(w []byte) int {
 // with one, with '.' or '~', or ends in a file name with an extension. A
 // go subtest name ("TestScale/case_0517") is not a path.
 func isPath(w []byte) bool {
-	i := bytes.LastIndexAny(w, `/\`)
+	i := len(w) - 1
+	for i >= 0 && w[i] != '/' && w[i] != '\\' {
+		i--
+	}
 	if i < 0 {
 		return false
 	}
