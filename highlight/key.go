@@ -17,38 +17,45 @@ func Key(line []byte) string {
 // one pass over the words, no allocation while dst has room for maxKey
 // bytes. Words are split as bytes.Fields splits them.
 func appendKey(out, line []byte) []byte {
-	if !isASCII(line) {
-		for _, w := range bytes.Fields(line) {
-			if len(out) >= maxKey {
-				break
-			}
-			out = appendKeyWord(out, w)
-		}
-		return out[:min(len(out), maxKey)]
-	}
 	for i := 0; i < len(line) && len(out) < maxKey; {
 		for i < len(line) && asciiSpace[line[i]] {
 			i++
 		}
-		j := i
-		for j < len(line) && !asciiSpace[line[j]] {
-			j++
+		j, slash := i, false
+		for ; j < len(line) && !asciiSpace[line[j]]; j++ {
+			switch c := line[j]; {
+			case c >= 0x80:
+				return appendKeyFields(out[:0], line) // Fields splits at Unicode spaces too
+			case c == '/' || c == '\\':
+				slash = true
+			}
 		}
 		if j > i {
-			out = appendKeyWord(out, line[i:j])
+			out = appendKeyWord(out, line[i:j], slash)
 		}
 		i = j
 	}
 	return out[:min(len(out), maxKey)]
 }
 
+// appendKeyFields is appendKey for a line that is not all ASCII.
+func appendKeyFields(out, line []byte) []byte {
+	for _, w := range bytes.Fields(line) {
+		if len(out) >= maxKey {
+			break
+		}
+		out = appendKeyWord(out, w, bytes.ContainsAny(w, `/\`))
+	}
+	return out[:min(len(out), maxKey)]
+}
+
 // appendKeyWord appends the key of the word w, after a space unless out is
-// empty.
-func appendKeyWord(out, w []byte) []byte {
+// empty; slash tells whether w holds a '/' or '\\'.
+func appendKeyWord(out, w []byte, slash bool) []byte {
 	if len(out) > 0 {
 		out = append(out, ' ')
 	}
-	if isPath(w) {
+	if slash && isPath(w) {
 		return append(out, '/')
 	}
 	for i := 0; i < len(w); {
@@ -82,15 +89,6 @@ func appendHash(out []byte) []byte {
 
 // asciiSpace is bytes.Fields's set of ASCII spaces.
 var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
 
 // hexRun returns the length of the run of hex digits that starts w.
 func hexRun(w []byte) int {

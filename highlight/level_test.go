@@ -29,14 +29,14 @@ func fastLines(t testing.TB) [][]byte {
 	lines = append(lines, bytes.Split(logText(size), []byte("\n"))...)
 	for _, s := range []string{"", "ERROR", " ERROR x", "[ERROR] x", "(WARN) x", "<CRIT>", "CRITICAL:", "CRITICALLY x",
 		"a b c d e f ERROR", "a b c d e f g ERROR", "a\tb\fc\rd\ve ERROR x", "a  b   [FATAL]x", "x [[ERROR] y", "x ERRORS y",
-		"x\u00a0ERROR y", "\xffERROR x", "é WARNING: y", "WARNINGS x", "[WARN x", "a b WARN"} {
+		"x\u00a0ERROR y", "\xffERROR x", "é WARNING: y", "WARNINGS x", "[WARN x", "a b WARN", "ld: error: x", "git: fatal: y", "fatal: z", "x: fatal error: y"} {
 		lines = append(lines, []byte(s))
 	}
 	return lines
 }
 
-// checkFast fails when a shortcut of the rules says otherwise than the
-// regexp on line.
+// checkFast fails when a shortcut of the rules (Match, the first byte, the
+// literals) says otherwise than the regexp on line.
 func checkFast(t testing.TB, line []byte) {
 	for i := range Rules() {
 		r := &Rules()[i]
@@ -49,6 +49,9 @@ func checkFast(t testing.TB, line []byte) {
 		}
 		if want && !r.mayStart(line) {
 			t.Errorf("rule %s: mayStart(%q) is false, but the regexp matches", r.Name, line)
+		}
+		if want && !hasAny(line, r.Lits) {
+			t.Errorf("rule %s: %q holds none of %q, but the regexp matches", r.Name, line, r.Lits)
 		}
 	}
 }

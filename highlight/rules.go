@@ -121,7 +121,7 @@ func table() []Rule {
 		{Name: "gcc-warning", Severity: Warning, Need: kWarn, Lits: []string{"warning: "}, Re: re(`^[^\s:][^:]*:\d+:(?:\d+:)? warning: `), Before: 1, Cont: contCompiler, After: 12},
 		{Name: "msvc-error", Severity: Error, Need: kErr, Lits: []string{" error "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+(?:fatal )?error\s+\w{1,2}\d+\s*:`)},
 		{Name: "msvc-warning", Severity: Warning, Need: kWarn, Lits: []string{" warning "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+warning\s+\w{1,2}\d+\s*:`)},
-		{Name: "tool-error", Severity: Error, Need: kErr, Re: re(`^[\w.+/-]+: (?:fatal )?error: `), Before: 3},
+		{Name: "tool-error", Severity: Error, Need: kErr, Lits: []string{"error: "}, Re: re(`^[\w.+/-]+: (?:fatal )?error: `), Before: 3},
 		{Name: "make", Severity: Error, Need: kStart, Re: re(`^g?make(?:\[\d+\])?: (?:\*\*\* |Target .* not remade)`), Before: 3},
 
 		// Python: tracebacks, pytest, unittest.
@@ -152,7 +152,7 @@ func table() []Rule {
 		{Name: "killed", Severity: Error, Need: kKilled, Lits: []string{"Killed"}, Re: re(`(?:^|\s)Killed(?:\s|$)`)},
 		{Name: "aborted", Severity: Error, Need: kAbort, Lits: []string{"Aborted"}, Re: re(`(?:^|\s)Aborted(?:\s|$)`)},
 		{Name: "core-dumped", Severity: Error, Need: kVocab, Lits: []string{"(core dumped)"}, Re: re(`\(core dumped\)`)},
-		{Name: "fatal", Severity: Error, Need: kFatal, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
+		{Name: "fatal", Severity: Error, Need: kFatal, Lits: []string{"fatal: "}, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
 
 		// Sanitizers and valgrind: a report and its stack frames.
 		{Name: "sanitizer", Severity: Error, Need: kStart | kErr | kWarn, Lits: []string{"Sanitizer"}, Re: re(`^(?:==\d+==)?(?:ERROR|WARNING): \w*Sanitizer`), Cont: contAny, After: 16},
