@@ -18,25 +18,68 @@ func Key(line []byte) string {
 // bytes. Words are split as bytes.Fields splits them.
 func appendKey(out, line []byte) []byte {
 	for i := 0; i < len(line) && len(out) < maxKey; {
-		for i < len(line) && asciiSpace[line[i]] {
+		for i < len(line) && keyClass[line[i]]&cSpace != 0 {
 			i++
 		}
-		j, slash := i, false
-		for ; j < len(line) && !asciiSpace[line[j]]; j++ {
-			switch c := line[j]; {
-			case c >= 0x80:
+		j, seen, run, long := i, uint8(0), 0, false
+		for ; j < len(line); j++ {
+			c := keyClass[line[j]]
+			if c&cSpace != 0 {
+				break
+			}
+			if c&cHigh != 0 {
 				return appendKeyFields(out[:0], line) // Fields splits at Unicode spaces too
-			case c == '/' || c == '\\':
-				slash = true
+			}
+			seen |= c
+			if c&cHex != 0 {
+				run++
+				long = long || run >= 8
+			} else {
+				run = 0
 			}
 		}
-		if j > i {
-			out = appendKeyWord(out, line[i:j], slash)
+		switch w := line[i:j]; {
+		case j == i:
+		case seen&(cDigit|cSlash) == 0 && !long:
+			// Nothing to normalize: the word as it is.
+			if len(out) > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, w...)
+		default:
+			out = appendKeyWord(out, w, seen&cSlash != 0)
 		}
 		i = j
 	}
 	return out[:min(len(out), maxKey)]
 }
+
+// keyClass classes the bytes for appendKey.
+var keyClass = func() (t [256]uint8) {
+	for _, c := range []byte("\t\n\v\f\r ") {
+		t[c] |= cSpace // bytes.Fields's ASCII spaces
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] |= cDigit | cHex
+	}
+	for _, c := range []byte("abcdefABCDEF") {
+		t[c] |= cHex
+	}
+	t['/'] |= cSlash
+	t['\\'] |= cSlash
+	for c := 0x80; c < 0x100; c++ {
+		t[c] |= cHigh
+	}
+	return t
+}()
+
+const (
+	cSpace = 1 << iota
+	cDigit
+	cHex
+	cSlash
+	cHigh
+)
 
 // appendKeyFields is appendKey for a line that is not all ASCII.
 func appendKeyFields(out, line []byte) []byte {
@@ -86,9 +129,6 @@ func appendHash(out []byte) []byte {
 	}
 	return out
 }
-
-// asciiSpace is bytes.Fields's set of ASCII spaces.
-var asciiSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // hexRun returns the length of the run of hex digits that starts w.
 func hexRun(w []byte) int {

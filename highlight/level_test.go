@@ -91,3 +91,61 @@ func FuzzFastIsRegexp(f *testing.F) {
 		checkFast(t, line)
 	})
 }
+
+// FuzzKey: Key is the key of the plain definition (keyRef: the words of
+// bytes.Fields, each normalized).
+func FuzzKey(f *testing.F) {
+	for _, s := range []string{"", "a b", "error at 0xdeadbeef12 in /usr/lib/x.so", "TestX/case_0517 failed", "deadbeefcafe", "é\u00a0x 12", "x\\y.z 7a7a7a7a"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if got, want := Key(line), keyRef(line); got != want {
+			t.Errorf("Key(%q) = %q, want %q", line, got, want)
+		}
+	})
+}
+
+func keyRef(line []byte) string {
+	out := make([]byte, 0, min(len(line), maxKey))
+	for _, w := range bytes.Fields(line) {
+		if len(out) >= maxKey {
+			break
+		}
+		if len(out) > 0 {
+			out = append(out, ' ')
+		}
+		switch {
+		case isPathRef(w):
+			out = append(out, '/')
+		default:
+			for i := 0; i < len(w); {
+				n := hexRun(w[i:])
+				if n < 8 && isDigit(w[i]) {
+					n = 1
+				}
+				if n >= 8 || n == 1 && isDigit(w[i]) {
+					if len(out) == 0 || out[len(out)-1] != '#' {
+						out = append(out, '#')
+					}
+					i += n
+					continue
+				}
+				out = append(out, w[i])
+				i++
+			}
+		}
+	}
+	return string(out[:min(len(out), maxKey)])
+}
+
+func isPathRef(w []byte) bool {
+	i := bytes.LastIndexAny(w, `/\`)
+	if i < 0 {
+		return false
+	}
+	switch w[0] {
+	case '/', '\\', '.', '~':
+		return true
+	}
+	return bytes.IndexByte(w[i:], '.') > 0
+}
