@@ -201,3 +201,54 @@ func BenchmarkDetectFlood(b *testing.B) {
 		feed(data)
 	}
 }
+
+// errorLog is text like bench/driver's genlog -every 6: timestamped lines of
+// random words from a few components, one line in six at ERROR with one of
+// a few messages, the others at INFO, DEBUG or WARN. Every ERROR and WARN
+// line is a hit, most of them of a shape never seen before (random words).
+func errorLog(size int) []byte {
+	r := rand.New(rand.NewPCG(6, 1))
+	words := make([]string, 4096)
+	for i := range words {
+		w := make([]byte, 2+r.IntN(9))
+		for k := range w {
+			w[k] = byte('a' + r.IntN(26))
+		}
+		words[i] = string(w)
+	}
+	comps := []string{"http", "db", "cache", "auth", "queue", "billing", "search", "mailer"}
+	errs := []string{"failed: connection refused", "failed: timeout after 30s", "cannot open file", "permission denied",
+		"not found", "panic: nil pointer dereference", "exception in handler", "deadline exceeded"}
+	t0 := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
+	b := make([]byte, 0, size+300)
+	for n := int64(1); len(b) < size; n++ {
+		b = t0.Add(time.Duration(n)*time.Millisecond).AppendFormat(b, "2006-01-02T15:04:05.000Z")
+		level := [...]string{"INFO", "INFO", "DEBUG", "WARN"}[r.IntN(4)]
+		if n%6 == 0 {
+			level = "ERROR"
+		}
+		b = fmt.Appendf(b, " %-5s [%s] req=%d", level, comps[r.IntN(len(comps))], r.IntN(1e6))
+		for k := 3 + r.IntN(10); k > 0; k-- {
+			b = append(append(b, ' '), words[r.IntN(len(words))]...)
+		}
+		if level == "ERROR" {
+			b = append(append(b, ' '), errs[r.IntN(len(errs))]...)
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// BenchmarkDetectErrorDense is the detector over an error-dense log (see
+// errorLog), the case of exec of cat of bench/execcat.sh's generated log:
+// the target is 200 MB per CPU second or more.
+func BenchmarkDetectErrorDense(b *testing.B) {
+	data := errorLog(32 << 20)
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		if r := feed(data); len(r.Kinds) == 0 {
+			b.Fatal("no kinds found")
+		}
+	}
+}

@@ -299,7 +299,8 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 		d.close()
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Key: Key(body), Hit: n, kind: kind,
+		// Severity is set below, with the key, as of the group's worst hit.
+		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Hit: n, kind: kind,
 			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1}
 		d.firstHit = n
 		d.fill(from, n-1)

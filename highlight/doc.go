@@ -15,6 +15,13 @@
 // hit, and the shapes of an error-dense output are its kinds (Result.Kinds:
 // masked text, count, first and last line).
 //
+// Every line is matched, so that counts are exact, and matching is made
+// cheap without changing what matches: the prefilter (prefilter.go) keeps
+// lines without a keyword from the rules, a rule anchored at ^ is ruled out
+// by the line's first byte (firstbyte.go, read off its regexp), the log
+// level rules scan fields in place of a backtracking regexp (level.go), and
+// the tests hold each shortcut to its regexp.
+//
 // It is pure, as truncate is: callers feed it cleaned lines (truncate.CleanLine)
 // with their raw line numbers and take groups of whole lines back. A group
 // may name lines that have left memory (the evidence of a verdict printed far

@@ -51,11 +51,13 @@ type Rule struct {
 	Need     kw                // the line holds at least one of these keywords (the prefilter's)
 	Lits     []string          // the line holds one of these, if any are given: a cheap check before Re
 	Re       *regexp.Regexp    // matched against the cleaned line, without its ending
-	Match    func([]byte) bool // instead of Re, when Re is nil
+	Match    func([]byte) bool // when set, what Re says, matched without it (or when Re is nil, instead of it)
 	Before   int               // context lines before the hit (at most maxBefore)
 	Cont     cont              // which following lines belong to the hit
 	After    int               // at most this many of them
 	Verdict  bool              // a go test or pytest verdict: bring the test's log lines or body as evidence
+
+	first *byteSet // the bytes a match of Re can start a line with (see firstBytes); nil: any
 }
 
 // maxBefore is how many lines the detector keeps for "before" context.
@@ -71,6 +73,17 @@ const maxBefore = 4
 func Rules() []Rule { return rules() }
 
 var rules = sync.OnceValue(func() []Rule {
+	rs := table()
+	for i := range rs {
+		if rs[i].Re != nil {
+			rs[i].first = firstBytes(rs[i].Re.String())
+		}
+	}
+	return rs
+})
+
+// table is the rules as written.
+func table() []Rule {
 	return []Rule{
 		// Go: go test verdicts, panics, build and vet errors.
 		{Name: "go-test-fail", Severity: Error, Need: kFail, Re: re(`^\s*--- FAIL: \S`), Cont: contGoTest, After: 30, Verdict: true},
@@ -109,7 +122,7 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "gcc-warning", Severity: Warning, Need: kWarn, Lits: []string{"warning: "}, Re: re(`^[^\s:][^:]*:\d+:(?:\d+:)? warning: `), Before: 1, Cont: contCompiler, After: 12},
 		{Name: "msvc-error", Severity: Error, Need: kErr, Lits: []string{" error "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+(?:fatal )?error\s+\w{1,2}\d+\s*:`)},
 		{Name: "msvc-warning", Severity: Warning, Need: kWarn, Lits: []string{" warning "}, Re: re(`^\s*(?:\d+>)?\S.*\(\d+(?:,\d+)?(?:,\d+,\d+)?\)\s*:\s+warning\s+\w{1,2}\d+\s*:`)},
-		{Name: "tool-error", Severity: Error, Need: kErr, Re: re(`^[\w.+/-]+: (?:fatal )?error: `), Before: 3},
+		{Name: "tool-error", Severity: Error, Need: kErr, Lits: []string{"error: "}, Re: re(`^[\w.+/-]+: (?:fatal )?error: `), Before: 3},
 		{Name: "make", Severity: Error, Need: kStart, Re: re(`^g?make(?:\[\d+\])?: (?:\*\*\* |Target .* not remade)`), Before: 3},
 
 		// Python: tracebacks, pytest, unittest.
@@ -140,7 +153,7 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "killed", Severity: Error, Need: kKilled, Lits: []string{"Killed"}, Re: re(`(?:^|\s)Killed(?:\s|$)`)},
 		{Name: "aborted", Severity: Error, Need: kAbort, Lits: []string{"Aborted"}, Re: re(`(?:^|\s)Aborted(?:\s|$)`)},
 		{Name: "core-dumped", Severity: Error, Need: kVocab, Lits: []string{"(core dumped)"}, Re: re(`\(core dumped\)`)},
-		{Name: "fatal", Severity: Error, Need: kFatal, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
+		{Name: "fatal", Severity: Error, Need: kFatal, Lits: []string{"fatal: "}, Re: re(`^(?:[\w.+/-]+: )?fatal: `)},
 
 		// Sanitizers and valgrind: a report and its stack frames.
 		{Name: "sanitizer", Severity: Error, Need: kStart | kErr | kWarn, Lits: []string{"Sanitizer"}, Re: re(`^(?:==\d+==)?(?:ERROR|WARNING): \w*Sanitizer`), Cont: contAny, After: 16},
@@ -155,23 +168,25 @@ var rules = sync.OnceValue(func() []Rule {
 		{Name: "klog-warning", Severity: Warning, Need: kStart, Re: re(`^W\d{4} \d\d:\d\d:\d\d`)},
 		{Name: "json-error", Severity: Error, Need: kLevel | kErr | kFatal | kCrit | kPanic, Lits: []string{`"level"`, `"lvl"`, `"severity"`, `"levelname"`, `"log.level"`}, Re: re(`^\s*\{.*"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?i:err|error|fatal|crit|critical|panic|emerg|alert)"|[56]0\b)`)},
 		{Name: "json-warning", Severity: Warning, Need: kLevel | kWarn, Lits: []string{`"level"`, `"lvl"`, `"severity"`, `"levelname"`, `"log.level"`}, Re: re(`^\s*\{.*"(?:level|lvl|severity|levelname|log\.level)"\s*:\s*(?:"(?i:warn|warning)"|40\b)`)},
-		{Name: "log-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Lits: []string{"ERROR", "FATAL", "CRIT", "PANIC", "EMERG", "ALERT"}, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:ERROR|FATAL|CRITICAL|CRIT|PANIC|EMERG|ALERT)(?:[\]>):]|\s|$)`)},
+		{Name: "log-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:ERROR|FATAL|CRITICAL|CRIT|PANIC|EMERG|ALERT)(?:[\]>):]|\s|$)`),
+			Match: levelField("ERROR", "FATAL", "CRITICAL", "CRIT", "PANIC", "EMERG", "ALERT")},
 		{Name: "logfmt-error", Severity: Error, Need: kErr | kFatal | kCrit | kPanic, Lits: []string{"level="}, Re: re(`(?i)\blevel=(?:err|error|fatal|crit|critical|panic)\b`)},
-		{Name: "log-warning", Severity: Warning, Need: kWarn, Lits: []string{"WARN"}, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:WARN|WARNING)(?:[\]>):]|\s|$)`)},
+		{Name: "log-warning", Severity: Warning, Need: kWarn, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:WARN|WARNING)(?:[\]>):]|\s|$)`),
+			Match: levelField("WARN", "WARNING")},
 		{Name: "logfmt-warning", Severity: Warning, Need: kWarn, Lits: []string{"level="}, Re: re(`(?i)\blevel=warn(?:ing)?\b`)},
 
 		// Any tool: the vocabulary of failure (vocab.go).
 		{Name: vocabRule, Severity: Error, Need: kVocab, Match: vocabHit, Before: 1, Cont: contIndented, After: 6},
 		{Name: proseRule, Severity: Error, Need: kVocab, Match: proseHit, Before: 1, Cont: contIndented, After: 6},
 	}
-})
+}
 
 func re(s string) *regexp.Regexp { return regexp.MustCompile(s) }
 
 // Matches reports whether the rule matches line (cleaned, without its
 // ending), keywords aside.
 func (r *Rule) Matches(line []byte) bool {
-	if r.Re == nil {
+	if r.Match != nil {
 		return r.Match(line)
 	}
 	return r.Re.Match(line)
@@ -243,11 +258,17 @@ func ruleIndex(line []byte, m kw) int {
 	rules := Rules()
 	for i := range rules {
 		r := &rules[i]
-		if r.Need&m != 0 && hasAny(line, r.Lits) && r.Matches(line) {
+		if r.Need&m != 0 && r.mayStart(line) && hasAny(line, r.Lits) && r.Matches(line) {
 			return i
 		}
 	}
 	return -1
+}
+
+// mayStart reports whether a match of r may start line: false only when
+// r's expression is anchored and line's first byte cannot start it.
+func (r *Rule) mayStart(line []byte) bool {
+	return r.first == nil || len(line) > 0 && r.first.has(line[0])
 }
 
 // hasAny reports whether line holds one of lits, or lits is empty.

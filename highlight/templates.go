@@ -45,19 +45,22 @@ type Kind struct {
 
 type bucketKey struct {
 	words int
-	first string
+	first uint64 // the hash of its first plain word (see wordHash), 0 for none
 }
 
 type templates struct {
 	byShape map[uint64]int // a line's shape (see shape) -> its kind
 	kinds   []Kind
 	words   [][]string // each kind's template words
+	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
 	buckets map[bucketKey][]int
-	other   int64 // hit lines that found no room
+	other   int64    // hit lines that found no room
+	line    []uint64 // the words of the line being added, hashed, reused
 
-	// The shapes of a sample of all lines (one in eight), to tell an
-	// output of repeated shapes (a build's "[N/3000] compiling x.c") from
-	// prose: bounded, a shape past maxSampled counts as new.
+	// The shapes of a sample of all lines (one line per KiB, see
+	// sampleStride), to tell an output of repeated shapes (a build's
+	// "[N/3000] compiling x.c") from prose: bounded, a shape past
+	// maxSampled counts as new.
 	sampled  map[uint64]struct{}
 	samples  int64
 	distinct int64
@@ -116,12 +119,16 @@ func (t *templates) count(i int, n int64, r *Rule) {
 	k.prose = k.prose && r.Name == proseRule
 }
 
-// addNew is add for a line of a shape not seen yet.
+// addNew is add for a line of a shape not seen yet. The line's words are
+// compared by their hashes, so that a line that joins a template (or finds
+// no room) costs one pass over it and no allocation; its words are made
+// strings only when it starts a template.
 func (t *templates) addNew(n int64, body []byte, r *Rule) int {
-	ws := maskWords(body)
+	ws := hashWords(t.line[:0], body)
+	t.line = ws
 	key := bucketKey{words: len(ws)}
 	for _, w := range ws[:min(3, len(ws))] {
-		if w != "<*>" {
+		if w != maskHash {
 			key.first = w
 			break
 		}
@@ -131,12 +138,12 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	}
 	best, bestSim := -1, 0
 	for _, i := range t.buckets[key] {
-		if s := similar(t.words[i], ws); s > bestSim {
+		if s := similar(t.hashes[i], ws); s > bestSim {
 			best, bestSim = i, s
 		}
 	}
 	if best >= 0 && 2*bestSim >= len(ws) {
-		merge(t.words[best], ws)
+		merge(t.words[best], t.hashes[best], ws)
 		t.count(best, n, r)
 		return best
 	}
@@ -145,7 +152,8 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		return -1
 	}
 	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak(), prose: r.Name == proseRule})
-	t.words = append(t.words, ws)
+	t.words = append(t.words, maskWords(body))
+	t.hashes = append(t.hashes, slices.Clone(ws))
 	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
 	return len(t.kinds) - 1
 }
@@ -191,43 +199,86 @@ func (t *templates) top(lines int64) []Kind {
 }
 
 // similar counts the words of ws equal to the template's plain words.
-func similar(tmpl, ws []string) int {
+func similar(tmpl, ws []uint64) int {
 	n := 0
 	for i, w := range tmpl {
-		if w != "<*>" && w == ws[i] {
+		if w != maskHash && w == ws[i] {
 			n++
 		}
 	}
 	return n
 }
 
-// merge masks the words of tmpl that ws does not share.
-func merge(tmpl, ws []string) {
-	for i := range tmpl {
-		if tmpl[i] != ws[i] {
-			tmpl[i] = "<*>"
+// merge masks the words of the template (its words and their hashes) that
+// ws does not share.
+func merge(words []string, hashes, ws []uint64) {
+	for i := range hashes {
+		if hashes[i] != ws[i] {
+			words[i], hashes[i] = "<*>", maskHash
 		}
 	}
+}
+
+// hashWords appends to dst the hashes of the words maskWords makes of line
+// (wordHash of each), without making them.
+func hashWords(dst []uint64, line []byte) []uint64 {
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		if len(dst) == maxWords-1 {
+			return append(dst, maskHash)
+		}
+		dst = append(dst, wordHash(line[i:j]))
+	}
+	return dst
+}
+
+// nextWord returns where the next word of line from i on starts and ends
+// (see wordEndAt); len(line) when there is none.
+func nextWord(line []byte, i int) (int, int) {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if i == len(line) {
+		return i, i
+	}
+	return i, wordEndAt(line, i)
+}
+
+// FNV-1a, 64 bits: the hash of a masked word.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvAdd(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h
+}
+
+// maskHash is the hash of "<*>", a masked word.
+var maskHash = fnvAdd(fnvOffset, []byte("<*>"))
+
+// wordHash is the hash of maskWord(w), made without the string.
+func wordHash(w []byte) uint64 {
+	k, end, masked := maskAt(w)
+	if !masked {
+		return fnvAdd(fnvOffset, w)
+	}
+	h := fnvAdd(fnvOffset, w[:k])
+	h = fnvAdd(h, []byte("<*>"))
+	return fnvAdd(h, w[end:])
 }
 
 // maskWords cuts line into words, each masked when it holds a digit, a
 // path or a quoted value (a quoted value of several words is one).
 func maskWords(line []byte) []string {
 	var ws []string
-	for i := 0; i < len(line); {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		if i == len(line) {
-			break
-		}
-		j := wordEndAt(line, i)
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
 		if len(ws) == maxWords-1 {
-			ws = append(ws, "<*>")
-			break
+			return append(ws, "<*>")
 		}
 		ws = append(ws, maskWord(line[i:j]))
-		i = j
 	}
 	return ws
 }
@@ -261,22 +312,42 @@ func closing(q byte) byte {
 // maskWord masks w when it holds a digit, a path or a quoted value; a
 // key=value word keeps its key.
 func maskWord(w []byte) string {
-	prefix := ""
-	if k := bytes.IndexByte(w, '='); k > 0 && k < len(w)-1 {
-		prefix, w = string(w[:k+1]), w[k+1:]
+	k, end, masked := maskAt(w)
+	if !masked {
+		return string(w)
 	}
-	// Brackets and closing punctuation stay: "(id=42)" is "(id=<*>)",
-	// "[5]" is "[<*>]".
-	start, end := 0, len(w)
-	for end > 1 && bytes.IndexByte([]byte(")]},;:"), w[end-1]) >= 0 {
-		end--
+	return string(w[:k]) + "<*>" + string(w[end:])
+}
+
+// maskAt tells how maskWord masks w: when masked, w[k:end] becomes <*>,
+// after a key= and opening brackets (w[:k]) and before closing punctuation
+// ("(id=42)" is "(id=<*>)", "[5]" is "[<*>]").
+func maskAt(w []byte) (k, end int, masked bool) {
+	if i := bytes.IndexByte(w, '='); i > 0 && i < len(w)-1 {
+		k = i + 1
 	}
-	for start < end-1 && bytes.IndexByte([]byte("([{"), w[start]) >= 0 {
-		start++
+	v := w[k:]
+	e := len(v)
+	for e > 1 && closingPunct(v[e-1]) {
+		e--
 	}
-	switch v := w[start:end]; {
-	case bytes.ContainsAny(v, "0123456789"), isPath(v), v[0] == '\'' || v[0] == '"' || v[0] == '`':
-		return prefix + string(w[:start]) + "<*>" + string(w[end:])
+	s := 0
+	for s < e-1 && (v[s] == '(' || v[s] == '[' || v[s] == '{') {
+		s++
 	}
-	return prefix + string(w)
+	v = v[s:e]
+	return k + s, k + e, hasDigit(v) || isPath(v) || v[0] == '\'' || v[0] == '"' || v[0] == '`'
+}
+
+func closingPunct(c byte) bool {
+	return c == ')' || c == ']' || c == '}' || c == ',' || c == ';' || c == ':'
+}
+
+func hasDigit(b []byte) bool {
+	for _, c := range b {
+		if isDigit(c) {
+			return true
+		}
+	}
+	return false
 }

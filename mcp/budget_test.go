@@ -23,6 +23,10 @@ const buildCmd = `for i in $(seq 1 3000); do if [ $i = 1500 ]; then echo "src/ma
 // errorDense prints a log with one line in six an error.
 const errorDense = `awk 'BEGIN{for(i=1;i<=60000;i++) if(i%6==0) print "ERROR [db] query " i " failed: connection refused"; else print "INFO request " i " served in 3ms"}'`
 
+// manyKinds prints a log with one line in three an error of one of twelve
+// long shapes, ids and numbers among their words.
+const manyKinds = `awk 'BEGIN{split("disk quota exceeded on volume|upstream replica refused the handshake|schema migration left the table locked|certificate chain could not be verified|queue consumer lagged behind|payment gateway answered with garbage|cache shard evicted every hot key|search index segment went missing|mail relay rejected the envelope|session store lost its primary|limiter tripped for the tenant|audit writer dropped the batch", m, "|"); for(i=1;i<=60000;i++) if(i%3==0) printf "%s ERROR: request %d for tenant %d failed, the worker pool was busy for %d ms\n", m[(i/3)%12+1], i, i*7, i%1000; else print "INFO request " i " served in 3ms"}'`
+
 // longLines prints 100,000 lines of 40 bytes.
 const longLines = "seq -f 'line %07g of output, forty bytes long' 1 100000"
 
@@ -148,7 +152,10 @@ func TestBudget(t *testing.T) {
 		{"build", "exec", map[string]any{"command": buildCmd}, []string{buildError, "exit status 2"}, false},
 		{"seq", "exec", map[string]any{"command": "seq 1 1000000"}, []string{"\n1\n", "\n1000000\n", "omitted"}, false},
 		{"both streams", "exec", map[string]any{"command": "seq 1 1000000; seq 1 1000000 >&2"}, []string{"--- stderr ---"}, false},
-		{"error-dense", "exec", map[string]any{"command": errorDense}, []string{"failed: connection refused"}, false},
+		{"error-dense", "exec", map[string]any{"command": errorDense}, []string{"failed: connection refused",
+			`[kind of failure: 10,000× "ERROR [db] query <*> failed: connection refused" lines 6-60000]`}, false},
+		{"error-dense, many kinds", "exec", map[string]any{"command": manyKinds}, []string{"could not be verified",
+			`[kind of failure: 1,667× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-59985]`}, false},
 		{"one-line JSON", "exec", map[string]any{"command": oneLine}, []string{`{"data":"xxx`}, false},
 		{"read 5 MB", "read", map[string]any{"path": big}, []string{"     1\tline 0 of", "offset="}, false},
 		{"readBytes 5 MB", "readBytes", map[string]any{"path": big}, []string{"line 0 of", "startByte="}, false},
@@ -169,8 +176,11 @@ func TestBudget(t *testing.T) {
 			}
 			for _, w := range c.want {
 				if !strings.Contains(text, w) {
-					t.Errorf("text lacks %q:\n%.2000s", w, text)
+					t.Errorf("text lacks %q:\n%.2000s\n...%s", w, text, text[max(0, len(text)-3000):])
 				}
+			}
+			if strings.HasPrefix(c.name, "error-dense") && strings.Count(text, "[kind of failure: ") != map[string]int{"error-dense": 1, "error-dense, many kinds": 10}[c.name] {
+				t.Errorf("no kinds of failure in:\n%.2000s", text)
 			}
 			t.Logf("%d bytes", len(text))
 		})
@@ -191,7 +201,7 @@ func TestBudgetOff(t *testing.T) {
 // server: the error line stays, the lines given up are named with the page
 // call that reads them, and that call reads them.
 func TestBudgetFits(t *testing.T) {
-	const budget = 1500
+	const budget = 1500 // under the 2 KB the preview of buildCmd is at default limits
 	s := startWith(t, func(srv *Server) { srv.Budget = budget })
 	text, _ := s.call(t, "exec", map[string]any{"command": buildCmd})
 	if len(text) > budget || !strings.Contains(text, buildError) || !strings.HasSuffix(text, "give maxBytes for more]") {

@@ -197,6 +197,7 @@ func (v *streamView) render(k int) string {
 	if last := v.lastLine(); next <= last {
 		b.WriteString(notice.OmittedGap(next, last, v.spool) + "\n")
 	}
+	writeKinds(&b, v.s.Kinds) // a few short lines, bounded: kept whole
 	return b.String()
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 )
 
@@ -121,5 +122,32 @@ func TestFitStreams(t *testing.T) {
 				t.Errorf("the first group's first line is gone")
 			}
 		})
+	}
+}
+
+// TestFitKeepsKinds: a stream's kinds of failure are kept whole when its
+// lines are given up to fit the budget, and count in it.
+func TestFitKeepsKinds(t *testing.T) {
+	var groups [][2]int64
+	for at := int64(200); at < 90000; at += 300 {
+		groups = append(groups, [2]int64{at, 1})
+	}
+	out := synthStream(1, 100000, 100, 100, groups)
+	for i := range 10 {
+		out.Kinds = append(out.Kinds, protocol.Kind{Text: strings.Repeat(fmt.Sprintf("kind %d <*> ", i), 18), Count: int64(9000 - i), FirstLine: int64(200 + i), LastLine: 99000})
+	}
+	var errs protocol.Stream
+	for _, budget := range []int{protocol.MCPResultBytes, 6000} {
+		text := fitStreams("exit status 1", &out, &errs, nil, budget)
+		if len(text) > budget {
+			t.Errorf("budget %d: %d bytes", budget, len(text))
+		}
+		body, _, _ := strings.Cut(text, "\n[kind of failure: ")
+		checkCover(t, strings.TrimPrefix(body, "exit status 1\n")+"\n", 1, 100000)
+		for _, k := range out.Kinds {
+			if want := notice.KindOfFailure(k) + "\n"; !strings.Contains(text, want) {
+				t.Errorf("budget %d: no %q", budget, want)
+			}
+		}
 	}
 }

@@ -160,6 +160,16 @@ func writeStream(b *strings.Builder, name string, s *protocol.Stream) {
 		writeMiddle(b, o, s.Highlights, spool)
 	}
 	writeLines(b, s.Tail)
+	writeKinds(b, s.Kinds)
+}
+
+// writeKinds writes a line for each kind of failure lines the stream found
+// more of than it shows (at most 10, most frequent first): what a model of
+// an error-dense output needs to decide what to page.
+func writeKinds(b *strings.Builder, ks []protocol.Kind) {
+	for _, k := range ks {
+		b.WriteString(notice.KindOfFailure(k) + "\n")
+	}
 }
 
 // writeMiddle writes the omitted middle: with no highlights one line that

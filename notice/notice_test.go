@@ -197,6 +197,15 @@ func TestMessages(t *testing.T) {
 		{"mcp omitted, no spool", func() string { return OmittedLines(omitted, "") }, "[... lines 1001-4000 omitted (30.0 KB) ...]"},
 		{"mcp fitted", func() string { return FittedResult(24 << 10) },
 			"[Cut to 24.0 KB so that it reaches you whole: the omitted lines named above are in the spool; give maxBytes for more]"},
+		{"mcp kind", func() string {
+			return KindOfFailure(protocol.Kind{Text: "ERROR [db] <*> failed", Count: 41233, FirstLine: 17, LastLine: 477600})
+		}, `[kind of failure: 41,233× "ERROR [db] <*> failed" lines 17-477600]`},
+		{"mcp kind, one line", func() string { return KindOfFailure(protocol.Kind{Text: "x", Count: 1, FirstLine: 9, LastLine: 9}) },
+			`[kind of failure: 1× "x" line 9]`},
+		{"mcp kind, a million", func() string {
+			return KindOfFailure(protocol.Kind{Text: "y", Count: 1234567, FirstLine: 1, LastLine: 2})
+		},
+			`[kind of failure: 1,234,567× "y" lines 1-2]`},
 		{"mcp error", func() string { return DaemonError(protocol.CodeNoSuchFile, "no such file: /x") }, "error -32001: no such file: /x"},
 		{"size GB", func() string { return Size(3 << 30) }, "3.0 GB"},
 		{"exec still running", func() string {

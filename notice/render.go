@@ -72,3 +72,31 @@ func DaemonError(code int64, message string) string {
 func FittedResult(budget int) string {
 	return fmt.Sprintf("[Cut to %s so that it reaches you whole: the omitted lines named above are in the spool; give maxBytes for more]", Size(int64(budget)))
 }
+
+// KindOfFailure names a kind of failure lines that a stream's preview found
+// more of than it shows (protocol.Kind): how many lines have its shape and
+// where the first and the last are, e.g. `[kind of failure: 41,233×
+// "ERROR [db] <*> failed" lines 17-477600]`.
+func KindOfFailure(k protocol.Kind) string {
+	where := fmt.Sprintf("lines %d-%d", k.FirstLine, k.LastLine)
+	if k.FirstLine == k.LastLine {
+		where = fmt.Sprintf("line %d", k.FirstLine)
+	}
+	return fmt.Sprintf("[kind of failure: %s× %q %s]", grouped(k.Count), k.Text, where)
+}
+
+// grouped writes n with its digits in groups of three: 41,233.
+func grouped(n int64) string {
+	s := fmt.Sprint(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}

@@ -1,0 +1,151 @@
+package highlight
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/toold/toold/internal/corpus"
+)
+
+// fastLines are lines on which the rules' shortcuts (a Match beside Re,
+// the first byte of an anchored Re) are held to the regexps: every line of
+// the corpus and of the generated logs, and edge cases of the level rules.
+func fastLines(t testing.TB) [][]byte {
+	cs, err := corpus.Load("../testdata/outputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	per, size := 60, 32<<10 // lines of each output, bytes of each log
+	if os.Getenv("TOOLD_LONG") != "" {
+		per, size = 1<<30, 1<<20
+	}
+	var lines [][]byte
+	for _, c := range cs {
+		ls := bytes.Split(c.Output, []byte("\n"))
+		lines = append(lines, ls[:min(len(ls), per)]...)
+	}
+	lines = append(lines, bytes.Split(errorLog(size), []byte("\n"))...)
+	lines = append(lines, bytes.Split(logText(size), []byte("\n"))...)
+	for _, s := range []string{"", "ERROR", " ERROR x", "[ERROR] x", "(WARN) x", "<CRIT>", "CRITICAL:", "CRITICALLY x",
+		"a b c d e f ERROR", "a b c d e f g ERROR", "a\tb\fc\rd\ve ERROR x", "a  b   [FATAL]x", "x [[ERROR] y", "x ERRORS y",
+		"x\u00a0ERROR y", "\xffERROR x", "é WARNING: y", "WARNINGS x", "[WARN x", "a b WARN", "ld: error: x", "git: fatal: y", "fatal: z", "x: fatal error: y"} {
+		lines = append(lines, []byte(s))
+	}
+	return lines
+}
+
+// checkFast fails when a shortcut of the rules (Match, the first byte, the
+// literals) says otherwise than the regexp on line.
+func checkFast(t testing.TB, line []byte) {
+	for i := range Rules() {
+		r := &Rules()[i]
+		if r.Re == nil {
+			continue
+		}
+		want := r.Re.Match(line)
+		if r.Match != nil && r.Match(line) != want {
+			t.Errorf("rule %s: Match(%q) = %v, the regexp says %v", r.Name, line, !want, want)
+		}
+		if want && !r.mayStart(line) {
+			t.Errorf("rule %s: mayStart(%q) is false, but the regexp matches", r.Name, line)
+		}
+		if want && !hasAny(line, r.Lits) {
+			t.Errorf("rule %s: %q holds none of %q, but the regexp matches", r.Name, line, r.Lits)
+		}
+	}
+}
+
+func TestFastIsRegexp(t *testing.T) {
+	for _, l := range fastLines(t) {
+		checkFast(t, l)
+	}
+}
+
+// The shortcuts rule out most lines of a log by their first byte.
+func TestFirstBytesRuleOut(t *testing.T) {
+	line := []byte("2026-11-22T07:00:00.006Z ERROR [db] req=1 x failed: connection refused")
+	var ran []string
+	for _, r := range Rules() {
+		if r.Re != nil && r.mayStart(line) {
+			ran = append(ran, r.Name)
+		}
+	}
+	if len(ran) > 25 {
+		t.Errorf("%d rules may start a timestamped line: %v", len(ran), ran)
+	}
+	for _, name := range []string{"go-panic", "rust-error", "maven-error", "json-error", "klog-error", "pytest-e"} {
+		for _, r := range Rules() {
+			if r.Name == name && r.mayStart(line) {
+				t.Errorf("rule %s may start %q", name, line)
+			}
+		}
+	}
+}
+
+func FuzzFastIsRegexp(f *testing.F) {
+	for _, l := range fastLines(f)[:300] {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkFast(t, line)
+	})
+}
+
+// FuzzKey: Key is the key of the plain definition (keyRef: the words of
+// bytes.Fields, each normalized).
+func FuzzKey(f *testing.F) {
+	for _, s := range []string{"", "a b", "error at 0xdeadbeef12 in /usr/lib/x.so", "TestX/case_0517 failed", "deadbeefcafe", "é\u00a0x 12", "x\\y.z 7a7a7a7a"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if got, want := Key(line), keyRef(line); got != want {
+			t.Errorf("Key(%q) = %q, want %q", line, got, want)
+		}
+	})
+}
+
+func keyRef(line []byte) string {
+	out := make([]byte, 0, min(len(line), maxKey))
+	for _, w := range bytes.Fields(line) {
+		if len(out) >= maxKey {
+			break
+		}
+		if len(out) > 0 {
+			out = append(out, ' ')
+		}
+		switch {
+		case isPathRef(w):
+			out = append(out, '/')
+		default:
+			for i := 0; i < len(w); {
+				n := hexRun(w[i:])
+				if n < 8 && isDigit(w[i]) {
+					n = 1
+				}
+				if n >= 8 || n == 1 && isDigit(w[i]) {
+					if len(out) == 0 || out[len(out)-1] != '#' {
+						out = append(out, '#')
+					}
+					i += n
+					continue
+				}
+				out = append(out, w[i])
+				i++
+			}
+		}
+	}
+	return string(out[:min(len(out), maxKey)])
+}
+
+func isPathRef(w []byte) bool {
+	i := bytes.LastIndexAny(w, `/\`)
+	if i < 0 {
+		return false
+	}
+	switch w[0] {
+	case '/', '\\', '.', '~':
+		return true
+	}
+	return bytes.IndexByte(w[i:], '.') > 0
+}
