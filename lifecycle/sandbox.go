@@ -62,6 +62,91 @@ func sandboxPolicy(sp *protocol.SandboxParams, cwd string, roots []methods.Root)
 	return p, missing, nil
 }
 
+// sessionSandbox gives cfg (its cwd and roots set) its sandbox: asked, or
+// prev's when a re-initialize names none, or else floor (the daemon's
+// --sandbox). A session's sandbox never gets looser: one looser than
+// prev's or than floor is -32602 naming sandbox. Both are compared as they
+// would be with cfg's cwd and roots: the roots are the client's to choose
+// at every initialize (they are the workspace), the mode, network, writable
+// dirs and what bestEffort leaves unenforced are what may only tighten.
+func sessionSandbox(cfg *methods.Settings, asked, floor *protocol.SandboxParams, prev *methods.Settings) error {
+	box := asked
+	if box == nil && prev != nil {
+		box = prev.SandboxParams
+	}
+	if box == nil {
+		box = floor
+	}
+	var err error
+	if cfg.Sandbox, cfg.Unenforced, err = sandboxPolicy(box, cfg.Cwd, cfg.Roots); err != nil {
+		return err
+	}
+	if cfg.Sandbox != nil {
+		cfg.SandboxParams = box
+	}
+	if prev != nil && prev.Sandbox != nil {
+		p, missing, err := sandboxPolicy(prev.SandboxParams, cfg.Cwd, cfg.Roots)
+		if err != nil { // a writable dir gone since: the policy as it was
+			p, missing = prev.Sandbox, prev.Unenforced
+		}
+		if why := looser(cfg.Sandbox, p, cfg.Unenforced, missing); why != "" {
+			return rpc.InvalidParams("sandbox", "%s would loosen the session's sandbox (%s): a re-initialize may keep or tighten it, never loosen it", why, prev.Sandbox.Mode)
+		}
+	}
+	if floor != nil && box != floor {
+		p, missing, err := sandboxPolicy(floor, cfg.Cwd, cfg.Roots)
+		if err != nil {
+			return err
+		}
+		if why := looser(cfg.Sandbox, p, cfg.Unenforced, missing); why != "" {
+			return rpc.InvalidParams("sandbox", "%s would loosen the daemon's --sandbox=%s, below which no session goes (a client may ask for stricter)", why, floor.Mode)
+		}
+	}
+	return nil
+}
+
+// modeRank orders the modes from the loosest to the strictest.
+func modeRank(mode string) int {
+	return map[string]int{protocol.SandboxWorkspaceWrite: 1, protocol.SandboxReadOnly: 2}[mode]
+}
+
+// looser says how p is looser than bound ("" when it is as strict or
+// stricter); missing and boundMissing are what bestEffort leaves
+// unenforced of each.
+func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
+	switch {
+	case bound == nil:
+		return ""
+	case p == nil:
+		return "mode off"
+	case modeRank(p.Mode) < modeRank(bound.Mode):
+		return "mode " + p.Mode
+	case p.Network && !bound.Network:
+		return "network true"
+	}
+	for _, w := range p.Writable {
+		if !methods.BeneathAny(w, bound.Writable) {
+			return "writes beneath " + w
+		}
+	}
+	if bound.Readable != nil {
+		if p.Readable == nil {
+			return "reads everywhere"
+		}
+		for _, r := range p.Readable {
+			if !methods.BeneathAny(r, bound.Readable) {
+				return "reads beneath " + r
+			}
+		}
+	}
+	for _, m := range missing {
+		if !slices.Contains(boundMissing, m) {
+			return "bestEffort without " + m
+		}
+	}
+	return ""
+}
+
 // renameField makes an invalid-params error of ResolveRoots name the field
 // it was given as.
 func renameField(err error, from, to string) error {

@@ -84,7 +84,7 @@ func classify(d *notice.SandboxDenial, line string, p *sandbox.Policy, cwd strin
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cwd, path)
 		}
-		if !beneathAny(resolve(filepath.Clean(path)), p.Writable) {
+		if !BeneathAny(resolve(filepath.Clean(path)), p.Writable) {
 			d.Write = true
 		}
 	}
@@ -103,8 +103,9 @@ func resolve(path string) string {
 	return path
 }
 
-// beneathAny reports whether path is one of dirs or beneath one.
-func beneathAny(path string, dirs []string) bool {
+// BeneathAny reports whether path is one of dirs or beneath one (both
+// clean and absolute).
+func BeneathAny(path string, dirs []string) bool {
 	for _, dir := range dirs {
 		if path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/") {
 			return true
