@@ -220,7 +220,7 @@ func (c *client) initialize(params []byte) (any, error) {
 	res := &protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: protocol.ServerName, Version: c.d.opts.Version},
 		Session:    sess.ID,
-		SpoolDir:   sess.Spool.Path(),
+		SpoolDir:   spoolDir(sess.Spool),
 		Limits:     sess.Limits,
 		Methods:    c.d.MethodNames(),
 		Sandbox:    sandboxInfo(sess.SandboxPolicy(), sess.Unenforced),
@@ -312,7 +312,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		c.live = l
 	}
 	if c.settings.Sandbox != nil && c.live.tmp == "" {
-		tmp, err := c.d.makeTmpDir(c.live.id)
+		tmp, err := c.d.makeTmpDir(c.live)
 		if err != nil {
 			return nil, nil, nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's TMPDIR: %v", err)
 		}

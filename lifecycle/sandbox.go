@@ -13,6 +13,7 @@ import (
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/sandbox"
+	"github.com/toold/toold/spool"
 )
 
 // systemDirs may be read in read-only mode with roots, beside the roots:
@@ -164,15 +165,28 @@ func renameField(err error, from, to string) error {
 
 // makeTmpDir makes a session's private TMPDIR beside its spool directory
 // (<root>/<pid>-<session>.tmp, which the sweep after a daemon's death
-// removes too), or in the system's temporary directory when the spool root
-// is not usable.
-func (d *Daemon) makeTmpDir(session string) (string, error) {
-	root := d.svc.Spools.Root()
-	dir := filepath.Join(root, strconv.Itoa(os.Getpid())+"-"+session+".tmp")
-	if err := os.Mkdir(dir, 0o700); err == nil {
-		return dir, nil
+// removes too) when the session has one: the spool root then passed
+// spool's check (ours, 0700). Else the root was refused (another's, or
+// others may write to it) or cannot be made, and the TMPDIR is a 0700
+// directory of its own in the system's temporary directory.
+func (d *Daemon) makeTmpDir(l *liveSession) (string, error) {
+	if l.spool.Err() == nil {
+		dir := filepath.Join(d.svc.Spools.Root(), strconv.Itoa(os.Getpid())+"-"+l.id+".tmp")
+		if err := os.Mkdir(dir, 0o700); err == nil {
+			return dir, nil
+		}
 	}
-	return os.MkdirTemp("", "toold-"+session+"-")
+	return os.MkdirTemp("", "toold-"+l.id+"-")
+}
+
+// spoolDir is initialize's spoolDir: null when the session has no spool
+// directory.
+func spoolDir(d *spool.Dir) *string {
+	if d.Err() != nil {
+		return nil
+	}
+	p := d.Path()
+	return &p
 }
 
 // sandboxInfo is initialize's sandbox result.
