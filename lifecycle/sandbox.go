@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,6 +147,34 @@ func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
 		}
 	}
 	return ""
+}
+
+// CheckSandboxFlags checks the daemon's sandbox flags (sp, as the flags
+// give it: nil without --sandbox) at start, so that a daemon that could
+// not give its sessions that sandbox stops there, naming the flag, instead
+// of failing every request: each --writable must be a directory, and this
+// kernel must enforce the sandbox unless --sandbox-best-effort.
+func CheckSandboxFlags(sp *protocol.SandboxParams) error {
+	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
+		return nil
+	}
+	for _, w := range sp.Writable {
+		real, err := filepath.EvalSymlinks(w)
+		if err == nil {
+			var fi os.FileInfo
+			if fi, err = os.Stat(real); err == nil && !fi.IsDir() {
+				err = errors.New("not a directory")
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("--writable %s: %w", w, err)
+		}
+	}
+	missing := sandbox.Probe().Missing(&sandbox.Policy{Mode: sp.Mode, Network: sp.Network})
+	if len(missing) > 0 && !sp.BestEffort {
+		return fmt.Errorf("--sandbox=%s cannot be enforced here: %s (--sandbox-best-effort starts without it)", sp.Mode, strings.Join(missing, "; "))
+	}
+	return nil
 }
 
 // renameField makes an invalid-params error of ResolveRoots name the field
