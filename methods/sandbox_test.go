@@ -28,7 +28,20 @@ func TestSandboxDenial(t *testing.T) {
 		{"mkdir: cannot create directory '/usr/x': Read-only file system\n", true, false, false},
 		{"curl: (6) Could not resolve host: example.com\n", false, true, false},
 		{"connect: Network is unreachable\n", false, true, false},
+		{"open " + out + "/x: permission denied\n", true, false, false},
+		{"Error: EACCES: permission denied, open '" + out + "/x'\n", true, false, false},
+		{"Error: Os { code: 13, kind: PermissionDenied, message: \"Permission denied\" } " + out + "/x\n", true, false, false},
+		{"mkdir " + out + "/d: read-only file system\n", true, false, false},
+		{"chmod " + out + "/x: operation not permitted\n", true, false, false},
+		{"open " + proj + "/x: permission denied\n", false, false, false},
+		{"dial tcp 93.184.216.34:80: connect: network is unreachable\n", false, true, false},
+		{"Get \"http://example.com\": dial tcp: lookup example.com: no such host\n", false, true, false},
+		{"dial tcp 10.1.2.3:443: connect: connection refused\n", false, true, false},
+		{"Error: getaddrinfo ENOTFOUND example.com\n", false, true, false},
+		{"error sending request: dns error: failed to lookup address information\n", false, true, false},
+		{"kill: (1): operation not permitted\n", false, false, true},
 		{"all good\n", false, false, false},
+		{"the permissions were fine, no denial here\n", false, false, false},
 	} {
 		d := sandboxDenial(p, proj, &protocol.Stream{}, &protocol.Stream{Head: tc.stderr})
 		got := [3]bool{}
