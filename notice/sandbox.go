@@ -31,7 +31,7 @@ func Sandbox(d *SandboxDenial) string {
 		parts = append(parts, sandboxWrites(d))
 	}
 	if d.Network {
-		parts = append(parts, "the network is off in the sandbox: only loopback is reachable (initialize's sandbox.network, --network)")
+		parts = append(parts, "the sandbox has no network: only the command's own loopback is reachable, not the host's; network: true (--network) allows it")
 	}
 	if d.Signal {
 		parts = append(parts, "the sandbox blocks signals and tracing of processes outside the command's own")
