@@ -17,10 +17,6 @@ import (
 	"github.com/toold/toold/spool"
 )
 
-// systemDirs may be read in read-only mode with roots, beside the roots:
-// what programs need to run.
-var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run"}
-
 // sandboxPolicy makes the session's sandbox from initialize's (or the
 // daemon's default) params: nil when off. The session's TMPDIR is added
 // when the session opens. What this kernel cannot enforce is -32007, unless
@@ -48,7 +44,7 @@ func sandboxPolicy(sp *protocol.SandboxParams, cwd string, roots []methods.Root)
 		}
 	case protocol.SandboxReadOnly:
 		if len(roots) > 0 {
-			p.Readable = slices.Clone(systemDirs)
+			p.Readable = slices.Clone(sandbox.SystemDirs)
 			for _, r := range roots {
 				p.Readable = append(p.Readable, r.Path)
 			}

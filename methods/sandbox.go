@@ -52,6 +52,11 @@ func sandboxDenial(p *sandbox.Policy, cwd string, streams ...*protocol.Stream) *
 		return nil
 	}
 	d := &notice.SandboxDenial{Mode: p.Mode, Writable: p.Writable, TmpDir: p.TmpDir}
+	for _, r := range p.Readable {
+		if r != p.TmpDir && !slices.Contains(sandbox.SystemDirs, r) {
+			d.Roots = append(d.Roots, r)
+		}
+	}
 	for _, s := range streams {
 		texts := []string{s.Head, s.Tail}
 		for _, h := range s.Highlights {
@@ -63,7 +68,7 @@ func sandboxDenial(p *sandbox.Policy, cwd string, streams ...*protocol.Stream) *
 			}
 		}
 	}
-	if !d.Write && !d.Network && !d.Signal {
+	if !d.Write && !d.Read && !d.Network && !d.Signal {
 		return nil
 	}
 	return d
@@ -92,7 +97,11 @@ func classify(d *notice.SandboxDenial, line string, p *sandbox.Policy, cwd strin
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cwd, path)
 		}
-		if !BeneathAny(resolve(filepath.Clean(path)), p.Writable) {
+		real := resolve(filepath.Clean(path))
+		switch {
+		case p.Readable != nil && !BeneathAny(real, p.Readable):
+			d.Read = true // read-only with roots: neither read nor written there
+		case !BeneathAny(real, p.Writable):
 			d.Write = true
 		}
 	}

@@ -3,6 +3,7 @@ package methods
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/toold/toold/protocol"
@@ -50,6 +51,22 @@ func TestSandboxDenial(t *testing.T) {
 		}
 		if want := [3]bool{tc.write, tc.network, tc.signal}; got != want {
 			t.Errorf("%q: write, network, signal = %v, want %v", tc.stderr, got, want)
+		}
+	}
+	// read-only with roots: a path outside the roots was refused as a read
+	// (or a write), one inside them as a write only.
+	ro := &sandbox.Policy{Mode: sandbox.ModeReadOnly, Writable: []string{"/tmpdir"}, TmpDir: "/tmpdir",
+		Readable: append(append([]string{}, sandbox.SystemDirs...), proj, "/tmpdir")}
+	for _, tc := range []struct {
+		stderr      string
+		read, write bool
+	}{
+		{"cat: " + out + "/secret: Permission denied\n", true, false},
+		{"/bin/bash: line 1: " + proj + "/x: Permission denied\n", false, true},
+	} {
+		d := sandboxDenial(ro, proj, &protocol.Stream{Head: tc.stderr})
+		if d == nil || d.Read != tc.read || d.Write != tc.write || !slices.Equal(d.Roots, []string{proj}) {
+			t.Errorf("read-only %q: %+v", tc.stderr, d)
 		}
 	}
 	if sandboxDenial(nil, proj, &protocol.Stream{Head: "Permission denied: '/x'\n"}) != nil {
