@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -22,6 +23,11 @@ import (
 // when the session opens. What this kernel cannot enforce is -32007, unless
 // bestEffort: then it is returned, for the notice.
 func sandboxPolicy(sp *protocol.SandboxParams, cwd string, roots []methods.Root) (*sandbox.Policy, []string, error) {
+	if sp != nil && len(sp.Writable) > 0 && sp.Mode != protocol.SandboxWorkspaceWrite {
+		mode := cmp.Or(sp.Mode, "absent (off)")
+		return nil, nil, rpc.InvalidParams("sandbox.writable", "only mode %q writes beneath writable dirs; mode is %s, which would drop them",
+			protocol.SandboxWorkspaceWrite, mode)
+	}
 	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
 		return nil, nil, nil
 	}

@@ -28,6 +28,8 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 		{"missing writable", "", []string{"--sandbox=workspace-write", "--writable", missing}, "--writable " + missing},
 		{"writable file", "", []string{"--sandbox=workspace-write", "--writable", file}, "--writable " + file},
 		{"unenforceable", "TOOLD_TEST_LANDLOCK_ABI=3", []string{"--sandbox=workspace-write"}, "--sandbox-best-effort"},
+		{"writable with read-only", "", []string{"--sandbox=read-only", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
+		{"writable with off", "", []string{"--sandbox=off", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
 	} {
 		for cmd, pre := range map[string][]string{
 			"serve":        {"serve"},

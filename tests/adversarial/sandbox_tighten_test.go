@@ -103,3 +103,26 @@ func TestSandboxFlagIsAFloor(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxWritableNotDropped: writable dirs with a mode that does not
+// write beneath them (read-only, off, no mode) are -32602 naming
+// sandbox.writable, not dropped without a word, on every transport.
+func TestSandboxWritableNotDropped(t *testing.T) {
+	transports, _ := sandboxTransports(t)
+	for name, open := range transports {
+		t.Run(name, func(t *testing.T) {
+			w := newSandboxWorld(t)
+			c := open()
+			for i, box := range []map[string]any{
+				{"mode": "read-only", "writable": []string{w.out}},
+				{"mode": "off", "writable": []string{w.out}},
+				{"writable": []string{w.out}},
+			} {
+				m := c.call(1+i, "initialize", map[string]any{"cwd": w.proj, "sandbox": box}, 30*time.Second)
+				if m.Error == nil || m.Error.Code != -32602 || !strings.Contains(string(m.Error.Data), `"field":"sandbox.writable"`) {
+					t.Errorf("sandbox %v: want -32602 naming sandbox.writable, got %+v %s", box, m.Error, m.Result)
+				}
+			}
+		})
+	}
+}
