@@ -26,6 +26,10 @@ import (
 // such file, not executable, a missing cwd, or a closed Runner.
 var ErrStart = errors.New("command could not be started")
 
+// KillDelay is how long a command's process group has between SIGTERM
+// and SIGKILL: a cancelled or timed-out command has answered within it.
+const KillDelay = killDelay
+
 const (
 	// killDelay is how long a group has between SIGTERM and SIGKILL.
 	killDelay = 2 * time.Second
