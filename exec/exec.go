@@ -26,6 +26,10 @@ import (
 // such file, not executable, a missing cwd, or a closed Runner.
 var ErrStart = errors.New("command could not be started")
 
+// KillDelay is how long a command's process group has between SIGTERM
+// and SIGKILL: a cancelled or timed-out command has answered within it.
+const KillDelay = killDelay
+
 const (
 	// killDelay is how long a group has between SIGTERM and SIGKILL.
 	killDelay = 2 * time.Second
@@ -603,11 +607,34 @@ func command(spec Spec) (*osexec.Cmd, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
 	if spec.Sandbox != nil {
+		if err := executable(path, spec.Dir); err != nil {
+			return nil, err
+		}
 		if err := sandbox.Wrap(cmd, spec.Sandbox); err != nil {
 			return nil, err
 		}
 	}
 	return cmd, nil
+}
+
+// executable says, as os/exec's start would, why path (relative to dir)
+// cannot be executed: a sandboxed command is started as the launcher,
+// which always starts, so a missing or non-executable program is found
+// here, and fails the start (-32005) as it does unsandboxed, rather than
+// exiting 127 or 126 from the launcher.
+func executable(path, dir string) error {
+	p := path
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return &os.PathError{Op: "fork/exec", Path: path, Err: errors.Unwrap(err)}
+	case !fi.Mode().IsRegular() || unix.Access(p, unix.X_OK) != nil:
+		return &os.PathError{Op: "fork/exec", Path: path, Err: syscall.EACCES}
+	}
+	return nil
 }
 
 // defaultPath is searched when env has no PATH, as a shell would.

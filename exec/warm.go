@@ -60,6 +60,9 @@ func (r *Runner) startWarm(spec Spec) (*process, error) {
 	plain := spec
 	plain.Sandbox = nil
 	c, err := command(plain) // the program's path, and a missing cwd said as usual
+	if err == nil {
+		err = executable(c.Path, spec.Dir)
+	}
 	if err != nil {
 		r.discard(w)
 		return nil, err

@@ -200,9 +200,9 @@ func (c *client) initialize(params []byte) (any, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	side := c.side
+	side, prev := c.side, c.settings
 	c.mu.Unlock()
-	st, err := newSettings(&p, side, c.d.opts.Sandbox)
+	st, err := newSettings(&p, side, c.d.opts.Sandbox, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (c *client) initialize(params []byte) (any, error) {
 	res := &protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: protocol.ServerName, Version: c.d.opts.Version},
 		Session:    sess.ID,
-		SpoolDir:   sess.Spool.Path(),
+		SpoolDir:   spoolDir(sess.Spool),
 		Limits:     sess.Limits,
 		Methods:    c.d.MethodNames(),
 		Sandbox:    sandboxInfo(sess.SandboxPolicy(), sess.Unenforced),
@@ -233,8 +233,11 @@ func (c *client) initialize(params []byte) (any, error) {
 
 // newSettings makes a session's settings from initialize's params; what they
 // leave out comes from side (a forwarder's client side) or else the daemon
-// (its cwd, its environment, and box, its default sandbox).
-func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, box *protocol.SandboxParams) (*methods.Settings, error) {
+// (its cwd, its environment, and floor, its --sandbox). prev are the
+// settings a re-initialize replaces (nil for the first): their sandbox
+// stays when p names none, and the sandbox may not be looser than prev's
+// or than floor (sessionSandbox).
+func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, floor *protocol.SandboxParams, prev *methods.Settings) (*methods.Settings, error) {
 	cfg := &methods.Settings{Cwd: p.Cwd, Env: daemonEnv()}
 	if side != nil {
 		if side.Env != nil {
@@ -265,10 +268,7 @@ func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, box 
 	if cfg.Limits, err = methods.ApplyLimits(p.Limits); err != nil {
 		return nil, err
 	}
-	if p.Sandbox != nil {
-		box = p.Sandbox
-	}
-	if cfg.Sandbox, cfg.Unenforced, err = sandboxPolicy(box, cfg.Cwd, cfg.Roots); err != nil {
+	if err := sessionSandbox(cfg, p.Sandbox, floor, prev); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -298,7 +298,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.settings == nil {
-		st, err := newSettings(&protocol.InitializeParams{}, c.side, c.d.opts.Sandbox)
+		st, err := newSettings(&protocol.InitializeParams{}, c.side, c.d.opts.Sandbox, nil)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -312,7 +312,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		c.live = l
 	}
 	if c.settings.Sandbox != nil && c.live.tmp == "" {
-		tmp, err := c.d.makeTmpDir(c.live.id)
+		tmp, err := c.d.makeTmpDir(c.live)
 		if err != nil {
 			return nil, nil, nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's TMPDIR: %v", err)
 		}

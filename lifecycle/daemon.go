@@ -197,8 +197,11 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 		Inline:       inline,
 		Admit:        c.admit,
 		DrainTimeout: d.opts.DrainTimeout,
-		WriteTimeout: d.opts.WriteTimeout,
-		Logger:       d.log,
+		// A cancelled command that ignores SIGTERM is killed KillDelay
+		// later: its reply must still be written before the end.
+		CancelTimeout: d.drainTimeout() + exec.KillDelay,
+		WriteTimeout:  d.opts.WriteTimeout,
+		Logger:        d.log,
 	}
 	if err := srv.ServeConn(ctx, rwc); err != nil && !errors.Is(err, context.Canceled) {
 		d.log.Debug("connection ended", "err", err)

@@ -57,7 +57,7 @@ func TestSessionsAreSeparate(t *testing.T) {
 	if err := b.Call(ctx, "initialize", nil, &ib); err != nil {
 		t.Fatal(err)
 	}
-	if ia.Session == ib.Session || ia.SpoolDir == ib.SpoolDir {
+	if ia.Session == ib.Session || *ia.SpoolDir == *ib.SpoolDir {
 		t.Fatalf("two clients share a session: %s %s", ia.Session, ib.Session)
 	}
 	var st protocol.Stats
@@ -83,7 +83,7 @@ func TestSessionsAreSeparate(t *testing.T) {
 	// b goes away: its session ends, a's goes on.
 	b.Close()
 	waitB()
-	if _, err := os.Stat(ib.SpoolDir); !os.IsNotExist(err) {
+	if _, err := os.Stat(*ib.SpoolDir); !os.IsNotExist(err) {
 		t.Errorf("b's spool dir after disconnect: %v", err)
 	}
 	if err := a.Call(ctx, "stats", nil, &st); err != nil || st.Sessions != 1 {
@@ -123,7 +123,7 @@ func TestSessionClose(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("exec not ended by session/close")
 	}
-	if _, err := os.Stat(first.SpoolDir); !os.IsNotExist(err) {
+	if _, err := os.Stat(*first.SpoolDir); !os.IsNotExist(err) {
 		t.Errorf("spool dir after session/close: %v", err)
 	}
 	// The next request opens a new session that keeps the roots.
@@ -173,7 +173,7 @@ func TestCloseEndsEverySession(t *testing.T) {
 		if err := c.Call(ctx, "initialize", nil, &ir); err != nil {
 			t.Fatal(err)
 		}
-		dirs = append(dirs, ir.SpoolDir)
+		dirs = append(dirs, *ir.SpoolDir)
 	}
 	d.Close()
 	for _, dir := range dirs {

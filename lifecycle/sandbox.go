@@ -1,7 +1,9 @@
 package lifecycle
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,17 +15,19 @@ import (
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/sandbox"
+	"github.com/toold/toold/spool"
 )
-
-// systemDirs may be read in read-only mode with roots, beside the roots:
-// what programs need to run.
-var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run"}
 
 // sandboxPolicy makes the session's sandbox from initialize's (or the
 // daemon's default) params: nil when off. The session's TMPDIR is added
 // when the session opens. What this kernel cannot enforce is -32007, unless
 // bestEffort: then it is returned, for the notice.
 func sandboxPolicy(sp *protocol.SandboxParams, cwd string, roots []methods.Root) (*sandbox.Policy, []string, error) {
+	if sp != nil && len(sp.Writable) > 0 && sp.Mode != protocol.SandboxWorkspaceWrite {
+		mode := cmp.Or(sp.Mode, "absent (off)")
+		return nil, nil, rpc.InvalidParams("sandbox.writable", "only mode %q writes beneath writable dirs; mode is %s, which would drop them",
+			protocol.SandboxWorkspaceWrite, mode)
+	}
 	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
 		return nil, nil, nil
 	}
@@ -46,7 +50,7 @@ func sandboxPolicy(sp *protocol.SandboxParams, cwd string, roots []methods.Root)
 		}
 	case protocol.SandboxReadOnly:
 		if len(roots) > 0 {
-			p.Readable = slices.Clone(systemDirs)
+			p.Readable = slices.Clone(sandbox.SystemDirs)
 			for _, r := range roots {
 				p.Readable = append(p.Readable, r.Path)
 			}
@@ -60,6 +64,119 @@ func sandboxPolicy(sp *protocol.SandboxParams, cwd string, roots []methods.Root)
 	}
 	support.Complete(p)
 	return p, missing, nil
+}
+
+// sessionSandbox gives cfg (its cwd and roots set) its sandbox: asked, or
+// prev's when a re-initialize names none, or else floor (the daemon's
+// --sandbox). A session's sandbox never gets looser: one looser than
+// prev's or than floor is -32602 naming sandbox. Both are compared as they
+// would be with cfg's cwd and roots: the roots are the client's to choose
+// at every initialize (they are the workspace), the mode, network, writable
+// dirs and what bestEffort leaves unenforced are what may only tighten.
+func sessionSandbox(cfg *methods.Settings, asked, floor *protocol.SandboxParams, prev *methods.Settings) error {
+	box := asked
+	if box == nil && prev != nil {
+		box = prev.SandboxParams
+	}
+	if box == nil {
+		box = floor
+	}
+	var err error
+	if cfg.Sandbox, cfg.Unenforced, err = sandboxPolicy(box, cfg.Cwd, cfg.Roots); err != nil {
+		return err
+	}
+	if cfg.Sandbox != nil {
+		cfg.SandboxParams = box
+	}
+	if prev != nil && prev.Sandbox != nil {
+		p, missing, err := sandboxPolicy(prev.SandboxParams, cfg.Cwd, cfg.Roots)
+		if err != nil { // a writable dir gone since: the policy as it was
+			p, missing = prev.Sandbox, prev.Unenforced
+		}
+		if why := looser(cfg.Sandbox, p, cfg.Unenforced, missing); why != "" {
+			return rpc.InvalidParams("sandbox", "%s would loosen the session's sandbox (%s): a re-initialize may keep or tighten it, never loosen it", why, prev.Sandbox.Mode)
+		}
+	}
+	if floor != nil && box != floor {
+		p, missing, err := sandboxPolicy(floor, cfg.Cwd, cfg.Roots)
+		if err != nil {
+			return err
+		}
+		if why := looser(cfg.Sandbox, p, cfg.Unenforced, missing); why != "" {
+			return rpc.InvalidParams("sandbox", "%s would loosen the daemon's --sandbox=%s, below which no session goes (a client may ask for stricter)", why, floor.Mode)
+		}
+	}
+	return nil
+}
+
+// modeRank orders the modes from the loosest to the strictest.
+func modeRank(mode string) int {
+	return map[string]int{protocol.SandboxWorkspaceWrite: 1, protocol.SandboxReadOnly: 2}[mode]
+}
+
+// looser says how p is looser than bound ("" when it is as strict or
+// stricter); missing and boundMissing are what bestEffort leaves
+// unenforced of each.
+func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
+	switch {
+	case bound == nil:
+		return ""
+	case p == nil:
+		return "mode off"
+	case modeRank(p.Mode) < modeRank(bound.Mode):
+		return "mode " + p.Mode
+	case p.Network && !bound.Network:
+		return "network true"
+	}
+	for _, w := range p.Writable {
+		if !methods.BeneathAny(w, bound.Writable) {
+			return "writes beneath " + w
+		}
+	}
+	if bound.Readable != nil {
+		if p.Readable == nil {
+			return "reads everywhere"
+		}
+		for _, r := range p.Readable {
+			if !methods.BeneathAny(r, bound.Readable) {
+				return "reads beneath " + r
+			}
+		}
+	}
+	for _, m := range missing {
+		if !slices.Contains(boundMissing, m) {
+			return "bestEffort without " + m
+		}
+	}
+	return ""
+}
+
+// CheckSandboxFlags checks the daemon's sandbox flags (sp, as the flags
+// give it: nil without --sandbox) at start, so that a daemon that could
+// not give its sessions that sandbox stops there, naming the flag, instead
+// of failing every request: each --writable must be a directory, and this
+// kernel must enforce the sandbox unless --sandbox-best-effort.
+func CheckSandboxFlags(sp *protocol.SandboxParams) error {
+	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
+		return nil
+	}
+	for _, w := range sp.Writable {
+		real, err := filepath.EvalSymlinks(w)
+		if err == nil {
+			var fi os.FileInfo
+			if fi, err = os.Stat(real); err == nil && !fi.IsDir() {
+				err = errors.New("not a directory")
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("--writable %s: %w", w, err)
+		}
+	}
+	missing := sandbox.Probe().Missing(&sandbox.Policy{Mode: sp.Mode, Network: sp.Network})
+	if len(missing) > 0 && !sp.BestEffort {
+		return fmt.Errorf("--sandbox=%s cannot be enforced here: %s (--sandbox-best-effort starts without it)", sp.Mode, strings.Join(missing, "; "))
+	}
+	return nil
 }
 
 // renameField makes an invalid-params error of ResolveRoots name the field
@@ -79,15 +196,28 @@ func renameField(err error, from, to string) error {
 
 // makeTmpDir makes a session's private TMPDIR beside its spool directory
 // (<root>/<pid>-<session>.tmp, which the sweep after a daemon's death
-// removes too), or in the system's temporary directory when the spool root
-// is not usable.
-func (d *Daemon) makeTmpDir(session string) (string, error) {
-	root := d.svc.Spools.Root()
-	dir := filepath.Join(root, strconv.Itoa(os.Getpid())+"-"+session+".tmp")
-	if err := os.Mkdir(dir, 0o700); err == nil {
-		return dir, nil
+// removes too) when the session has one: the spool root then passed
+// spool's check (ours, 0700). Else the root was refused (another's, or
+// others may write to it) or cannot be made, and the TMPDIR is a 0700
+// directory of its own in the system's temporary directory.
+func (d *Daemon) makeTmpDir(l *liveSession) (string, error) {
+	if l.spool.Err() == nil {
+		dir := filepath.Join(d.svc.Spools.Root(), strconv.Itoa(os.Getpid())+"-"+l.id+".tmp")
+		if err := os.Mkdir(dir, 0o700); err == nil {
+			return dir, nil
+		}
 	}
-	return os.MkdirTemp("", "toold-"+session+"-")
+	return os.MkdirTemp("", "toold-"+l.id+"-")
+}
+
+// spoolDir is initialize's spoolDir: null when the session has no spool
+// directory.
+func spoolDir(d *spool.Dir) *string {
+	if d.Err() != nil {
+		return nil
+	}
+	p := d.Path()
+	return &p
 }
 
 // sandboxInfo is initialize's sandbox result.

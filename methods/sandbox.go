@@ -27,11 +27,19 @@ func (s *Session) SandboxPolicy() *sandbox.Policy {
 }
 
 var (
-	// deniedLine: the messages of EACCES, EPERM and EROFS, as libc and
-	// Python word them.
-	deniedLine = regexp.MustCompile(`Permission denied|Operation not permitted|Read-only file system|PermissionError`)
-	// networkLine: ENETUNREACH, and a name lookup without a resolver.
-	networkLine = regexp.MustCompile(`Network is unreachable|Temporary failure in name resolution|Could not resolve host|Name or service not known|No address associated with hostname|getaddrinfo`)
+	// deniedLine: EACCES, EPERM and EROFS as libc, Python, Go, Rust and
+	// Node word them ("Permission denied", "open /x: permission denied",
+	// "EACCES: permission denied, open '/x'"), in any case.
+	deniedLine = regexp.MustCompile(`(?i:permission denied|operation not permitted|read-only file system)|PermissionError|\b(?:EACCES|EPERM|EROFS)\b`)
+	// notPermitted: EPERM, which a signal or an abstract socket's connect
+	// outside the sandbox gets.
+	notPermitted = regexp.MustCompile(`(?i:operation not permitted)|\bEPERM\b`)
+	// networkLine: ENETUNREACH, ECONNREFUSED (the host's loopback is not
+	// the command's) and a failed name lookup, as libc, curl, Go ("dial
+	// tcp ...: connect: network is unreachable", "lookup example.com: no
+	// such host"), Rust and Node word them, in any case. Checked only with
+	// the network off.
+	networkLine = regexp.MustCompile(`(?i:network is unreachable|connection refused|temporary failure in name resolution|could not resolve host|name or service not known|no address associated with hostname|getaddrinfo|no such host|failed to lookup address|server misbehaving)|\b(?:ENETUNREACH|ECONNREFUSED|EAI_AGAIN|ENOTFOUND)\b`)
 	// pathToken: an absolute or explicitly relative path in a message.
 	pathToken = regexp.MustCompile(`(?:^|[\s'"‘“(\x60=])((?:/|\./|\.\./)[^\s'"’”)\x60:,]*)`)
 )
@@ -44,6 +52,11 @@ func sandboxDenial(p *sandbox.Policy, cwd string, streams ...*protocol.Stream) *
 		return nil
 	}
 	d := &notice.SandboxDenial{Mode: p.Mode, Writable: p.Writable, TmpDir: p.TmpDir}
+	for _, r := range p.Readable {
+		if r != p.TmpDir && !slices.Contains(sandbox.SystemDirs, r) {
+			d.Roots = append(d.Roots, r)
+		}
+	}
 	for _, s := range streams {
 		texts := []string{s.Head, s.Tail}
 		for _, h := range s.Highlights {
@@ -55,7 +68,7 @@ func sandboxDenial(p *sandbox.Policy, cwd string, streams ...*protocol.Stream) *
 			}
 		}
 	}
-	if !d.Write && !d.Network && !d.Signal {
+	if !d.Write && !d.Read && !d.Network && !d.Signal {
 		return nil
 	}
 	return d
@@ -76,7 +89,7 @@ func classify(d *notice.SandboxDenial, line string, p *sandbox.Policy, cwd strin
 	}
 	paths := pathToken.FindAllStringSubmatch(line, -1)
 	if len(paths) == 0 {
-		d.Signal = d.Signal || strings.Contains(line, "Operation not permitted")
+		d.Signal = d.Signal || notPermitted.MatchString(line)
 		return
 	}
 	for _, m := range paths {
@@ -84,7 +97,11 @@ func classify(d *notice.SandboxDenial, line string, p *sandbox.Policy, cwd strin
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cwd, path)
 		}
-		if !beneathAny(resolve(filepath.Clean(path)), p.Writable) {
+		real := resolve(filepath.Clean(path))
+		switch {
+		case p.Readable != nil && !BeneathAny(real, p.Readable):
+			d.Read = true // read-only with roots: neither read nor written there
+		case !BeneathAny(real, p.Writable):
 			d.Write = true
 		}
 	}
@@ -103,8 +120,9 @@ func resolve(path string) string {
 	return path
 }
 
-// beneathAny reports whether path is one of dirs or beneath one.
-func beneathAny(path string, dirs []string) bool {
+// BeneathAny reports whether path is one of dirs or beneath one (both
+// clean and absolute).
+func BeneathAny(path string, dirs []string) bool {
 	for _, dir := range dirs {
 		if path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/") {
 			return true

@@ -49,6 +49,10 @@ type Settings struct {
 	// Unenforced says what of Sandbox this kernel does not enforce
 	// (bestEffort).
 	Unenforced []string
+	// SandboxParams are what Sandbox was made from (initialize's, or the
+	// daemon's --sandbox): a re-initialize that names no sandbox keeps
+	// them, and one that does may not loosen them. nil when off.
+	SandboxParams *protocol.SandboxParams
 	protocol.Limits
 }
 

@@ -150,7 +150,10 @@ func TestMessages(t *testing.T) {
 			"[writes outside the workspace are blocked by the sandbox: workspace-write allows /p, /w and TMPDIR (/t)]"},
 		{"exec: a write in read-only, the network, a signal", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1)}, Sandbox: &SandboxDenial{Mode: "read-only",
 			Writable: []string{"/t"}, TmpDir: "/t", Write: true, Network: true, Signal: true}}),
-			"[writes are blocked by the sandbox: read-only allows only TMPDIR (/t). the network is off in the sandbox: only loopback is reachable (initialize's sandbox.network, --network). the sandbox blocks signals and tracing of processes outside the command's own]"},
+			"[writes are blocked by the sandbox: read-only allows only TMPDIR (/t). the sandbox has no network: only the command's own loopback is reachable, not the host's; network: true (--network) allows it. the sandbox blocks signals, tracing and abstract unix socket connections to processes outside the command's own sandbox]"},
+		{"exec: a read outside the roots in read-only", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1)}, Sandbox: &SandboxDenial{Mode: "read-only",
+			Writable: []string{"/t"}, TmpDir: "/t", Roots: []string{"/p"}, Read: true}}),
+			"[reads and writes outside the roots are blocked by the sandbox: read-only with roots allows reads beneath /p, TMPDIR (/t) and the system's dirs (/usr, /etc, ...), and writes only in TMPDIR]"},
 		{"initialize: bestEffort", func() string {
 			return SandboxUnenforced([]string{"Landlock ABI 6 needed for signal scoping, this kernel has 3"})
 		},

@@ -13,11 +13,16 @@ type SandboxDenial struct {
 	// among them.
 	Writable []string
 	TmpDir   string
+	// Roots are the only directories reads are allowed beneath beside
+	// TMPDIR and the system's dirs (read-only with roots); nil otherwise.
+	Roots []string
 	// Write: a write outside the writable set was refused (EACCES, EPERM,
 	// EROFS on such a path). Network: a connection or name lookup failed
 	// with the network off. Signal: EPERM with no path, as a signal to a
 	// process outside the sandbox gets.
-	Write, Network, Signal bool
+	// Read: the same on a path outside the readable dirs (read-only with
+	// roots), which was refused whether read or written.
+	Write, Read, Network, Signal bool
 }
 
 // Sandbox says what the sandbox refused and what it allows, for exec's
@@ -27,14 +32,18 @@ func Sandbox(d *SandboxDenial) string {
 		return ""
 	}
 	var parts []string
+	if d.Read {
+		parts = append(parts, fmt.Sprintf("reads and writes outside the roots are blocked by the sandbox: %s with roots allows reads beneath %s, TMPDIR (%s) and the system's dirs (/usr, /etc, ...), and writes only in TMPDIR",
+			d.Mode, strings.Join(d.Roots, ", "), d.TmpDir))
+	}
 	if d.Write {
 		parts = append(parts, sandboxWrites(d))
 	}
 	if d.Network {
-		parts = append(parts, "the network is off in the sandbox: only loopback is reachable (initialize's sandbox.network, --network)")
+		parts = append(parts, "the sandbox has no network: only the command's own loopback is reachable, not the host's; network: true (--network) allows it")
 	}
 	if d.Signal {
-		parts = append(parts, "the sandbox blocks signals and tracing of processes outside the command's own")
+		parts = append(parts, "the sandbox blocks signals, tracing and abstract unix socket connections to processes outside the command's own sandbox")
 	}
 	return strings.Join(parts, ". ")
 }

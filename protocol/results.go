@@ -4,9 +4,12 @@ package protocol
 type InitializeResult struct {
 	ServerInfo ServerInfo `json:"serverInfo"`
 	Session    string     `json:"session"`
-	SpoolDir   string     `json:"spoolDir"`
-	Limits     Limits     `json:"limits"` // the effective ones
-	Methods    []string   `json:"methods"`
+	// SpoolDir is the session's spool directory; null when it has none
+	// (the spool root was refused or cannot be made: exec gives its
+	// preview without spools).
+	SpoolDir *string  `json:"spoolDir"`
+	Limits   Limits   `json:"limits"` // the effective ones
+	Methods  []string `json:"methods"`
 	// Sandbox is the session's sandbox as enforced; null when off.
 	Sandbox *SandboxInfo `json:"sandbox"`
 	// Notice names the params initialize ignored (a misspelt limit would

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -41,7 +43,7 @@ func DecodeParams(params json.RawMessage, v any) error {
 	var ie *json.InvalidUnmarshalError
 	switch {
 	case errors.As(err, &te):
-		return InvalidParams(te.Field, "%s", typeMessage(te))
+		return InvalidParams(typeErrorField(p, te), "%s", typeMessage(te))
 	case errors.As(err, &se):
 		return Errorf(CodeInvalidParams, nil, "invalid params: not valid JSON at byte %d: %v", se.Offset, se)
 	case errors.As(err, &ie):
@@ -212,4 +214,85 @@ func pathAt(p []byte, at int) string {
 		keys = append(keys, l.key)
 	}
 	return strings.Join(keys, ".")
+}
+
+// typeErrorField names te's field with the index of the array element it
+// is in ("sandbox.writable[1]", where encoding/json says
+// "sandbox.writable"), found by walking p to te's offset; te.Field when
+// the walk finds another field.
+func typeErrorField(p []byte, te *json.UnmarshalTypeError) string {
+	path := indexedPath(p, te.Offset)
+	if strings.Contains(path, "[") && strings.EqualFold(noIndexes.ReplaceAllString(path, ""), te.Field) {
+		return path
+	}
+	return te.Field
+}
+
+// noIndexes matches the array indexes of a path.
+var noIndexes = regexp.MustCompile(`\[\d+\]`)
+
+// pathLevel is an object or array that a walk of a JSON document is in.
+type pathLevel struct {
+	obj, wantKey bool
+	key          string // obj: the member's key
+	index        int    // array: the element's index
+}
+
+// indexedPath is the path, with array indexes, of the value of p whose
+// first token ends at end (where encoding/json reports a type error: after
+// a literal, after an object's or array's opening); "" when none does.
+func indexedPath(p []byte, end int64) string {
+	var stack []pathLevel
+	dec := json.NewDecoder(bytes.NewReader(p))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		n := len(stack)
+		d, isDelim := tok.(json.Delim)
+		closing := isDelim && (d == '}' || d == ']')
+		isKey := n > 0 && stack[n-1].obj && stack[n-1].wantKey && !closing
+		switch {
+		case !isKey && !closing && dec.InputOffset() >= end:
+			return levelsPath(stack)
+		case isKey:
+			stack[n-1].key, _ = tok.(string)
+			stack[n-1].wantKey = false
+		case isDelim && !closing:
+			stack = append(stack, pathLevel{obj: d == '{', wantKey: d == '{'})
+		case closing:
+			stack = valueDone(stack[:n-1])
+		default:
+			stack = valueDone(stack)
+		}
+	}
+}
+
+// valueDone moves the innermost level past the value just read.
+func valueDone(stack []pathLevel) []pathLevel {
+	if n := len(stack); n > 0 {
+		if stack[n-1].obj {
+			stack[n-1].wantKey = true
+		} else {
+			stack[n-1].index++
+		}
+	}
+	return stack
+}
+
+// levelsPath is stack's path: keys joined by dots, indexes in brackets.
+func levelsPath(stack []pathLevel) string {
+	var b strings.Builder
+	for _, l := range stack {
+		switch {
+		case !l.obj:
+			b.WriteString("[" + strconv.Itoa(l.index) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + l.key)
+		default:
+			b.WriteString(l.key)
+		}
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,6 +90,12 @@ type Server struct {
 	// DrainTimeout is how long running requests may go on after the client's
 	// input ends before their contexts are cancelled. 0 means 1s.
 	DrainTimeout time.Duration
+	// CancelTimeout is how long requests cancelled at the end of the
+	// input may take to answer before the replies still not written (a
+	// client that never reads them) are aborted: a handler that must stop
+	// something first (a command that ignores SIGTERM is killed some
+	// seconds later) needs longer than the drain. 0 means DrainTimeout.
+	CancelTimeout time.Duration
 	// Logger receives the server's logs. Nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -132,6 +139,7 @@ func (s *Server) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) error {
 		inline:    s.Inline,
 		admit:     s.Admit,
 		drain:     drain,
+		cancelled: cmp.Or(s.CancelTimeout, drain),
 		log:       log,
 		base:      base,
 		cancelAll: cancelAll,
@@ -184,8 +192,11 @@ type serverConn struct {
 	inline  func(string) bool
 	admit   func(context.Context, *Request) (context.Context, func())
 	drain   time.Duration
-	log     *slog.Logger
-	st      *stream
+	// cancelled bounds the answers of requests cancelled by the drain
+	// (Server.CancelTimeout).
+	cancelled time.Duration
+	log       *slog.Logger
+	st        *stream
 
 	base      context.Context // parent of every request's context
 	cancelAll context.CancelFunc
@@ -385,7 +396,7 @@ func (c *serverConn) cancelRequest(params json.RawMessage) {
 // drainRequests runs on the read loop when the input has ended: running
 // requests get c.drain to finish, then their contexts are cancelled; it
 // returns when all have returned (and replied). Replies that are still
-// blocked c.drain after the cancel (a client that never reads them) are
+// not written c.cancelled after the cancel (a client that never reads them) are
 // aborted, so that a connection whose input has ended always ends.
 func (c *serverConn) drainRequests() {
 	idle := make(chan struct{})
@@ -403,7 +414,7 @@ func (c *serverConn) drainRequests() {
 	case <-c.base.Done():
 	}
 	c.cancelAll()
-	t.Reset(c.drain)
+	t.Reset(c.cancelled)
 	select {
 	case <-idle:
 		return

@@ -25,6 +25,10 @@ const (
 	abiScope    = 6 // signals and abstract unix sockets
 )
 
+// SystemDirs may be read in read-only mode with roots, beside the roots:
+// what programs need to run.
+var SystemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run"}
+
 // Policy is what a sandboxed command may do. The zero Network is off.
 type Policy struct {
 	Mode string `json:"mode"`

@@ -66,6 +66,9 @@ func Params(method string) (*jsonschema.Schema, error) {
 	if method == protocol.MethodExec {
 		s.Properties["preview"].Enum = enum(protocol.PreviewModes)
 	}
+	if method == protocol.MethodInitialize {
+		s.Properties["sandbox"].Properties["mode"].Enum = enum(protocol.SandboxModes)
+	}
 	return s, nil
 }
 

@@ -40,6 +40,9 @@ func TestParams(t *testing.T) {
 	if s, _ := Params(protocol.MethodExec); len(s.Properties["preview"].Enum) != len(protocol.PreviewModes) {
 		t.Errorf("preview enum: %v", s.Properties["preview"].Enum)
 	}
+	if s, _ := Params(protocol.MethodInitialize); len(s.Properties["sandbox"].Properties["mode"].Enum) != len(protocol.SandboxModes) {
+		t.Errorf("sandbox.mode enum: %v", s.Properties["sandbox"].Properties["mode"].Enum)
+	}
 	if s, err := Params(protocol.MethodStats); s != nil || err != nil {
 		t.Errorf("stats takes no params: %v %v", s, err)
 	}

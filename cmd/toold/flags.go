@@ -96,6 +96,9 @@ func (b *sandboxFlags) params() (*protocol.SandboxParams, error) {
 	if !slices.Contains(protocol.SandboxModes, b.mode) {
 		return nil, fmt.Errorf("--sandbox: %q is not one of %s", b.mode, strings.Join(protocol.SandboxModes, ", "))
 	}
+	if len(b.writable) > 0 && b.mode != protocol.SandboxWorkspaceWrite {
+		return nil, fmt.Errorf("--writable needs --sandbox=%s: --sandbox=%s would drop it", protocol.SandboxWorkspaceWrite, b.mode)
+	}
 	return &protocol.SandboxParams{Mode: b.mode, Writable: b.writable, Network: b.network, BestEffort: b.bestEffort}, nil
 }
 

@@ -131,6 +131,9 @@ func withLogger(o *options, f func(lifecycle.Options) int) int {
 		return 2
 	}
 	box, err := o.box.absParams()
+	if err == nil {
+		err = lifecycle.CheckSandboxFlags(box)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "toold:", err)
 		return 2
@@ -373,6 +376,9 @@ func initParams(o *options, client string) (map[string]any, error) {
 		init["limits"] = limits
 	}
 	box, err := o.box.absParams()
+	if err == nil {
+		err = lifecycle.CheckSandboxFlags(box)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -118,6 +118,7 @@ func TestSchemasRefuse(t *testing.T) {
 		{"read", false, `{"offset":2}`},
 		{"page", false, `{"offset":2}`},
 		{"exec", false, `{"command":"x","preview":"middle"}`},
+		{"initialize", false, `{"sandbox":{"mode":"strict"}}`},
 		{"read", false, `{"path":"x","limit":"ten"}`},
 	} {
 		var v any
