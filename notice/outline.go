@@ -81,6 +81,36 @@ func Unchanged(from, to int64) string {
 // ChangedLines is the notice of a re-read with ifChanged whose window holds
 // lines that changed since the session last read them.
 func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
+	s := fmt.Sprintf("[Changed since your last read: lines %s (%d lines)", rangesText(ranges), lines)
+	if moved {
+		s += "; the other lines are as you read them, some at new line numbers"
+	}
+	return s + "]"
+}
+
+// Reread is the notice of a re-read with ifChanged that is not unchanged:
+// the lines changed since the session read them (changed, counted), the
+// lines it had never read (unseen: they come as a first read gives them),
+// and whether the other lines moved. Nil changed and unseen is Moved's case.
+func Reread(from, to int64, changed, unseen [][2]int64, moved bool) string {
+	switch {
+	case len(unseen) == 0 && len(changed) == 0:
+		return Moved(from, to)
+	case len(unseen) == 0:
+		return ChangedLines(changed, countLines(changed), moved)
+	case len(changed) > 0:
+		return fmt.Sprintf("[Changed since your last read: lines %s (%d lines); not read before: lines %s (%d lines)]",
+			rangesText(changed), countLines(changed), rangesText(unseen), countLines(unseen))
+	}
+	s := fmt.Sprintf("[Not read before in this session: lines %s (%d lines); the other lines are as you read them", rangesText(unseen), countLines(unseen))
+	if moved {
+		s += ", some at new line numbers"
+	}
+	return s + "]"
+}
+
+// rangesText is line ranges as "100, 500-501", the first 8 of them.
+func rangesText(ranges [][2]int64) string {
 	var parts []string
 	for i, r := range ranges {
 		if i == 8 {
@@ -93,11 +123,15 @@ func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
 			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
 		}
 	}
-	s := fmt.Sprintf("[Changed since your last read: lines %s (%d lines)", strings.Join(parts, ", "), lines)
-	if moved {
-		s += "; the other lines are as you read them, some at new line numbers"
+	return strings.Join(parts, ", ")
+}
+
+func countLines(ranges [][2]int64) int64 {
+	var n int64
+	for _, r := range ranges {
+		n += r[1] - r[0] + 1
 	}
-	return s + "]"
+	return n
 }
 
 // Moved is the notice of a re-read with ifChanged whose lines are all as the

@@ -150,6 +150,22 @@ func TestIfChanged(t *testing.T) {
 		if w.EndLine != 5010 || fmt.Sprint(w.Changed) != "[{1 10}]" {
 			t.Errorf("10 lines inserted: lines %d-%d changed %v", w.StartLine, w.EndLine, w.Changed)
 		}
+
+		// Every window read is remembered, and lines never read are not
+		// changed (a file of its own: this session read all of f.txt).
+		other := filepath.Join(t.TempDir(), "g.txt")
+		os.WriteFile(other, []byte(strings.Join(lines[:100], "")), 0o644)
+		for i, st := range []struct {
+			offset, limit int
+			unchanged     bool
+			changed       string
+		}{{1, 10, false, "[]"}, {50, 11, false, "[]"}, {1, 10, true, "[]"}, {1, 100, false, "[]"}, {50, 11, true, "[]"}} {
+			w = protocol.Window{}
+			p.mustCall("read", map[string]any{"path": other, "ifChanged": true, "offset": st.offset, "limit": st.limit}, &w)
+			if w.Unchanged != st.unchanged || fmt.Sprint(w.Changed) != st.changed {
+				t.Errorf("g.txt read %d (%d+%d): unchanged %v changed %v notice %q", i+1, st.offset, st.limit, w.Unchanged, w.Changed, *w.Notice)
+			}
+		}
 	})
 }
 
