@@ -207,3 +207,36 @@ func TestBudgetFits(t *testing.T) {
 		t.Errorf("page: %q, want %q", page, want)
 	}
 }
+
+// TestIfChangedFitted: a first read with ifChanged whose window is cut to
+// fit the budget shows its lines (the cut window is what the session saw),
+// and a re-read of it is unchanged, while the lines past it, never shown,
+// are not.
+func TestIfChangedFitted(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, "abcdefghi%d\n", i)
+	}
+	path := writeFile(t, "f.txt", b.String())
+	s, _ := start(t)
+	read := func(args map[string]any) string {
+		args["path"], args["ifChanged"] = path, true
+		text, r := s.call(t, "read", args)
+		if r.IsError || len(text) > protocol.MCPResultBytes {
+			t.Fatalf("%v: %d bytes, isError %v", args, len(text), r.IsError)
+		}
+		return text
+	}
+	text := read(map[string]any{"offset": 1})
+	m := regexp.MustCompile(`Showing lines 1-(\d+) of 5000`).FindStringSubmatch(text)
+	if m == nil || strings.Contains(text, "unchanged") || !strings.Contains(text, "abcdefghi1\n") {
+		t.Fatalf("first read: %.300q ... %q", text, text[max(0, len(text)-300):])
+	}
+	end, _ := strconv.Atoi(m[1])
+	if text := read(map[string]any{"offset": 1, "limit": end}); !strings.Contains(text, fmt.Sprintf("Lines 1-%d unchanged", end)) {
+		t.Errorf("re-read of lines 1-%d: %.300q", end, text)
+	}
+	if text := read(map[string]any{"offset": end + 1, "limit": 10}); strings.Contains(text, "unchanged") || !strings.Contains(text, fmt.Sprintf("abcdefghi%d\n", end+1)) {
+		t.Errorf("lines past the first read: %.300q", text)
+	}
+}

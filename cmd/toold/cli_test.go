@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -524,6 +525,43 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 			}
 			if text := res.Content[0].Text; len(text) > 24<<10 || !strings.Contains(text, "\n1000000\n--- stderr ---\n1\n") {
 				t.Errorf("exec: %d bytes of text:\n%.3000s", len(text), text)
+			}
+		})
+	}
+}
+
+// toold mcp's read with ifChanged of a window cut to fit the budget: the
+// first read shows its lines (not "unchanged"), a re-read of them is
+// unchanged; in-process and on the shared socket.
+func TestMCPIfChangedFitted(t *testing.T) {
+	sock, _ := startSocketDaemon(t)
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, "abcdefghi%d\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "f.txt")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	for _, args := range [][]string{{"--spool-root=" + filepath.Join(t.TempDir(), "spool")}, {"--remote", sock}} {
+		t.Run(args[0], func(t *testing.T) {
+			p := startMCP(t, nil, args...)
+			read := func(a map[string]any) string {
+				var res toolResult
+				a["path"], a["ifChanged"] = path, true
+				p.mustCall("tools/call", map[string]any{"name": "read", "arguments": a}, &res)
+				if res.IsError || len(res.Content) != 1 || len(res.Content[0].Text) > 24<<10 {
+					t.Fatalf("read %v: %+v", a, res)
+				}
+				return res.Content[0].Text
+			}
+			text := read(map[string]any{"offset": 1})
+			var end int
+			if i := strings.Index(text, "[Showing lines 1-"); i < 0 || strings.Contains(text, "unchanged") {
+				t.Fatalf("first read: %.200q", text)
+			} else {
+				fmt.Sscanf(text[i:], "[Showing lines 1-%d", &end)
+			}
+			if text := read(map[string]any{"offset": 1, "limit": end}); text != fmt.Sprintf("[Lines 1-%d unchanged since your last read]", end) {
+				t.Errorf("re-read: %.200q", text)
 			}
 		})
 	}
