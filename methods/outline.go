@@ -49,6 +49,7 @@ func (svc *Service) outlineWindow(ctx context.Context, f *fileindex.File, w *pro
 		}
 	}
 	w.TotalLines = f.Lines()
+	outline.ClampEnds(o, w.TotalLines)
 	outline.Since(o, lr.offset)
 	next := outline.Fit(o, lr.MaxBytes)
 	// The outline is paged as a window is: from offset, and next names

@@ -133,6 +133,14 @@ func TestOutlineEdges(t *testing.T) {
 	if w := readJSON(t, svc, s, map[string]any{"path": "plain.md", "outline": true}); !strings.HasPrefix(*w.Notice, "[No outline entries found (markdown) in 1 lines") {
 		t.Errorf("plain: %q", *w.Notice)
 	}
+	// Go that does not parse: the declaration the parser gave up in runs to
+	// the file's end, and the notice's read works.
+	os.WriteFile(filepath.Join(s.Cwd, "bad.go"), []byte("package x\nfunc broken( {\n"), 0o644)
+	w := readJSON(t, svc, s, map[string]any{"path": "bad.go", "outline": true})
+	if w.Outline == nil || len(w.Outline.Entries) != 1 || fmt.Sprint(w.Outline.Entries[0]) != fmt.Sprint(protocol.OutlineEntry{Line: 2, EndLine: 2, Depth: 1, Kind: "func", Name: "broken"}) ||
+		!strings.Contains(*w.Notice, "read offset=2 limit=1 ") {
+		t.Errorf("bad.go: %+v %q", w.Outline, *w.Notice)
+	}
 }
 
 // TestOutlineWithoutCtags: code that ctags would outline is outlined by

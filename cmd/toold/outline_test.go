@@ -77,6 +77,14 @@ func TestOutline(t *testing.T) {
 			t.Errorf("log: %d bytes, notice %s\n%s", len(b), *w.Notice, b)
 		}
 
+		// Go that does not parse: entries within the file, a read that works.
+		bad := filepath.Join(dir, "bad.go")
+		os.WriteFile(bad, []byte("package x\nfunc broken( {\n"), 0o644)
+		p.mustCall("read", map[string]any{"path": bad, "outline": true}, &w)
+		if len(w.Outline.Entries) != 1 || w.Outline.Entries[0].EndLine != 2 || !strings.Contains(*w.Notice, "read offset=2 limit=1 ") {
+			t.Errorf("bad.go: %+v %s", w.Outline, *w.Notice)
+		}
+
 		var r execResult
 		p.mustCall("exec", map[string]any{"command": "for i in $(seq 1 3000); do echo \"2024-05-01 10:$((i/60%60)):$((i%60/10))$((i%10)) INFO step $i\"; done"}, &r)
 		if r.Stdout.Spool == nil {
