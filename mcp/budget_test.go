@@ -139,6 +139,11 @@ func TestBudget(t *testing.T) {
 		os.WriteFile(p, nil, 0o644)
 	}
 	oneLine := `printf '{"data":"'; head -c 3000000 /dev/zero | tr '\0' x; printf '"}\n'`
+	out, _ := s.call(t, "exec", map[string]any{"command": longLines, "maxBytes": 1000})
+	var spool string
+	if m := regexp.MustCompile(`page spool=(\S+)`).FindStringSubmatch(out); m != nil {
+		spool = m[1]
+	}
 	for _, c := range []struct {
 		name, tool string
 		args       map[string]any
@@ -156,10 +161,19 @@ func TestBudget(t *testing.T) {
 		{"grep context", "grep", map[string]any{"pattern": "needle", "path": big, "context": 5}, []string{"needle"}, false},
 		{"find many", "find", map[string]any{"path": tree}, []string{"a-file-with"}, false},
 		{"ls", "ls", map[string]any{"path": filepath.Join(tree, "directory-with-a-long-name-000")}, []string{"a-file-with"}, false},
+		// A line or match count alone asks for lines, not bytes: the budget stays.
+		{"read limit", "read", map[string]any{"path": big, "limit": 3000}, []string{"     1\tline 0 of", "offset="}, false},
+		{"page limit", "page", map[string]any{"spool": "SPOOL", "limit": 3000}, []string{"offset="}, false},
+		{"exec maxLines", "exec", map[string]any{"command": longLines, "maxLines": 5000}, []string{"omitted"}, false},
+		{"grep limit", "grep", map[string]any{"pattern": "needle 3", "path": big, "limit": 5000}, []string{"needle 3"}, false},
+		{"find limit", "find", map[string]any{"path": tree, "limit": 600}, nil, true},
 		{"asks for more", "exec", map[string]any{"command": longLines, "maxBytes": 65536}, nil, true},
 		{"read asks for more", "read", map[string]any{"path": big, "maxBytes": 65536}, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.args["spool"] == "SPOOL" {
+				c.args["spool"] = spool
+			}
 			text, res := s.call(t, c.tool, c.args)
 			if res.IsError {
 				t.Fatalf("error: %s", text)

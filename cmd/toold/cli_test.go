@@ -532,7 +532,8 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 
 // toold mcp's read with ifChanged of a window cut to fit the budget: the
 // first read shows its lines (not "unchanged"), a re-read of them is
-// unchanged; in-process and on the shared socket.
+// unchanged; a read that gives only limit keeps the 24 KB budget; in-process
+// and on the shared socket.
 func TestMCPIfChangedFitted(t *testing.T) {
 	sock, _ := startSocketDaemon(t)
 	var b strings.Builder
@@ -562,6 +563,12 @@ func TestMCPIfChangedFitted(t *testing.T) {
 			}
 			if text := read(map[string]any{"offset": 1, "limit": end}); text != fmt.Sprintf("[Lines 1-%d unchanged since your last read]", end) {
 				t.Errorf("re-read: %.200q", text)
+			}
+			// A line count alone asks for lines, not bytes: the budget stays.
+			var res toolResult
+			p.mustCall("tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": path, "limit": 3000}}, &res)
+			if text := res.Content[0].Text; res.IsError || len(text) > 24<<10 || !strings.Contains(text, "to continue]") {
+				t.Errorf("read limit=3000: %d bytes: %.200q", len(text), text)
 			}
 		})
 	}
