@@ -85,6 +85,20 @@ func TestOutline(t *testing.T) {
 			t.Errorf("bad.go: %+v %s", w.Outline, *w.Notice)
 		}
 
+		// A minified JSON: entries left on its one line are not paged by
+		// line (no next that gives them again); the notice reads it by bytes.
+		minJSON := filepath.Join(dir, "min.json")
+		var mb strings.Builder
+		for i := 0; i < 3000; i++ {
+			fmt.Fprintf(&mb, `,"key%04d":{"a":%d,"bb":"value %d"}`, i, i, i)
+		}
+		os.WriteFile(minJSON, []byte("{"+mb.String()[1:]+"}"), 0o644)
+		w = protocol.Window{}
+		p.mustCall("read", map[string]any{"path": minJSON, "outline": true, "maxBytes": 1500}, &w)
+		if w.Next != nil || len(w.Outline.Entries) == 0 || !strings.Contains(*w.Notice, "read the line by bytes with readBytes startByte=0 ") {
+			t.Errorf("min.json: next %v, %d entries, notice %s", w.Next, len(w.Outline.Entries), *w.Notice)
+		}
+
 		var r execResult
 		p.mustCall("exec", map[string]any{"command": "for i in $(seq 1 3000); do echo \"2024-05-01 10:$((i/60%60)):$((i%60/10))$((i%10)) INFO step $i\"; done"}, &r)
 		if r.Stdout.Spool == nil {
