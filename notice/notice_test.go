@@ -116,6 +116,12 @@ func TestMessages(t *testing.T) {
 			"[Changed since your last read: lines 5 (1 lines); not read before: lines 11-40 (30 lines)]"},
 		{"re-read, changed", func() string { return Reread(1, 600, [][2]int64{{100, 100}, {500, 501}}, nil, false) },
 			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},
+		{"tool names", func() string {
+			return ToolNames("[Process p1 is running; process/read or process/wait again goes on from cursor=c; process/write, process/kill, process/list]")
+		}, "[Process p1 is running; process_read or process_wait again goes on from cursor=c; process_write, process_kill, process_list]"},
+		{"process line", func() string {
+			return ProcessLine(protocol.ProcessInfo{ID: "p2", Command: "npm run dev", ExitCode: ptr(1), StartedMs: 1700000000000})
+		}, "p2  exited, status 1  started 2023-11-14 22:13:20Z  npm run dev"},
 		{"binary file", func() string { return Binary("application/octet-stream", 2048) },
 			"[Binary file (application/octet-stream, 2.0 KB): not shown. Inspect it with exec, e.g. file, xxd or strings]"},
 		{"grep whole", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 3}, Limit: 100}), ""},

@@ -573,3 +573,31 @@ func TestMCPIfChangedFitted(t *testing.T) {
 		})
 	}
 }
+
+// toold mcp's text names the tools (process_wait), not the JSON-RPC
+// methods (process/wait), and process_list is a line a process.
+func TestMCPProcessText(t *testing.T) {
+	p := startMCP(t, nil, "--spool-root="+filepath.Join(t.TempDir(), "spool"))
+	call := func(name string, args map[string]any) string {
+		var res toolResult
+		p.mustCall("tools/call", map[string]any{"name": name, "arguments": args}, &res)
+		if res.IsError || len(res.Content) != 1 {
+			t.Fatalf("%s: %+v", name, res)
+		}
+		return res.Content[0].Text
+	}
+	text := call("exec", map[string]any{"command": "echo up; sleep 30", "yieldMs": 300})
+	var id string
+	if i := strings.Index(text, "as process "); i < 0 || strings.Contains(text, "process/") || !strings.Contains(text, "process_wait waits") {
+		t.Fatalf("exec: %q", text)
+	} else {
+		id = strings.TrimRight(strings.Fields(text[i+len("as process "):])[0], ":")
+	}
+	if text := call("process_read", map[string]any{"id": id}); strings.Contains(text, "process/") || !strings.Contains(text, "process_read or process_wait again") {
+		t.Errorf("process_read: %q", text)
+	}
+	if text := call("process_list", nil); !strings.HasPrefix(text, id+"  running  started ") || !strings.HasSuffix(text, "echo up; sleep 30") {
+		t.Errorf("process_list: %q", text)
+	}
+	call("process_kill", map[string]any{"id": id})
+}
