@@ -10,11 +10,11 @@ import (
 // A tool result must reach the model whole: clients set long results aside
 // (Claude Code saves one over ~50 KB to a file and shows its first 2 KB).
 // So at toold mcp's default limits a result's text is at most
-// protocol.MCPResultBytes: a call that gives none of its size params gets
-// sizes that fit (budgetArgs), and a result that still comes out longer is
+// protocol.MCPResultBytes: a call that gives no size in bytes gets sizes
+// that fit (budgetArgs), and a result that still comes out longer is
 // fitted (fitStreams for exec and the process tools, which cannot run
-// again; a smaller call for the read-only ones). A call that gives a size
-// gets what it asks for.
+// again; a smaller call for the read-only ones). A call that gives maxBytes
+// (find and ls: limit) gets what it asks for.
 
 // sizes are a method's size params, and what toold mcp sends for them when
 // a call gives none (0: the daemon's default).
@@ -31,24 +31,34 @@ var sizes = map[string]map[string]int{
 }
 
 // budgetArgs gives args (a tool call's arguments, nil for none) the sizes
-// toold mcp sends for method, and reports whether the budget applies: the
-// method has one and the call gave none of its size params.
+// toold mcp sends for method that the call did not give, and reports
+// whether the budget applies: the method has one and the call gave no size
+// in bytes (maxBytes), or, for a method whose only size is a count (find,
+// ls), gave none. A line or match count alone asks for more lines, not for
+// more bytes: the byte size and the fitting stay.
 func budgetArgs(method string, args map[string]json.RawMessage) bool {
 	defaults, ok := sizes[method]
 	if !ok || args == nil {
 		return false
 	}
+	_, hasBytes := defaults["maxBytes"]
 	for name := range defaults {
-		if v, given := args[name]; given && string(v) != "null" {
+		if given(args, name) && (name == "maxBytes" || !hasBytes) {
 			return false
 		}
 	}
 	for name, v := range defaults {
-		if v > 0 {
+		if v > 0 && !given(args, name) {
 			args[name] = json.RawMessage(fmt.Sprint(v))
 		}
 	}
 	return true
+}
+
+// given reports whether args give name a value.
+func given(args map[string]json.RawMessage, name string) bool {
+	v, ok := args[name]
+	return ok && string(v) != "null"
 }
 
 // refit is, for a read-only method whose text came out longer than budget,

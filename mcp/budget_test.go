@@ -143,6 +143,11 @@ func TestBudget(t *testing.T) {
 		os.WriteFile(p, nil, 0o644)
 	}
 	oneLine := `printf '{"data":"'; head -c 3000000 /dev/zero | tr '\0' x; printf '"}\n'`
+	out, _ := s.call(t, "exec", map[string]any{"command": longLines, "maxBytes": 1000})
+	var spool string
+	if m := regexp.MustCompile(`page spool=(\S+)`).FindStringSubmatch(out); m != nil {
+		spool = m[1]
+	}
 	for _, c := range []struct {
 		name, tool string
 		args       map[string]any
@@ -163,10 +168,19 @@ func TestBudget(t *testing.T) {
 		{"grep context", "grep", map[string]any{"pattern": "needle", "path": big, "context": 5}, []string{"needle"}, false},
 		{"find many", "find", map[string]any{"path": tree}, []string{"a-file-with"}, false},
 		{"ls", "ls", map[string]any{"path": filepath.Join(tree, "directory-with-a-long-name-000")}, []string{"a-file-with"}, false},
+		// A line or match count alone asks for lines, not bytes: the budget stays.
+		{"read limit", "read", map[string]any{"path": big, "limit": 3000}, []string{"     1\tline 0 of", "offset="}, false},
+		{"page limit", "page", map[string]any{"spool": "SPOOL", "limit": 3000}, []string{"offset="}, false},
+		{"exec maxLines", "exec", map[string]any{"command": longLines, "maxLines": 5000}, []string{"omitted"}, false},
+		{"grep limit", "grep", map[string]any{"pattern": "needle 3", "path": big, "limit": 5000}, []string{"needle 3"}, false},
+		{"find limit", "find", map[string]any{"path": tree, "limit": 600}, nil, true},
 		{"asks for more", "exec", map[string]any{"command": longLines, "maxBytes": 65536}, nil, true},
 		{"read asks for more", "read", map[string]any{"path": big, "maxBytes": 65536}, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.args["spool"] == "SPOOL" {
+				c.args["spool"] = spool
+			}
 			text, res := s.call(t, c.tool, c.args)
 			if res.IsError {
 				t.Fatalf("error: %s", text)
@@ -215,5 +229,38 @@ func TestBudgetFits(t *testing.T) {
 	page, _ := s.call(t, "page", map[string]any{"spool": m[3], "offset": from, "limit": 1})
 	if want := fmt.Sprintf("%6d\t[%d/3000] compiling pkg/mod%d/file.c\n", from, from, from); !strings.HasPrefix(page, want) {
 		t.Errorf("page: %q, want %q", page, want)
+	}
+}
+
+// TestIfChangedFitted: a first read with ifChanged whose window is cut to
+// fit the budget shows its lines (the cut window is what the session saw),
+// and a re-read of it is unchanged, while the lines past it, never shown,
+// are not.
+func TestIfChangedFitted(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, "abcdefghi%d\n", i)
+	}
+	path := writeFile(t, "f.txt", b.String())
+	s, _ := start(t)
+	read := func(args map[string]any) string {
+		args["path"], args["ifChanged"] = path, true
+		text, r := s.call(t, "read", args)
+		if r.IsError || len(text) > protocol.MCPResultBytes {
+			t.Fatalf("%v: %d bytes, isError %v", args, len(text), r.IsError)
+		}
+		return text
+	}
+	text := read(map[string]any{"offset": 1})
+	m := regexp.MustCompile(`Showing lines 1-(\d+) of 5000`).FindStringSubmatch(text)
+	if m == nil || strings.Contains(text, "unchanged") || !strings.Contains(text, "abcdefghi1\n") {
+		t.Fatalf("first read: %.300q ... %q", text, text[max(0, len(text)-300):])
+	}
+	end, _ := strconv.Atoi(m[1])
+	if text := read(map[string]any{"offset": 1, "limit": end}); !strings.Contains(text, fmt.Sprintf("Lines 1-%d unchanged", end)) {
+		t.Errorf("re-read of lines 1-%d: %.300q", end, text)
+	}
+	if text := read(map[string]any{"offset": end + 1, "limit": 10}); strings.Contains(text, "unchanged") || !strings.Contains(text, fmt.Sprintf("abcdefghi%d\n", end+1)) {
+		t.Errorf("lines past the first read: %.300q", text)
 	}
 }

@@ -79,12 +79,17 @@ func TestProcessTools(t *testing.T) {
 		"background": true})
 	var ex struct{ Process *string }
 	structured(t, res, &ex)
-	if ex.Process == nil || !strings.Contains(text, "still running as process "+*ex.Process) || !strings.Contains(text, "process/wait") {
+	// Notices name the tools, not the JSON-RPC methods.
+	if ex.Process == nil || !strings.Contains(text, "still running as process "+*ex.Process) || !strings.Contains(text, "process_wait") || strings.Contains(text, "process/") {
 		t.Fatalf("exec: %q", text)
 	}
 	id := *ex.Process
+	if text, _ := s.call(t, "process_list", nil); !strings.HasPrefix(text, id+"  running  started ") || !strings.HasSuffix(text, "do echo \"echo: $l\"; done") {
+		t.Fatalf("list, as text: %q", text)
+	}
 	text, _ = s.call(t, "process_wait", map[string]any{"id": id, "until": map[string]any{"pattern": `ready on port \d+`}})
-	if !strings.HasPrefix(text, "process "+id+" running (wait ended: pattern)") || !strings.Contains(text, "ready on port 4000") {
+	if !strings.HasPrefix(text, "process "+id+" running (wait ended: pattern)") || !strings.Contains(text, "ready on port 4000") ||
+		!strings.Contains(text, "process_read or process_wait again goes on from cursor=") || strings.Contains(text, "process/") {
 		t.Fatalf("wait: %q", text)
 	}
 	s.call(t, "process_write", map[string]any{"id": id, "stdin": "hello\n"})

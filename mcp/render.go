@@ -21,6 +21,7 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 
 // renderFitted is render, with an exec's or a process's streams fitted in
 // budget bytes (fitStreams); 0 is no budget.
+// Notices name the tools as toold mcp names them (notice.ToolNames).
 func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content, error) {
 	switch method {
 	case protocol.MethodRead, protocol.MethodReadBytes, protocol.MethodPage:
@@ -28,12 +29,14 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return nil, fmt.Errorf("decoding the window: %w", err)
 		}
+		w.Notice = toolNames(w.Notice)
 		return renderWindow(&w)
 	case protocol.MethodExec:
 		var r protocol.ExecResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the exec result: %w", err)
 		}
+		r.Notice = toolNames(r.Notice)
 		if budget > 0 {
 			return []sdk.Content{&sdk.TextContent{Text: fitStreams(notice.Ended(&r), &r.Stdout, &r.Stderr, r.Notice, budget)}}, nil
 		}
@@ -43,6 +46,7 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the process output: %w", err)
 		}
+		r.Notice = toolNames(r.Notice)
 		if budget > 0 {
 			return []sdk.Content{&sdk.TextContent{Text: fitStreams(notice.ProcessState(&r), &r.Stdout, &r.Stderr, r.Notice, budget)}}, nil
 		}
@@ -52,13 +56,21 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the grep result: %w", err)
 		}
+		r.Notice = toolNames(r.Notice)
 		return []sdk.Content{&sdk.TextContent{Text: grepText(&r)}}, nil
 	case protocol.MethodFind, protocol.MethodLs:
 		var r protocol.EntriesResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the %s result: %w", method, err)
 		}
+		r.Notice = toolNames(r.Notice)
 		return []sdk.Content{&sdk.TextContent{Text: entriesText(&r)}}, nil
+	case protocol.MethodProcessList:
+		var r struct{ Processes []protocol.ProcessInfo }
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("decoding the process list: %w", err)
+		}
+		return []sdk.Content{&sdk.TextContent{Text: processListText(r.Processes)}}, nil
 	}
 	// stats and anything else: the JSON itself is the most readable form.
 	var b bytes.Buffer
@@ -66,6 +78,28 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		return nil, fmt.Errorf("decoding the result: %w", err)
 	}
 	return []sdk.Content{&sdk.TextContent{Text: b.String()}}, nil
+}
+
+// toolNames is notice n with the methods it names as tools
+// (notice.ToolNames); nil stays nil.
+func toolNames(n *string) *string {
+	if n == nil {
+		return nil
+	}
+	s := notice.ToolNames(*n)
+	return &s
+}
+
+// processListText is process_list's processes, one a line, oldest first.
+func processListText(ps []protocol.ProcessInfo) string {
+	if len(ps) == 0 {
+		return notice.NoProcesses
+	}
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = notice.ProcessLine(p)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func renderWindow(w *protocol.Window) ([]sdk.Content, error) {

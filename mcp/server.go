@@ -133,25 +133,21 @@ func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.To
 		if args != nil && (len(args) > 0 || budget > 0) {
 			params = args
 		}
-		raw, content, err := s.call(ctx, client, method, params, budget)
+		reread := budget > 0 && isTrue(args["ifChanged"])
+		if reread {
+			// The daemon records what an ifChanged read returns as seen:
+			// fit the window without it, then read that window with it,
+			// so that the session saw what the model is shown.
+			params = with(args, "ifChanged", "false")
+		}
+		raw, content, fitted, err := s.fit(ctx, client, method, params, budget)
 		if err != nil {
 			return callError(err)
 		}
-		// A read-only call whose text is still over the budget is asked
-		// again for less (its notice then says where to read on).
-		for try := 0; budget > 0 && try < 3; try++ {
-			n := textLen(content)
-			if n <= budget {
-				break
-			}
-			smaller := refit(method, args, raw, n, budget)
-			if smaller == nil {
-				break
-			}
-			if raw, content, err = s.call(ctx, client, method, smaller, budget); err != nil {
+		if reread && fitted != nil {
+			if raw, content, err = s.call(ctx, client, method, with(fitted, "ifChanged", "true"), budget); err != nil {
 				return callError(err)
 			}
-			args = smaller
 		}
 		res := &sdk.CallToolResult{Content: content}
 		if s.Structured {
@@ -160,6 +156,46 @@ func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.To
 		return res, nil
 	}
 }
+
+// fit calls method with params and renders its result within budget: a
+// read-only call whose text is over the budget is asked again for less (its
+// notice then says where to read on). It returns the arguments of the last
+// call, nil when params are not an object.
+func (s *Server) fit(ctx context.Context, client *rpc.Client, method string, params any, budget int) (json.RawMessage, []sdk.Content, map[string]json.RawMessage, error) {
+	raw, content, err := s.call(ctx, client, method, params, budget)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	args, _ := params.(map[string]json.RawMessage)
+	for try := 0; budget > 0 && args != nil && try < 3; try++ {
+		n := textLen(content)
+		if n <= budget {
+			break
+		}
+		smaller := refit(method, args, raw, n, budget)
+		if smaller == nil {
+			break
+		}
+		if raw, content, err = s.call(ctx, client, method, smaller, budget); err != nil {
+			return nil, nil, nil, err
+		}
+		args = smaller
+	}
+	return raw, content, args, nil
+}
+
+// with is a copy of args with name set to the JSON value v.
+func with(args map[string]json.RawMessage, name, v string) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(args)+1)
+	for k, a := range args {
+		out[k] = a
+	}
+	out[name] = json.RawMessage(v)
+	return out
+}
+
+// isTrue reports whether v is JSON true.
+func isTrue(v json.RawMessage) bool { return string(v) == "true" }
 
 // call calls method with params and renders its result within budget.
 // A daemon's error is err; so is one in rendering.

@@ -15,7 +15,7 @@ import (
 // it left out and the exact call that reads it.
 const instructions = `toold reads files and runs commands with results cut to fit your context window, losing nothing.
 
-- read: a file as numbered lines, at most 2000 lines or 16 KB per call (a result is at most 24 KB unless you give maxBytes or limit). When more remains, the result's last line says so, e.g. "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]": call read again with that offset, or jump to the lines you need.
+- read: a file as numbered lines, at most 2000 lines or 16 KB per call (a result is at most 24 KB unless you give maxBytes). When more remains, the result's last line says so, e.g. "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]": call read again with that offset, or jump to the lines you need.
 - readBytes: for a line too long for read (minified code, one-line JSON), or to walk a file by bytes: pass the startByte the last result names.
 - exec: runs a command. Long output shows its first and last lines and one line naming the lines in between and a spool id, e.g. "[... lines 1001-4000 omitted (120 KB); page spool=ID offset=1001 to read them ...]"; errors from the middle are shown too. Read the omitted lines with page spool=ID offset=N, a window at a time, rather than re-running the command with a pipe through head or grep.
 - page: windows of a spool, numbered as read numbers them; pass the offset (or startByte) the previous result names to go on.

@@ -6,12 +6,41 @@ import "sort"
 // the lines a session saw (old, at line numbers oldLines) by content, as
 // an anchored diff does (Heckel; Go's internal/diff): lines found once in
 // each are anchors, the longest run of anchors in the same order is kept,
-// and matches are extended from each anchor, and from both ends, over equal
-// lines. So 10 lines inserted at the top of a file are the only lines of a
-// later window that do not match, where comparing by line number would
-// find every line changed. Time and memory are linear in the lines.
-func alignWindow(old []uint64, oldLines []int64, nw []uint64, start int64) seenResult {
-	match := make([]int, len(nw)) // index in old, -1 for none
+// a line equal to the one seen at its number matches it, and matches are
+// extended from both ends and from each anchor over equal lines. So 10
+// lines inserted at the top of a file are the only lines of a later window
+// that do not match, where comparing by line number would find every line
+// changed. A line that matches none is changed when the session saw its
+// line number, or the number it maps to by its nearest match (seen
+// reports that); else the session never read it: unseen. Time and memory
+// are linear in the lines.
+func alignWindow(old []uint64, oldLines []int64, nw []uint64, start int64, seen func(int64) bool) seenResult {
+	match := matchLines(old, oldLines, nw, start)
+	res := seenResult{unchanged: true}
+	shift := mapShifts(match, oldLines, start)
+	for ni, oi := range match {
+		n := start + int64(ni)
+		switch {
+		case oi >= 0:
+			res.known = true
+			if oldLines[oi] != n {
+				res.unchanged, res.moved = false, true
+			}
+		case seen(n) || shift[ni] != 0 && seen(n+shift[ni]):
+			res.known, res.unchanged = true, false
+			res.changed = addLine(res.changed, n)
+		default:
+			res.unchanged = false
+			res.unseen = addLine(res.unseen, n)
+		}
+	}
+	return res
+}
+
+// matchLines gives each line of nw the index in old of the line it matches,
+// -1 for none.
+func matchLines(old []uint64, oldLines []int64, nw []uint64, start int64) []int {
+	match := make([]int, len(nw))
 	for i := range match {
 		match[i] = -1
 	}
@@ -19,6 +48,15 @@ func alignWindow(old []uint64, oldLines []int64, nw []uint64, start int64) seenR
 	set := func(ni, oi int) { match[ni], used[oi] = oi, true }
 	for _, p := range longestIncreasing(uniquePairs(old, nw)) {
 		set(p.n, p.o)
+	}
+	at := make(map[int64]int, len(oldLines)) // line number -> index in old
+	for oi, n := range oldLines {
+		at[n] = oi
+	}
+	for ni := range nw { // equal at the same number
+		if oi, ok := at[start+int64(ni)]; ok && match[ni] < 0 && !used[oi] && old[oi] == nw[ni] {
+			set(ni, oi)
+		}
 	}
 	if len(old) > 0 && len(nw) > 0 {
 		if match[0] < 0 && !used[0] && old[0] == nw[0] {
@@ -38,22 +76,39 @@ func alignWindow(old []uint64, oldLines []int64, nw []uint64, start int64) seenR
 			set(ni-1, oi-1)
 		}
 	}
-	res := seenResult{unchanged: true}
+	return match
+}
+
+// mapShifts gives each line of the window the shift (old line number minus
+// new) of its nearest match before it, else after it; 0 when none matched.
+func mapShifts(match []int, oldLines []int64, start int64) []int64 {
+	shift := make([]int64, len(match))
+	first := -1
+	var cur int64
 	for ni, oi := range match {
-		n := start + int64(ni)
-		switch {
-		case oi < 0:
-			res.unchanged = false
-			if k := len(res.changed); k > 0 && res.changed[k-1][1] == n-1 {
-				res.changed[k-1][1] = n
-			} else {
-				res.changed = append(res.changed, [2]int64{n, n})
+		if oi >= 0 {
+			cur = oldLines[oi] - (start + int64(ni))
+			if first < 0 {
+				first = ni
 			}
-		case oldLines[oi] != n:
-			res.unchanged, res.moved = false, true
+		}
+		if first >= 0 {
+			shift[ni] = cur
 		}
 	}
-	return res
+	for ni := 0; ni < first; ni++ {
+		shift[ni] = shift[first]
+	}
+	return shift
+}
+
+// addLine adds line n to ranges, rising.
+func addLine(ranges [][2]int64, n int64) [][2]int64 {
+	if k := len(ranges); k > 0 && ranges[k-1][1] == n-1 {
+		ranges[k-1][1] = n
+		return ranges
+	}
+	return append(ranges, [2]int64{n, n})
 }
 
 type pair struct{ o, n int }

@@ -9,8 +9,10 @@ import (
 // ifChanged compares window w of f with what the session saw of those
 // lines, and records them as seen. When none changed, w becomes an unchanged
 // answer: empty content, Unchanged and a notice that says so; when some
-// did, w keeps its lines and Changed names them. A first read of the file,
-// or a window that is part of one long line, is left as it is.
+// did, w keeps its lines and Changed names them. Lines the session never
+// read are not changed: a window with some is never unchanged, and its
+// notice names them; a window of which it read no line (a first read), or
+// one that is part of one long line, is left as it is.
 func (svc *Service) ifChanged(f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
 	if w.PartialLine || w.EndLine < w.StartLine {
 		return nil
@@ -22,20 +24,15 @@ func (svc *Service) ifChanged(f *fileindex.File, w *protocol.Window, lr *lineReq
 	res := svc.seen().compare(seenKey{lr.session, f.Path()}, w.StartLine, hashLines(raw), w.TotalLines)
 	switch {
 	case !res.known:
+		// Not a line of the window was read before: a first read.
 	case res.unchanged:
 		w.Content, w.Unchanged, w.ClippedLines = "", true, 0
 		w.Notice = ptr(notice.Unchanged(w.StartLine, w.EndLine))
 	default:
-		w.Changed = make([]protocol.LineRange, len(res.changed))
-		var n int64
-		for i, r := range res.changed {
-			w.Changed[i] = protocol.LineRange{FromLine: r[0], ToLine: r[1]}
-			n += r[1] - r[0] + 1
+		for _, r := range res.changed {
+			w.Changed = append(w.Changed, protocol.LineRange{FromLine: r[0], ToLine: r[1]})
 		}
-		say := notice.Moved(w.StartLine, w.EndLine)
-		if len(res.changed) > 0 {
-			say = notice.ChangedLines(res.changed, n, res.moved)
-		}
+		say := notice.Reread(w.StartLine, w.EndLine, res.changed, res.unseen, res.moved)
 		w.Notice = ptr(notice.Join(say, deref(w.Notice)))
 	}
 	return nil

@@ -80,6 +80,70 @@ func TestIfChanged(t *testing.T) {
 	}
 }
 
+// TestIfChangedWindows: a session remembers every window it read of a file,
+// not only the last, and lines it never read are not changed.
+func TestIfChangedWindows(t *testing.T) {
+	lr := func(from, to int64) []protocol.LineRange { return []protocol.LineRange{{FromLine: from, ToLine: to}} }
+	type step struct {
+		offset, limit int
+		cut           int // before the read, keep only the file's first cut lines
+		edit          int // before the read, change this line
+		unchanged     bool
+		changed       []protocol.LineRange
+		notice        string // a prefix of the notice
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"two windows, then the first again", []step{
+			{offset: 1, limit: 10},
+			{offset: 50, limit: 11, notice: "[Showing lines 50-60"},
+			{offset: 1, limit: 10, unchanged: true, notice: "[Lines 1-10 unchanged"},
+			{offset: 50, limit: 11, unchanged: true},
+		}},
+		{"two windows, then the file cut", []step{
+			{offset: 1, limit: 10},
+			{offset: 50, limit: 11},
+			{offset: 1, limit: 100, cut: 40, notice: "[Not read before in this session: lines 11-40 (30 lines); the other lines are as you read them]"},
+		}},
+		{"two windows, then the whole file", []step{
+			{offset: 1, limit: 20},
+			{offset: 30, limit: 5},
+			{offset: 1, limit: 100, notice: "[Not read before in this session: lines 21-29, 35-100 (75 lines)"},
+			{offset: 1, limit: 100, unchanged: true},
+		}},
+		{"an edit in a window, a window never read", []step{
+			{offset: 1, limit: 10},
+			{offset: 5, limit: 20, edit: 7, changed: lr(7, 7), notice: "[Changed since your last read: lines 7 (1 lines); not read before: lines 11-24 (14 lines)"},
+			{offset: 1, limit: 24, unchanged: true},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			svc, s := newTestService(t)
+			path := filepath.Join(s.Cwd, "f.txt")
+			lines := numberedLines(100, "v1")
+			for i, st := range tt.steps {
+				if st.cut > 0 {
+					lines = lines[:st.cut]
+				}
+				if st.edit > 0 {
+					lines[st.edit-1] = "edited\n"
+				}
+				os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644)
+				w := readJSON(t, svc, s, map[string]any{"path": path, "ifChanged": true, "offset": st.offset, "limit": st.limit})
+				if w.Unchanged != st.unchanged || !reflect.DeepEqual(w.Changed, st.changed) || !strings.HasPrefix(deref(w.Notice), st.notice) {
+					t.Fatalf("step %d (%d+%d): unchanged %v changed %v notice %q", i+1, st.offset, st.limit, w.Unchanged, w.Changed, deref(w.Notice))
+				}
+				if !st.unchanged && w.Content == "" {
+					t.Fatalf("step %d: no content", i+1)
+				}
+			}
+		})
+	}
+}
+
 func TestAlignWindow(t *testing.T) {
 	h := func(s string) []uint64 {
 		out := make([]uint64, len(s))
@@ -108,11 +172,14 @@ func TestAlignWindow(t *testing.T) {
 		{"aaaaaa", "aaaaaa", 1, 1, nil, true},
 		{"abcabc", "abcXabc", 1, 1, [][2]int64{{4, 4}}, false},
 		{"abcdef", "cdef", 1, 3, nil, true},
-		{"abcdef", "abcdefgh", 1, 1, [][2]int64{{7, 8}}, false},
-		{"", "ab", 1, 1, [][2]int64{{1, 2}}, false},
+		{"", "ab", 1, 1, nil, false}, // never read: not changed
+		{"abcdef", "abcdefgh", 1, 1, nil, false},
+		{"abcdef", "XYZabc", 4, 1, nil, false}, // read 4-9; 1-3 never read
 	}
 	for _, tt := range tests {
-		r := alignWindow(h(tt.old), nums(tt.oldFrom, len(tt.old)), h(tt.nw), tt.start)
+		from, to := int64(tt.oldFrom), int64(tt.oldFrom+len(tt.old)-1)
+		seen := func(n int64) bool { return n >= from && n <= to }
+		r := alignWindow(h(tt.old), nums(tt.oldFrom, len(tt.old)), h(tt.nw), tt.start, seen)
 		if !reflect.DeepEqual(r.changed, tt.changed) || r.unchanged != tt.unchanged {
 			t.Errorf("%q -> %q at %d: changed %v unchanged %v, want %v %v", tt.old, tt.nw, tt.start, r.changed, r.unchanged, tt.changed, tt.unchanged)
 		}
@@ -165,7 +232,8 @@ func FuzzAlignWindow(f *testing.F) {
 		for i, c := range nw {
 			nh[i] = uint64(c % 8)
 		}
-		r := alignWindow(oh, nums, nh, int64(start))
+		seen := func(n int64) bool { return n >= int64(start) && n < int64(start)+int64(len(old)) }
+		r := alignWindow(oh, nums, nh, int64(start), seen)
 		from, to := int64(start), int64(start)+int64(len(nw))-1
 		var n int64
 		for i, c := range r.changed {
@@ -174,7 +242,12 @@ func FuzzAlignWindow(f *testing.F) {
 			}
 			n += c[1] - c[0] + 1
 		}
-		if r.unchanged && n > 0 {
+		for _, c := range r.unseen {
+			if c[0] < from || c[1] > to {
+				t.Fatalf("unseen %v in %d-%d", r.unseen, from, to)
+			}
+		}
+		if r.unchanged && (n > 0 || len(r.unseen) > 0) {
 			t.Fatalf("unchanged with changes %v", r.changed)
 		}
 		if reflect.DeepEqual(oh, nh) && !r.unchanged {

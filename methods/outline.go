@@ -49,19 +49,70 @@ func (svc *Service) outlineWindow(ctx context.Context, f *fileindex.File, w *pro
 		}
 	}
 	w.TotalLines = f.Lines()
+	outline.ClampEnds(o, w.TotalLines)
 	outline.Since(o, lr.offset)
+	later := int64(0) // the first line after offset that holds an entry
+	for _, e := range o.Entries {
+		if e.Line > lr.offset {
+			later = e.Line
+			break
+		}
+	}
 	next := outline.Fit(o, lr.MaxBytes)
 	// The outline is paged as a window is: from offset, and next names
-	// the line where the entries left out at the end start.
+	// the line where the entries left out at the end start. Entries left
+	// out of the page's first line (a minified JSON's one line) cannot be
+	// paged by line: the next page starts at the line after, and the
+	// notice says how to see them (more maxBytes, or the line by bytes).
+	var stuck *notice.LongLine
+	if next > 0 && next <= lr.offset {
+		var err error
+		if stuck, err = longLine(f, next, lr); err != nil {
+			return err
+		}
+		next = later
+	}
 	w.StartLine, w.EndLine = lr.offset, lr.offset-1
 	w.Outline = toProtocol(o)
-	if next > 0 {
+	if next > 0 || stuck != nil {
 		w.Truncated = true
 		w.TruncatedBy = ptr(protocol.ByBytes)
+	}
+	if next > 0 {
 		w.Next = &protocol.Next{Offset: ptr(next)}
 	}
-	w.Notice = ptr(outlineNotice(o, w, lr, ctagsMissing, next))
+	n, err := outlineNotice(f, o, w, lr, ctagsMissing, next)
+	if err != nil {
+		return err
+	}
+	if stuck != nil {
+		n = notice.Join(n, notice.OutlineLongLine(*stuck))
+	}
+	w.Notice = ptr(n)
 	return nil
+}
+
+// longLine gives the facts of line n of f for a notice that names the
+// readBytes calls that read it.
+func longLine(f *fileindex.File, n int64, lr *lineRequest) (*notice.LongLine, error) {
+	start, err := f.LineStart(n)
+	if err != nil {
+		return nil, err
+	}
+	end, err := lineEnd(f, n)
+	if err != nil {
+		return nil, err
+	}
+	return &notice.LongLine{Line: n, StartByte: start, Bytes: end - start, ByteCall: byteCall(lr),
+		MaxBytes: lr.MaxBytes, MaxWindowBytes: protocol.MaxWindowBytes}, nil
+}
+
+// byteCall is how notices name the call that reads lr's file by bytes.
+func byteCall(lr *lineRequest) string {
+	if lr.byteCall != "" {
+		return lr.byteCall
+	}
+	return "readBytes"
 }
 
 // sameFile says whether f's path still leads to the file f has open.
@@ -108,19 +159,20 @@ func toProtocol(o *outline.Outline) *protocol.Outline {
 }
 
 // outlineNotice says what the outline covers and names the read of one
-// entry: the longest top-level one.
-func outlineNotice(o *outline.Outline, w *protocol.Window, lr *lineRequest, ctagsMissing bool, next int64) string {
+// entry: the longest top-level one; by bytes when its lines are more than
+// a read gives (a minified file's one line).
+func outlineNotice(f *fileindex.File, o *outline.Outline, w *protocol.Window, lr *lineRequest, ctagsMissing bool, next int64) (string, error) {
 	call := "read"
 	if lr.byteCall != "" {
 		call = lr.byteCall
 	}
 	if w.TotalBytes == 0 {
-		return notice.Window(notice.WindowFacts{})
+		return notice.Window(notice.WindowFacts{}), nil
 	}
 	if len(o.Entries) == 0 {
-		return notice.OutlineEmpty(o.Format, w.TotalLines, call)
+		return notice.OutlineEmpty(o.Format, w.TotalLines, call), nil
 	}
-	f := notice.OutlineFacts{Format: o.Format, Shown: len(o.Entries), Total: o.TotalEntries, TotalLines: w.TotalLines,
+	facts := notice.OutlineFacts{Format: o.Format, Shown: len(o.Entries), Total: o.TotalEntries, TotalLines: w.TotalLines,
 		TotalBytes: w.TotalBytes, MaxBytes: lr.MaxBytes, MaxWindowBytes: protocol.MaxWindowBytes, Truncated: o.Truncated, Call: call, Summary: o.Summary,
 		CtagsMissing: ctagsMissing, FromLine: lr.offset, Next: next}
 	ex := o.Entries[0]
@@ -129,9 +181,22 @@ func outlineNotice(o *outline.Outline, w *protocol.Window, lr *lineRequest, ctag
 			ex = e
 		}
 	}
-	f.ExampleLine, f.ExampleEndLine, f.ExampleName = ex.Line, ex.EndLine, ex.Name
-	if len(f.ExampleName) > 60 {
-		f.ExampleName = fmt.Sprintf("%.60s…", f.ExampleName)
+	facts.ExampleLine, facts.ExampleEndLine, facts.ExampleName = ex.Line, ex.EndLine, ex.Name
+	if len(facts.ExampleName) > 60 {
+		facts.ExampleName = fmt.Sprintf("%.60s…", facts.ExampleName)
 	}
-	return notice.Outline(f)
+	start, err := f.LineStart(ex.Line)
+	if err != nil {
+		return "", err
+	}
+	end, err := lineEnd(f, ex.Line)
+	if err != nil {
+		return "", err
+	}
+	if lr.readMax > 0 && end-start > int64(lr.readMax) {
+		// Its first line alone is more than a read gives.
+		facts.ExampleStartByte, facts.ExampleBytes, facts.ByteCall = start, end-start, byteCall(lr)
+		facts.ReadBytesMax = protocol.MaxWindowBytes
+	}
+	return notice.Outline(facts), nil
 }

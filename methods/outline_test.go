@@ -133,6 +133,14 @@ func TestOutlineEdges(t *testing.T) {
 	if w := readJSON(t, svc, s, map[string]any{"path": "plain.md", "outline": true}); !strings.HasPrefix(*w.Notice, "[No outline entries found (markdown) in 1 lines") {
 		t.Errorf("plain: %q", *w.Notice)
 	}
+	// Go that does not parse: the declaration the parser gave up in runs to
+	// the file's end, and the notice's read works.
+	os.WriteFile(filepath.Join(s.Cwd, "bad.go"), []byte("package x\nfunc broken( {\n"), 0o644)
+	w := readJSON(t, svc, s, map[string]any{"path": "bad.go", "outline": true})
+	if w.Outline == nil || len(w.Outline.Entries) != 1 || fmt.Sprint(w.Outline.Entries[0]) != fmt.Sprint(protocol.OutlineEntry{Line: 2, EndLine: 2, Depth: 1, Kind: "func", Name: "broken"}) ||
+		!strings.Contains(*w.Notice, "read offset=2 limit=1 ") {
+		t.Errorf("bad.go: %+v %q", w.Outline, *w.Notice)
+	}
 }
 
 // TestOutlineWithoutCtags: code that ctags would outline is outlined by
@@ -186,5 +194,51 @@ func TestOutlinePaged(t *testing.T) {
 		if p != fmt.Sprintf("Part %d", i) {
 			t.Fatalf("part %d is %q", i, p)
 		}
+	}
+}
+
+// TestOutlineOneLine: the outline of a minified JSON (3000 keys, each with
+// two, on one line of 99 KB) cut by maxBytes does not name a continuation
+// that gives the same entries again: the notice names the larger maxBytes
+// and the readBytes calls that read the line, and the example read of an
+// entry is by bytes, since the line alone is more than a read gives.
+func TestOutlineOneLine(t *testing.T) {
+	svc, s := newTestService(t)
+	var b strings.Builder
+	b.WriteString("{")
+	for i := 0; i < 3000; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"key%04d":{"a":%d,"bb":"value %d"}`, i, i, i)
+	}
+	b.WriteString("}")
+	size := b.Len()
+	os.WriteFile(filepath.Join(s.Cwd, "min.json"), []byte(b.String()), 0o644)
+	w := readJSON(t, svc, s, map[string]any{"path": "min.json", "outline": true, "maxBytes": 1500})
+	if w.Outline == nil || len(w.Outline.Entries) == 0 || w.Outline.TotalEntries != 9000 || !w.Truncated {
+		t.Fatalf("outline %+v truncated %v", w.Outline, w.Truncated)
+	}
+	if w.Next != nil {
+		t.Errorf("next %d: a page of the one line again", *w.Next.Offset)
+	}
+	want := []string{"e.g. for key0000, on line 1 of ", fmt.Sprintf("readBytes startByte=0 maxBytes=%d", size),
+		"The entries not shown on line 1 are on a line of", "maxBytes=262144 shows more of them"}
+	for _, x := range want {
+		if !strings.Contains(*w.Notice, x) {
+			t.Errorf("notice lacks %q: %s", x, *w.Notice)
+		}
+	}
+	if strings.Contains(*w.Notice, "outline=true offset=1") || strings.Contains(*w.Notice, "read offset=1 limit=1") {
+		t.Errorf("notice names a call that gives nothing new: %s", *w.Notice)
+	}
+	if size < 90<<10 {
+		t.Fatalf("%d bytes", size)
+	}
+	// Entries on line 1 and on lines after it: the next page is line 2.
+	os.WriteFile(filepath.Join(s.Cwd, "two.json"), []byte(b.String()+"\n"+b.String()+"\n"), 0o644)
+	w = readJSON(t, svc, s, map[string]any{"path": "two.json", "outline": true, "maxBytes": 1500})
+	if w.Next == nil || *w.Next.Offset != 2 || !strings.Contains(*w.Notice, "outline=true offset=2") {
+		t.Errorf("two lines: next %v notice %s", w.Next, *w.Notice)
 	}
 }

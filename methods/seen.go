@@ -23,11 +23,13 @@ var seenSeed = maphash.MakeSeed()
 // seenKey names a file a session read: its id and the file's path.
 type seenKey struct{ session, path string }
 
-// seenFile is what a session last saw of a file: the hash of each line it
-// read, in spans of consecutive lines, and the file's line count then.
+// seenFile is what a session saw of a file: the hash of each line it read
+// (the last time it read it), in spans of consecutive lines, and the file's
+// line count at the last read.
 type seenFile struct {
 	spans      []seenSpan // sorted, disjoint, never adjacent
 	totalLines int64
+	drift      int64 // how many lines the file grew or shrank by, summed over its reads
 	bytes      int64
 }
 
@@ -71,40 +73,47 @@ func hashLines(raw []byte) []uint64 {
 
 // seenResult is what a re-read found against what the session saw.
 type seenResult struct {
-	known     bool       // the session had read this file before
+	known     bool       // the session had read some line of the window
 	unchanged bool       // every line as seen, at the same number
 	changed   [][2]int64 // lines (of the window) that differ from what was seen
+	unseen    [][2]int64 // lines (of the window) the session never read
 	moved     bool       // some lines were seen at other numbers
 }
 
 // compare checks the window of lines start.. (hashes) of a file of
-// totalLines lines against what session saw of it, then records the window
-// as seen: added to what was seen when nothing changed, else in its place.
+// totalLines lines against what session saw of it, then adds the window to
+// what was seen: every window the session read is kept (merged, the newest
+// hashes of a line winning), so that a re-read of any of them compares with
+// what the session was shown.
 func (st *seenStore) compare(key seenKey, start int64, hashes []uint64, totalLines int64) seenResult {
 	end := start + int64(len(hashes)) - 1
 	st.mu.Lock()
 	f, ok := st.lru.Get(key)
 	var oldLines []int64
 	var old []uint64
+	var spans [][2]int64
 	if ok {
-		slack := absDiff(totalLines, f.totalLines) + 64
+		// Lines move by as much as the file grew or shrank since each read.
+		slack := f.drift + absDiff(totalLines, f.totalLines) + 64
 		oldLines, old = f.lines(start-slack, end+slack, 1<<20)
+		for _, s := range f.spans {
+			spans = append(spans, [2]int64{s.start, s.end()})
+		}
 	}
 	st.mu.Unlock()
 
-	res := seenResult{known: ok}
+	var res seenResult
 	if ok {
-		res = alignWindow(old, oldLines, hashes, start)
-		res.known = true
+		res = alignWindow(old, oldLines, hashes, start, func(n int64) bool { return inSpans(spans, n) })
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if cur, ok := st.lru.Peek(key); ok && res.unchanged {
-		f = cur
-	} else {
-		f = &seenFile{}
+	f, ok = st.lru.Peek(key)
+	if !ok {
+		f = &seenFile{totalLines: totalLines}
 	}
 	f.put(seenSpan{start: start, hashes: hashes})
+	f.drift += absDiff(totalLines, f.totalLines)
 	f.totalLines = totalLines
 	st.bytes -= f.bytes
 	st.lru.Remove(key)
@@ -115,6 +124,12 @@ func (st *seenStore) compare(key seenKey, start int64, hashes []uint64, totalLin
 		st.lru.RemoveOldest()
 	}
 	return res
+}
+
+// inSpans reports whether line n lies in one of spans (sorted, disjoint).
+func inSpans(spans [][2]int64, n int64) bool {
+	i := sort.Search(len(spans), func(i int) bool { return spans[i][1] >= n })
+	return i < len(spans) && spans[i][0] <= n
 }
 
 func absDiff(a, b int64) int64 {

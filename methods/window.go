@@ -21,6 +21,7 @@ type lineRequest struct {
 	offset int64
 	truncate.LineOptions
 	byteCall string // how notices name the call that reads on by bytes; "" is readBytes
+	readMax  int    // the session's read maxBytes: what a read an outline's notice names gets
 	outline  bool   // answer with the outline instead of lines
 	// detectPath is the path whose extension chooses the outline's format:
 	// the file's for read, "" for a spool (its content decides).
@@ -315,6 +316,7 @@ func checkRead(p *protocol.ReadParams, l protocol.ReadLimits) (*lineRequest, err
 		return nil, err
 	}
 	lr.outline, lr.ifChanged, lr.detectPath = p.Outline, p.IfChanged, p.Path
+	lr.readMax = l.MaxBytes
 	return &lr, nil
 }
 

@@ -84,6 +84,14 @@ func TestMessages(t *testing.T) {
 		{"outline by indent, no ctags", func() string {
 			return Outline(OutlineFacts{Format: "indent", Shown: 2, Total: 2, TotalLines: 3, TotalBytes: 40, Call: "read", ExampleLine: 1, ExampleEndLine: 3, ExampleName: "class A:", CtagsMissing: true})
 		}, "[Outline (indent) of 3 lines, 40 B: 2 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1 limit=3 for class A:. Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline]"},
+		{"outline of one long line", func() string {
+			return Outline(OutlineFacts{Format: "json", Shown: 22, Total: 9000, TotalLines: 1, TotalBytes: 300000, MaxBytes: 1500, MaxWindowBytes: 262144,
+				Truncated: true, Call: "read", ExampleLine: 1, ExampleEndLine: 1, ExampleName: "key0000",
+				ExampleBytes: 300000, ByteCall: "readBytes", ReadBytesMax: 262144})
+		}, "[Outline (json) of 1 lines, 293.0 KB: 9000 entries, 22 shown (1500-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. for key0000, on line 1 of 293.0 KB: readBytes startByte=0 maxBytes=262144, then startByte=262144 and on (2 calls)]"},
+		{"outline entries left on one line", func() string {
+			return OutlineLongLine(LongLine{Line: 1, Bytes: 99000, ByteCall: "page spool=s1", MaxBytes: 1500, MaxWindowBytes: 262144})
+		}, "[The entries not shown on line 1 are on a line of 96.7 KB that pages of the outline cannot split: maxBytes=262144 shows more of them; read the line by bytes with page spool=s1 startByte=0 maxBytes=99000]"},
 		{"outline empty", func() string { return OutlineEmpty("markdown", 12, "read") },
 			"[No outline entries found (markdown) in 12 lines. Use read offset=LINE limit=N to read a range]"},
 		{"outline entry", func() string {
@@ -102,6 +110,18 @@ func TestMessages(t *testing.T) {
 			"[Changed since your last read: lines 1-10 (10 lines); the other lines are as you read them, some at new line numbers]"},
 		{"moved", func() string { return Moved(2001, 4000) },
 			"[Lines 2001-4000 hold no line you have not read, but some at new line numbers: lines were inserted or removed before them]"},
+		{"re-read, some lines not read before", func() string { return Reread(1, 40, nil, [][2]int64{{11, 40}}, false) },
+			"[Not read before in this session: lines 11-40 (30 lines); the other lines are as you read them]"},
+		{"re-read, changed and not read before", func() string { return Reread(1, 40, [][2]int64{{5, 5}}, [][2]int64{{11, 40}}, false) },
+			"[Changed since your last read: lines 5 (1 lines); not read before: lines 11-40 (30 lines)]"},
+		{"re-read, changed", func() string { return Reread(1, 600, [][2]int64{{100, 100}, {500, 501}}, nil, false) },
+			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},
+		{"tool names", func() string {
+			return ToolNames("[Process p1 is running; process/read or process/wait again goes on from cursor=c; process/write, process/kill, process/list]")
+		}, "[Process p1 is running; process_read or process_wait again goes on from cursor=c; process_write, process_kill, process_list]"},
+		{"process line", func() string {
+			return ProcessLine(protocol.ProcessInfo{ID: "p2", Command: "npm run dev", ExitCode: ptr(1), StartedMs: 1700000000000})
+		}, "p2  exited, status 1  started 2023-11-14 22:13:20Z  npm run dev"},
 		{"binary file", func() string { return Binary("application/octet-stream", 2048) },
 			"[Binary file (application/octet-stream, 2.0 KB): not shown. Inspect it with exec, e.g. file, xxd or strings]"},
 		{"grep whole", gr(GrepFacts{Result: &protocol.GrepResult{TotalMatches: 3}, Limit: 100}), ""},

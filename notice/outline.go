@@ -24,6 +24,43 @@ type OutlineFacts struct {
 	CtagsMissing   bool   // code outlined by indent because ctags is not installed
 	FromLine       int64  // the outline's entries start at this line (offset)
 	Next           int64  // the line where the entries left out at the end start, 0 for none
+	// ExampleBytes, when not 0, is the length of the example's first line,
+	// too long for a read: the example names ByteCall (readBytes, or page
+	// spool=ID) from ExampleStartByte instead, at most ReadBytesMax a call.
+	ExampleBytes     int64
+	ExampleStartByte int64
+	ByteCall         string
+	ReadBytesMax     int
+}
+
+// LongLine is a line holding entries of an outline that a page of the
+// outline could not show, and that pages by line cannot split.
+type LongLine struct {
+	Line, StartByte, Bytes   int64
+	ByteCall                 string // readBytes, or page spool=ID
+	MaxBytes, MaxWindowBytes int    // the outline's maxBytes and its cap
+}
+
+// OutlineLongLine says where the entries left out of an outline's page are
+// when they are all on one line (a minified JSON): on that line, shown by a
+// larger maxBytes or read by bytes, the calls named.
+func OutlineLongLine(l LongLine) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[The entries not shown on line %d are on a line of %s that pages of the outline cannot split:", l.Line, Size(l.Bytes))
+	if l.MaxBytes < l.MaxWindowBytes {
+		fmt.Fprintf(&b, " maxBytes=%d shows more of them;", l.MaxWindowBytes)
+	}
+	fmt.Fprintf(&b, " read the line by bytes with %s", byteRanges(l.ByteCall, l.StartByte, l.Bytes, l.MaxWindowBytes))
+	return b.String() + "]"
+}
+
+// byteRanges names the calls that read bytes start..start+n by chunks of
+// at most max: the first one, and how the walk goes on.
+func byteRanges(call string, start, n int64, max int) string {
+	if n <= int64(max) {
+		return fmt.Sprintf("%s startByte=%d maxBytes=%d", call, start, n)
+	}
+	return fmt.Sprintf("%s startByte=%d maxBytes=%d, then startByte=%d and on (%d calls)", call, start, max, start+int64(max), (n+int64(max)-1)/int64(max))
 }
 
 // Outline is the notice of an outline: what it covers, how to read an entry
@@ -48,7 +85,11 @@ func Outline(f OutlineFacts) string {
 		call = "read"
 	}
 	b.WriteString(". To read an entry use " + call + " offset=LINE limit=ENDLINE-LINE+1")
-	if f.ExampleLine > 0 {
+	switch {
+	case f.ExampleLine > 0 && f.ExampleBytes > 0:
+		fmt.Fprintf(&b, ", e.g. for %s, on line %d of %s: %s", f.ExampleName, f.ExampleLine, Size(f.ExampleBytes),
+			byteRanges(f.ByteCall, f.ExampleStartByte, f.ExampleBytes, f.ReadBytesMax))
+	case f.ExampleLine > 0:
 		fmt.Fprintf(&b, ", e.g. %s offset=%d limit=%d for %s", call, f.ExampleLine, f.ExampleEndLine-f.ExampleLine+1, f.ExampleName)
 	}
 	if f.Next > 0 {
@@ -81,6 +122,36 @@ func Unchanged(from, to int64) string {
 // ChangedLines is the notice of a re-read with ifChanged whose window holds
 // lines that changed since the session last read them.
 func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
+	s := fmt.Sprintf("[Changed since your last read: lines %s (%d lines)", rangesText(ranges), lines)
+	if moved {
+		s += "; the other lines are as you read them, some at new line numbers"
+	}
+	return s + "]"
+}
+
+// Reread is the notice of a re-read with ifChanged that is not unchanged:
+// the lines changed since the session read them (changed, counted), the
+// lines it had never read (unseen: they come as a first read gives them),
+// and whether the other lines moved. Nil changed and unseen is Moved's case.
+func Reread(from, to int64, changed, unseen [][2]int64, moved bool) string {
+	switch {
+	case len(unseen) == 0 && len(changed) == 0:
+		return Moved(from, to)
+	case len(unseen) == 0:
+		return ChangedLines(changed, countLines(changed), moved)
+	case len(changed) > 0:
+		return fmt.Sprintf("[Changed since your last read: lines %s (%d lines); not read before: lines %s (%d lines)]",
+			rangesText(changed), countLines(changed), rangesText(unseen), countLines(unseen))
+	}
+	s := fmt.Sprintf("[Not read before in this session: lines %s (%d lines); the other lines are as you read them", rangesText(unseen), countLines(unseen))
+	if moved {
+		s += ", some at new line numbers"
+	}
+	return s + "]"
+}
+
+// rangesText is line ranges as "100, 500-501", the first 8 of them.
+func rangesText(ranges [][2]int64) string {
 	var parts []string
 	for i, r := range ranges {
 		if i == 8 {
@@ -93,11 +164,15 @@ func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
 			parts = append(parts, fmt.Sprintf("%d-%d", r[0], r[1]))
 		}
 	}
-	s := fmt.Sprintf("[Changed since your last read: lines %s (%d lines)", strings.Join(parts, ", "), lines)
-	if moved {
-		s += "; the other lines are as you read them, some at new line numbers"
+	return strings.Join(parts, ", ")
+}
+
+func countLines(ranges [][2]int64) int64 {
+	var n int64
+	for _, r := range ranges {
+		n += r[1] - r[0] + 1
 	}
-	return s + "]"
+	return n
 }
 
 // Moved is the notice of a re-read with ifChanged whose lines are all as the

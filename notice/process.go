@@ -122,3 +122,37 @@ func ExecProgressMessage(p *protocol.ExecProgress) string {
 func IndexProgressMessage(p *protocol.IndexProgress) string {
 	return fmt.Sprintf("indexing lines: %s of %s", Size(p.BytesDone), Size(p.BytesTotal))
 }
+
+// processMethods are the process methods, as notices name them.
+var processMethods = []string{protocol.MethodProcessRead, protocol.MethodProcessWait, protocol.MethodProcessWrite,
+	protocol.MethodProcessKill, protocol.MethodProcessList}
+
+// ToolNames is notice s with the methods it names as toold mcp's tools are
+// named (process/read is the tool process_read: MCP tool names allow no
+// "/"). The other methods are named alike in both.
+func ToolNames(s string) string {
+	for _, m := range processMethods {
+		s = strings.ReplaceAll(s, m, strings.ReplaceAll(m, "/", "_"))
+	}
+	return s
+}
+
+// ProcessLine is one process of process/list rendered for a model: its id,
+// its state, when it started and its command.
+func ProcessLine(p protocol.ProcessInfo) string {
+	state := "running"
+	switch {
+	case p.Running:
+	case p.Signal != nil:
+		state = "killed by " + *p.Signal
+	case p.ExitCode != nil:
+		state = fmt.Sprintf("exited, status %d", *p.ExitCode)
+	default:
+		state = "ended"
+	}
+	started := time.UnixMilli(p.StartedMs).UTC().Format("2006-01-02 15:04:05Z")
+	return fmt.Sprintf("%s  %s  started %s  %s", p.ID, state, started, p.Command)
+}
+
+// NoProcesses is process/list's text for a session with none.
+const NoProcesses = "[No background processes in this session: exec with background: true or yieldMs starts one]"

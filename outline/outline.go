@@ -179,7 +179,11 @@ func Build(ctx context.Context, format, path string, r io.ReaderAt, size, totalL
 		if _, err := r.ReadAt(src, 0); err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("outline: %w", err)
 		}
-		return goOutline(path, src, opt), nil
+		o := goOutline(path, src, opt)
+		if o != nil {
+			ClampEnds(o, totalLines)
+		}
+		return o, nil
 	case Ctags:
 		if size > opt.MaxCtagsBytes {
 			return nil, nil
@@ -238,6 +242,21 @@ func Fit(o *Outline, maxBytes int) (next int64) {
 		o.Truncated = true
 	}
 	return next
+}
+
+// ClampEnds makes every entry of o end within the file (totalLines lines)
+// and no earlier than it starts: go/ast gives a declaration the parser gave
+// up in (a file that does not parse) no end, and the entry's read would be
+// limit=-1. Such an entry runs to the file's last line, where the parser
+// stopped looking for its end.
+func ClampEnds(o *Outline, totalLines int64) {
+	for i := range o.Entries {
+		e := &o.Entries[i]
+		if e.EndLine < e.Line {
+			e.EndLine = totalLines
+		}
+		e.EndLine = max(min(e.EndLine, totalLines), e.Line)
+	}
 }
 
 // Since leaves out of o the entries that start before line from.

@@ -465,3 +465,20 @@ func TestCtagsSlow(t *testing.T) {
 		t.Errorf("a file over MaxCtagsBytes: %v %v", o, err)
 	}
 }
+
+// TestGoBroken: a Go file that does not parse gives entries that end no
+// earlier than they start, within the file.
+func TestGoBroken(t *testing.T) {
+	for _, src := range []string{"package x\nfunc broken( {\n", "package x\n\nfunc A() {}\n\nfunc B(x int {\n\treturn\n"} {
+		lines := int64(strings.Count(src, "\n"))
+		o, err := Build(context.Background(), Go, "x.go", strings.NewReader(src), int64(len(src)), lines, Options{})
+		if err != nil || o == nil || len(o.Entries) == 0 {
+			t.Fatalf("%q: %v %v", src, o, err)
+		}
+		for _, e := range o.Entries {
+			if e.EndLine < e.Line || e.EndLine > lines {
+				t.Errorf("%q: %s at %d-%d of %d lines", src, e.Name, e.Line, e.EndLine, lines)
+			}
+		}
+	}
+}

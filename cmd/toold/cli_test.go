@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -527,4 +528,76 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toold mcp's read with ifChanged of a window cut to fit the budget: the
+// first read shows its lines (not "unchanged"), a re-read of them is
+// unchanged; a read that gives only limit keeps the 24 KB budget; in-process
+// and on the shared socket.
+func TestMCPIfChangedFitted(t *testing.T) {
+	sock, _ := startSocketDaemon(t)
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, "abcdefghi%d\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "f.txt")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	for _, args := range [][]string{{"--spool-root=" + filepath.Join(t.TempDir(), "spool")}, {"--remote", sock}} {
+		t.Run(args[0], func(t *testing.T) {
+			p := startMCP(t, nil, args...)
+			read := func(a map[string]any) string {
+				var res toolResult
+				a["path"], a["ifChanged"] = path, true
+				p.mustCall("tools/call", map[string]any{"name": "read", "arguments": a}, &res)
+				if res.IsError || len(res.Content) != 1 || len(res.Content[0].Text) > 24<<10 {
+					t.Fatalf("read %v: %+v", a, res)
+				}
+				return res.Content[0].Text
+			}
+			text := read(map[string]any{"offset": 1})
+			var end int
+			if i := strings.Index(text, "[Showing lines 1-"); i < 0 || strings.Contains(text, "unchanged") {
+				t.Fatalf("first read: %.200q", text)
+			} else {
+				fmt.Sscanf(text[i:], "[Showing lines 1-%d", &end)
+			}
+			if text := read(map[string]any{"offset": 1, "limit": end}); text != fmt.Sprintf("[Lines 1-%d unchanged since your last read]", end) {
+				t.Errorf("re-read: %.200q", text)
+			}
+			// A line count alone asks for lines, not bytes: the budget stays.
+			var res toolResult
+			p.mustCall("tools/call", map[string]any{"name": "read", "arguments": map[string]any{"path": path, "limit": 3000}}, &res)
+			if text := res.Content[0].Text; res.IsError || len(text) > 24<<10 || !strings.Contains(text, "to continue]") {
+				t.Errorf("read limit=3000: %d bytes: %.200q", len(text), text)
+			}
+		})
+	}
+}
+
+// toold mcp's text names the tools (process_wait), not the JSON-RPC
+// methods (process/wait), and process_list is a line a process.
+func TestMCPProcessText(t *testing.T) {
+	p := startMCP(t, nil, "--spool-root="+filepath.Join(t.TempDir(), "spool"))
+	call := func(name string, args map[string]any) string {
+		var res toolResult
+		p.mustCall("tools/call", map[string]any{"name": name, "arguments": args}, &res)
+		if res.IsError || len(res.Content) != 1 {
+			t.Fatalf("%s: %+v", name, res)
+		}
+		return res.Content[0].Text
+	}
+	text := call("exec", map[string]any{"command": "echo up; sleep 30", "yieldMs": 300})
+	var id string
+	if i := strings.Index(text, "as process "); i < 0 || strings.Contains(text, "process/") || !strings.Contains(text, "process_wait waits") {
+		t.Fatalf("exec: %q", text)
+	} else {
+		id = strings.TrimRight(strings.Fields(text[i+len("as process "):])[0], ":")
+	}
+	if text := call("process_read", map[string]any{"id": id}); strings.Contains(text, "process/") || !strings.Contains(text, "process_read or process_wait again") {
+		t.Errorf("process_read: %q", text)
+	}
+	if text := call("process_list", nil); !strings.HasPrefix(text, id+"  running  started ") || !strings.HasSuffix(text, "echo up; sleep 30") {
+		t.Errorf("process_list: %q", text)
+	}
+	call("process_kill", map[string]any{"id": id})
 }

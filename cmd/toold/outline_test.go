@@ -78,6 +78,28 @@ func TestOutline(t *testing.T) {
 			t.Errorf("log: %d bytes, notice %s\n%s", len(b), *w.Notice, b)
 		}
 
+		// Go that does not parse: entries within the file, a read that works.
+		bad := filepath.Join(dir, "bad.go")
+		os.WriteFile(bad, []byte("package x\nfunc broken( {\n"), 0o644)
+		p.mustCall("read", map[string]any{"path": bad, "outline": true}, &w)
+		if len(w.Outline.Entries) != 1 || w.Outline.Entries[0].EndLine != 2 || !strings.Contains(*w.Notice, "read offset=2 limit=1 ") {
+			t.Errorf("bad.go: %+v %s", w.Outline, *w.Notice)
+		}
+
+		// A minified JSON: entries left on its one line are not paged by
+		// line (no next that gives them again); the notice reads it by bytes.
+		minJSON := filepath.Join(dir, "min.json")
+		var mb strings.Builder
+		for i := 0; i < 3000; i++ {
+			fmt.Fprintf(&mb, `,"key%04d":{"a":%d,"bb":"value %d"}`, i, i, i)
+		}
+		os.WriteFile(minJSON, []byte("{"+mb.String()[1:]+"}"), 0o644)
+		w = protocol.Window{}
+		p.mustCall("read", map[string]any{"path": minJSON, "outline": true, "maxBytes": 1500}, &w)
+		if w.Next != nil || len(w.Outline.Entries) == 0 || !strings.Contains(*w.Notice, "read the line by bytes with readBytes startByte=0 ") {
+			t.Errorf("min.json: next %v, %d entries, notice %s", w.Next, len(w.Outline.Entries), *w.Notice)
+		}
+
 		var r execResult
 		p.mustCall("exec", map[string]any{"command": "for i in $(seq 1 3000); do echo \"2024-05-01 10:$((i/60%60)):$((i%60/10))$((i%10)) INFO step $i\"; done"}, &r)
 		if r.Stdout.Spool == nil {
@@ -150,6 +172,22 @@ func TestIfChanged(t *testing.T) {
 		p.mustCall("read", whole, &w)
 		if w.EndLine != 5010 || fmt.Sprint(w.Changed) != "[{1 10}]" {
 			t.Errorf("10 lines inserted: lines %d-%d changed %v", w.StartLine, w.EndLine, w.Changed)
+		}
+
+		// Every window read is remembered, and lines never read are not
+		// changed (a file of its own: this session read all of f.txt).
+		other := filepath.Join(t.TempDir(), "g.txt")
+		os.WriteFile(other, []byte(strings.Join(lines[:100], "")), 0o644)
+		for i, st := range []struct {
+			offset, limit int
+			unchanged     bool
+			changed       string
+		}{{1, 10, false, "[]"}, {50, 11, false, "[]"}, {1, 10, true, "[]"}, {1, 100, false, "[]"}, {50, 11, true, "[]"}} {
+			w = protocol.Window{}
+			p.mustCall("read", map[string]any{"path": other, "ifChanged": true, "offset": st.offset, "limit": st.limit}, &w)
+			if w.Unchanged != st.unchanged || fmt.Sprint(w.Changed) != st.changed {
+				t.Errorf("g.txt read %d (%d+%d): unchanged %v changed %v notice %q", i+1, st.offset, st.limit, w.Unchanged, w.Changed, *w.Notice)
+			}
 		}
 	})
 }
