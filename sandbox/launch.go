@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,7 @@ func launch(args []string) int {
 			fmt.Fprintf(os.Stderr, "toold: sandbox probe: %v\n", err)
 			return 1
 		}
+		fmt.Print(probeOK)
 		return 0
 	}
 	if args[0] == waitFlag && len(args) == 2 {
@@ -246,14 +248,26 @@ func namespaces(a *syscall.SysProcAttr, net bool) {
 
 // probeUserNS starts the launcher in a user and network namespace, where
 // it brings loopback up and exits.
+//
+// It tells success by what the launcher prints, not only by its exit
+// status: a daemon that adopts orphans (exec.Runner.AdoptOrphans) reaps
+// every child that exits, this one too at times, and Wait then fails with
+// ECHILD although the probe went well.
 func probeUserNS() error {
 	cmd := &osexec.Cmd{Path: "/proc/self/exe", Args: []string{LauncherName, "probe"}, SysProcAttr: &syscall.SysProcAttr{}}
 	namespaces(cmd.SysProcAttr, true)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("a user and network namespace: %w %s", err, out)
+	out, err := cmd.CombinedOutput()
+	if bytes.HasSuffix(out, []byte(probeOK)) {
+		return nil
 	}
-	return nil
+	if err == nil {
+		err = errors.New("the launcher did not say it was ready")
+	}
+	return fmt.Errorf("a user and network namespace: %w %s", err, out)
 }
+
+// probeOK is what the probe prints once loopback is up in its namespaces.
+const probeOK = "toold-sandbox: probe ok\n"
 
 // configs are go-landlock's configurations by ABI: everything each one
 // can restrict.
