@@ -99,8 +99,8 @@ func TestMessages(t *testing.T) {
 		}, "1990-2180 method (*conn).serve"},
 		{"outline entry, a log bucket", func() string {
 			return OutlineEntry(protocol.OutlineEntry{Line: 101, EndLine: 200, Depth: 2, Kind: "time", Name: "2024-05-01 03:00:00–03:59:59",
-				Lines: 100, Levels: map[string]int64{"ERROR": 7, "INFO": 93}, Kinds: []string{"request # failed"}})
-		}, "  101-200 time 2024-05-01 03:00:00–03:59:59 (100 lines, ERROR 7, e.g. request # failed)"},
+				Lines: 100, Levels: map[string]int64{"ERROR": 7, "INFO": 93}, Kinds: []protocol.Kind{{Text: "request # failed", Count: 7, FirstLine: 120, LastLine: 190}}})
+		}, "  101-200 time 2024-05-01 03:00:00–03:59:59 (100 lines, ERROR 7, e.g. request # failed ×7, lines 120-190)"},
 		{"large file over MCP", func() string { return LargeFile(300<<10, 100, 7512) },
 			"[The file is 300.0 KB, 7512 lines: above are its outline and lines 1-100. Read the lines you need with read offset=N limit=M, e.g. an entry's lines]"},
 		{"unchanged", func() string { return Unchanged(1, 2000) }, "[Lines 1-2000 unchanged since your last read]"},

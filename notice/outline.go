@@ -198,7 +198,11 @@ func OutlineEntry(e protocol.OutlineEntry) string {
 		}
 	}
 	if len(e.Kinds) > 0 {
-		facts = append(facts, "e.g. "+strings.Join(e.Kinds, "; "))
+		ks := make([]string, len(e.Kinds))
+		for i, k := range e.Kinds {
+			ks[i] = fmt.Sprintf("%s ×%d, lines %d-%d", k.Text, k.Count, k.FirstLine, k.LastLine)
+		}
+		facts = append(facts, "e.g. "+strings.Join(ks, "; "))
 	}
 	if len(facts) > 0 {
 		b.WriteString(" (" + strings.Join(facts, ", ") + ")")

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toold/toold/highlight"
+	"github.com/toold/toold/protocol"
 )
 
 // logMaxBuckets bounds the time buckets held; an outline of that many fits
@@ -91,7 +92,7 @@ func (l *logScan) line(n int64, line []byte) {
 	}
 	cur.levels[lv]++
 	if lv <= lvError {
-		cur.kinds.add(highlight.Key(line[at:]))
+		cur.kinds.add(highlight.Key(line[at:]), n)
 	}
 }
 
@@ -296,61 +297,67 @@ func levelWord(w []byte, keyed bool) int {
 	return lvNone
 }
 
-// kindCounter keeps the most frequent keys of a stream in bounded memory
-// (Misra-Gries, k counters).
+// kindCounter keeps the most frequent error keys of a bucket in bounded
+// space (Misra-Gries: a full table lowers every count to make room, so a
+// count is a lower bound, exact for a key that never lost its slot), with
+// the first and last line of each while it is kept.
 type kindCounter struct {
-	keys   [4]string
-	counts [4]int64
+	kinds [4]protocol.Kind
 }
 
-func (k *kindCounter) add(key string) { k.addN(key, 1) }
+func (k *kindCounter) add(key string, line int64) {
+	k.addKind(protocol.Kind{Text: key, Count: 1, FirstLine: line, LastLine: line})
+}
 
-func (k *kindCounter) addN(key string, n int64) {
-	if len(key) > 60 {
-		key = clip(key[:60])
+func (k *kindCounter) addKind(in protocol.Kind) {
+	if len(in.Text) > 60 {
+		in.Text = clip(in.Text[:60])
 	}
 	free := -1
-	for i := range k.keys {
-		if k.counts[i] > 0 && k.keys[i] == key {
-			k.counts[i] += n
+	for i := range k.kinds {
+		c := &k.kinds[i]
+		if c.Count > 0 && c.Text == in.Text {
+			c.Count += in.Count
+			c.FirstLine, c.LastLine = min(c.FirstLine, in.FirstLine), max(c.LastLine, in.LastLine)
 			return
 		}
-		if k.counts[i] == 0 && free < 0 {
+		if c.Count == 0 && free < 0 {
 			free = i
 		}
 	}
 	if free >= 0 {
-		k.keys[free], k.counts[free] = key, n
+		k.kinds[free] = in
 		return
 	}
-	low := n
-	for i := range k.counts {
-		low = min(low, k.counts[i])
+	low := in.Count
+	for i := range k.kinds {
+		low = min(low, k.kinds[i].Count)
 	}
-	for i := range k.counts {
-		k.counts[i] -= low
+	for i := range k.kinds {
+		k.kinds[i].Count -= low
 	}
-	if n > low {
-		k.addN(key, n-low)
+	if in.Count > low {
+		in.Count -= low
+		k.addKind(in)
 	}
 }
 
 func (k *kindCounter) merge(o *kindCounter) {
-	for i := range o.keys {
-		if o.counts[i] > 0 {
-			k.addN(o.keys[i], o.counts[i])
+	for _, c := range o.kinds {
+		if c.Count > 0 {
+			k.addKind(c)
 		}
 	}
 }
 
-// top lists at most n keys, the most frequent first.
-func (k *kindCounter) top(n int) []string {
-	idx := []int{0, 1, 2, 3}
-	sort.SliceStable(idx, func(a, b int) bool { return k.counts[idx[a]] > k.counts[idx[b]] })
-	var out []string
-	for _, i := range idx[:n] {
-		if k.counts[i] > 0 {
-			out = append(out, k.keys[i])
+// top lists at most n kinds, the most frequent first.
+func (k *kindCounter) top(n int) []protocol.Kind {
+	ks := k.kinds
+	sort.SliceStable(ks[:], func(a, b int) bool { return ks[a].Count > ks[b].Count })
+	var out []protocol.Kind
+	for _, c := range ks[:n] {
+		if c.Count > 0 {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/toold/toold/protocol"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,7 +47,7 @@ func brief(o *Outline) string {
 			fmt.Fprintf(&b, " %v", e.Levels)
 		}
 		if len(e.Kinds) > 0 {
-			fmt.Fprintf(&b, " %q", e.Kinds)
+			fmt.Fprintf(&b, " %+v", e.Kinds)
 		}
 		b.WriteByte('\n')
 	}
@@ -294,9 +295,12 @@ func TestLog(t *testing.T) {
 	if !strings.Contains(o.Summary, "10 ERROR/FATAL lines; most in 2024-03-01 11:00:00") {
 		t.Errorf("summary %q", o.Summary)
 	}
+	// The ten ERROR lines are lines 362, 364, ... 380 (each followed by a
+	// frame), in one bucket: one kind with its exact count and range.
+	want := protocol.Kind{Text: "request # took #ms", Count: 10, FirstLine: 362, LastLine: 380}
 	for _, e := range o.Entries {
-		if e.Levels["ERROR"] > 0 && (len(e.Kinds) == 0 || e.Kinds[0] != "request # took #ms") {
-			t.Errorf("kinds %q", e.Kinds)
+		if e.Levels["ERROR"] > 0 && (len(e.Kinds) != 1 || e.Kinds[0] != want) {
+			t.Errorf("kinds %+v, want [%+v]", e.Kinds, want)
 		}
 	}
 }

@@ -92,10 +92,11 @@ type OutlineEntry struct {
 	Name    string `json:"name"`
 	// Lines, Levels and Kinds describe a chunk of lines (a log's time
 	// bucket, rows, array elements): its line count, its lines per log
-	// level, its most frequent kinds of error.
+	// level, its most frequent kinds of error (as exec's kinds: a masked
+	// line, how many lines have it, the first and last of them).
 	Lines  int64            `json:"lines,omitempty"`
 	Levels map[string]int64 `json:"levels,omitempty"`
-	Kinds  []string         `json:"kinds,omitempty"`
+	Kinds  []Kind           `json:"kinds,omitempty"`
 }
 
 // LineRange is lines FromLine..ToLine, 1-based and inclusive.

@@ -22,7 +22,8 @@ const MaxNumberChars = 256
 // Params that are not a JSON object, that are not JSON, or whose fields have
 // the wrong type give a -32602 *Error; a type error names the JSON field (its
 // dotted path, e.g. "limits.read.maxBytes"). So does a number literal
-// longer than MaxNumberChars. Unknown fields are ignored.
+// longer than MaxNumberChars. Unknown fields are ignored, and so is a key
+// that names a field only by folding case ("Path"): field names are exact.
 func DecodeParams(params json.RawMessage, v any) error {
 	p := bytes.TrimSpace(params)
 	if len(p) == 0 || string(p) == "null" {
@@ -34,6 +35,7 @@ func DecodeParams(params json.RawMessage, v any) error {
 	if at, n := longNumber(p, MaxNumberChars); n > 0 {
 		return InvalidParams(pathAt(p, at), "a number literal of %d characters at byte %d; at most %d are allowed", n, at, MaxNumberChars)
 	}
+	p = exactKeys(p, reflect.TypeOf(v))
 	err := json.Unmarshal(p, v)
 	if err == nil {
 		return nil

@@ -45,6 +45,16 @@ func TestDecodeParams(t *testing.T) {
 				t.Errorf("got %+v", p)
 			}
 		}},
+		{name: "names are exact, not folded", params: `{"Path":"/b","path":"/a","OFFSET":7,"limits":{"read":{"MaxBytes":9,"maxBytes":3}}}`, check: func(t *testing.T, p readParams) {
+			if p.Path != "/a" || p.Offset != 1 || p.Limits.Read.MaxBytes != 3 {
+				t.Errorf("a key that folds to a field's name was decoded: %+v", p)
+			}
+		}},
+		{name: "folded name alone leaves the default", params: `{"Path":"/b","Offset":7}`, check: func(t *testing.T, p readParams) {
+			if p.Path != "" || p.Offset != 1 {
+				t.Errorf("got %+v", p)
+			}
+		}},
 		{name: "string for int", params: `{"offset":"x"}`, code: CodeInvalidParams, field: "offset", inText: "invalid params: offset: must be an integer, got a string"},
 		{name: "fraction for int", params: `{"offset":1.5}`, code: CodeInvalidParams, field: "offset", inText: "offset: must be an integer, got 1.5"},
 		{name: "negative for uint", params: `{"limit":-1}`, code: CodeInvalidParams, field: "limit", inText: "limit: must be a non-negative integer, got -1"},

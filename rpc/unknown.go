@@ -99,19 +99,56 @@ func jsonFields(t reflect.Type) []field {
 	return fs
 }
 
-// lookupField finds key as encoding/json does: exactly, else folding case.
+// lookupField finds the field named key exactly: the contract's field
+// names are case-sensitive, and DecodeParams drops a key that matches one
+// only by folding case (see exactKeys), which encoding/json would take.
 func lookupField(fs []field, key string) (reflect.Type, bool) {
 	for _, f := range fs {
 		if f.name == key {
 			return f.typ, true
 		}
 	}
-	for _, f := range fs {
-		if strings.EqualFold(f.name, key) {
-			return f.typ, true
+	return nil, false
+}
+
+// exactKeys returns params with every object key that names a field of t
+// only by folding case ("Path" for "path") removed, at every level of
+// nested structs, so that encoding/json, which folds case, decodes only
+// the fields named exactly; UnknownFields names the removed keys. Params
+// with no such key, or that are not an object, come back as they are.
+func exactKeys(params json.RawMessage, t reflect.Type) json.RawMessage {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return params
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return params
+	}
+	fields := jsonFields(t)
+	changed := false
+	for k, v := range obj {
+		if ft, ok := lookupField(fields, k); ok {
+			if nv := exactKeys(v, ft); len(nv) != len(v) || string(nv) != string(v) {
+				obj[k], changed = nv, true
+			}
+			continue
+		}
+		if slices.ContainsFunc(fields, func(f field) bool { return strings.EqualFold(f.name, k) }) {
+			delete(obj, k)
+			changed = true
 		}
 	}
-	return nil, false
+	if !changed {
+		return params
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return params
+	}
+	return out
 }
 
 // nearest is the field name closest to key by edit distance (ignoring

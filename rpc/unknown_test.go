@@ -31,9 +31,10 @@ func TestUnknownFields(t *testing.T) {
 	}{
 		{`{"path":"a","offset":2,"limit":3}`, nil},
 		{`{"ofset":2}`, []Unknown{{"ofset", "offset"}}},
-		{`{"OFFSET":2,"PATH":"x","notag":true}`, nil}, // encoding/json folds case
+		{`{"OFFSET":2,"PATH":"x","NoTag":true}`, []Unknown{{"OFFSET", "offset"}, {"PATH", "path"}}}, // names are exact
+		{`{"inner":{"MaxBytes":1}}`, []Unknown{{"inner.MaxBytes", "inner.maxBytes"}}},
 		{`{"lmit":1,"pth":"x"}`, []Unknown{{"lmit", "limit"}, {"pth", "path"}}},
-		{`{"inner":{"maxbytes":1,"maxByte":2}}`, []Unknown{{"inner.maxByte", "inner.maxBytes"}}},
+		{`{"inner":{"maxbytes":1,"maxByte":2}}`, []Unknown{{"inner.maxByte", "inner.maxBytes"}, {"inner.maxbytes", "inner.maxBytes"}}},
 		{`{"env":{"anything":"goes"}}`, nil},
 		{`{"Hidden":"x"}`, []Unknown{{"Hidden", "inner"}}}, // json:"-" is not a field
 		{`{"inner":null,"inner2":{}}`, []Unknown{{"inner2", "inner"}}},
