@@ -115,7 +115,7 @@ func TestIfChangedWindows(t *testing.T) {
 		}},
 		{"an edit in a window, a window never read", []step{
 			{offset: 1, limit: 10},
-			{offset: 5, limit: 20, edit: 7, changed: lr(7, 7), notice: "[Changed since your last read: lines 7 (1 lines); not read before: lines 11-24 (14 lines)"},
+			{offset: 5, limit: 20, edit: 7, changed: lr(7, 7), notice: "[Changed since your last read: line 7 (1 line); not read before: lines 11-24 (14 lines)"},
 			{offset: 1, limit: 24, unchanged: true},
 		}},
 	}

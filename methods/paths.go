@@ -180,7 +180,7 @@ func fileError(path string, err error) error {
 	case errors.Is(err, fs.ErrPermission):
 		return rpc.Errorf(protocol.CodeAccessDenied, data, "permission denied: %s", path)
 	case errors.Is(err, fileindex.ErrIsDir):
-		return rpc.Errorf(protocol.CodeIsDirectory, data, "is a directory: %s (list it with exec, e.g. ls)", path)
+		return rpc.Errorf(protocol.CodeIsDirectory, data, "is a directory: %s (list it with ls, or search it with find or grep)", path)
 	case errors.Is(err, fileindex.ErrNotRegular):
 		return rpc.Errorf(protocol.CodeNoSuchFile, data, "not a regular file: %s (a FIFO, socket or device cannot be read in windows)", path)
 	}

@@ -106,6 +106,8 @@ func TestMessages(t *testing.T) {
 		{"unchanged", func() string { return Unchanged(1, 2000) }, "[Lines 1-2000 unchanged since your last read]"},
 		{"changed", func() string { return ChangedLines([][2]int64{{100, 100}, {500, 501}}, 3, false) },
 			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},
+		{"changed, one line", func() string { return ChangedLines([][2]int64{{7, 7}}, 1, false) },
+			"[Changed since your last read: line 7 (1 line)]"},
 		{"changed and moved", func() string { return ChangedLines([][2]int64{{1, 10}}, 10, true) },
 			"[Changed since your last read: lines 1-10 (10 lines); the other lines are as you read them, some at new line numbers]"},
 		{"moved", func() string { return Moved(2001, 4000) },
@@ -113,7 +115,7 @@ func TestMessages(t *testing.T) {
 		{"re-read, some lines not read before", func() string { return Reread(1, 40, nil, [][2]int64{{11, 40}}, false) },
 			"[Not read before in this session: lines 11-40 (30 lines); the other lines are as you read them]"},
 		{"re-read, changed and not read before", func() string { return Reread(1, 40, [][2]int64{{5, 5}}, [][2]int64{{11, 40}}, false) },
-			"[Changed since your last read: lines 5 (1 lines); not read before: lines 11-40 (30 lines)]"},
+			"[Changed since your last read: line 5 (1 line); not read before: lines 11-40 (30 lines)]"},
 		{"re-read, changed", func() string { return Reread(1, 600, [][2]int64{{100, 100}, {500, 501}}, nil, false) },
 			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},
 		{"tool names", func() string {

@@ -122,7 +122,7 @@ func Unchanged(from, to int64) string {
 // ChangedLines is the notice of a re-read with ifChanged whose window holds
 // lines that changed since the session last read them.
 func ChangedLines(ranges [][2]int64, lines int64, moved bool) string {
-	s := fmt.Sprintf("[Changed since your last read: lines %s (%d lines)", rangesText(ranges), lines)
+	s := fmt.Sprintf("[Changed since your last read: %s", linesCounted(ranges, lines))
 	if moved {
 		s += "; the other lines are as you read them, some at new line numbers"
 	}
@@ -140,14 +140,23 @@ func Reread(from, to int64, changed, unseen [][2]int64, moved bool) string {
 	case len(unseen) == 0:
 		return ChangedLines(changed, countLines(changed), moved)
 	case len(changed) > 0:
-		return fmt.Sprintf("[Changed since your last read: lines %s (%d lines); not read before: lines %s (%d lines)]",
-			rangesText(changed), countLines(changed), rangesText(unseen), countLines(unseen))
+		return fmt.Sprintf("[Changed since your last read: %s; not read before: %s]",
+			linesCounted(changed, countLines(changed)), linesCounted(unseen, countLines(unseen)))
 	}
-	s := fmt.Sprintf("[Not read before in this session: lines %s (%d lines); the other lines are as you read them", rangesText(unseen), countLines(unseen))
+	s := fmt.Sprintf("[Not read before in this session: %s; the other lines are as you read them", linesCounted(unseen, countLines(unseen)))
 	if moved {
 		s += ", some at new line numbers"
 	}
 	return s + "]"
+}
+
+// linesCounted is line ranges with their count of lines: "lines 100,
+// 500-501 (3 lines)", or "line 7 (1 line)" for one line.
+func linesCounted(ranges [][2]int64, n int64) string {
+	if n == 1 {
+		return fmt.Sprintf("line %s (1 line)", rangesText(ranges))
+	}
+	return fmt.Sprintf("lines %s (%d lines)", rangesText(ranges), n)
 }
 
 // rangesText is line ranges as "100, 500-501", the first 8 of them.

@@ -44,11 +44,12 @@ func TestContractUnknownParams(t *testing.T) {
 		if init.Notice != nil {
 			t.Errorf("initialize with known params: notice %q", *init.Notice)
 		}
-		// Known params only, in any case encoding/json accepts: no word.
+		// Names are exact: a known name in another case is an unknown
+		// param, named, and not taken for the known one.
 		var w window
 		p.mustCall("read", map[string]any{"path": file, "OFFSET": 9}, &w)
-		if w.StartLine != 9 || w.Notice != nil {
-			t.Errorf("OFFSET: %+v", w)
+		if w.StartLine != 1 || w.Notice == nil || !strings.HasPrefix(*w.Notice, "[Unknown param ignored: OFFSET (did you mean offset?)]") {
+			t.Errorf("OFFSET: start %d, notice %v", w.StartLine, w.Notice)
 		}
 	})
 }
