@@ -65,6 +65,22 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		}
 		r.Notice = toolNames(r.Notice)
 		return []sdk.Content{&sdk.TextContent{Text: entriesText(&r)}}, nil
+	case protocol.MethodProcessKill:
+		var p protocol.ProcessInfo
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, fmt.Errorf("decoding the process: %w", err)
+		}
+		return []sdk.Content{&sdk.TextContent{Text: notice.ProcessLine(p)}}, nil
+	case protocol.MethodProcessWrite:
+		var r protocol.ProcessWriteResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("decoding the write: %w", err)
+		}
+		text := notice.Written(r.Written)
+		if r.Notice != nil {
+			text += "\n" + *toolNames(r.Notice)
+		}
+		return []sdk.Content{&sdk.TextContent{Text: text}}, nil
 	case protocol.MethodProcessList:
 		var r struct{ Processes []protocol.ProcessInfo }
 		if err := json.Unmarshal(raw, &r); err != nil {

@@ -141,9 +141,31 @@ func TestRenderOther(t *testing.T) {
 	if got, want := c[0].(*sdk.TextContent).Text, "{\n  \"sessions\": 1,\n  \"cache\": {}\n}"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	for _, m := range []string{"read", "exec", "stats", "grep", "find", "ls"} {
+	for _, m := range []string{"read", "exec", "stats", "grep", "find", "ls", "process/kill", "process/write"} {
 		if _, err := render(m, json.RawMessage(`[`)); err == nil {
 			t.Errorf("%s: bad JSON gave no error", m)
+		}
+	}
+}
+
+// TestRenderProcessTools: process/kill and process/write read as a line of
+// text, as process/list does, not as JSON.
+func TestRenderProcessTools(t *testing.T) {
+	tests := []struct {
+		method, json, want string
+	}{
+		{"process/kill", `{"id":"p1","command":"sleep 9","running":false,"exitCode":null,"signal":"SIGTERM","startedMs":0}`,
+			"p1  killed by SIGTERM  started 1970-01-01 00:00:00Z  sleep 9"},
+		{"process/write", `{"written":1,"notice":null}`, "[Wrote 1 byte to the process's stdin]"},
+		{"process/write", `{"written":6,"notice":"[stdin closed]"}`, "[Wrote 6 bytes to the process's stdin]\n[stdin closed]"},
+	}
+	for _, tt := range tests {
+		c, err := render(tt.method, json.RawMessage(tt.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c[0].(*sdk.TextContent).Text; got != tt.want {
+			t.Errorf("%s %s: got %q, want %q", tt.method, tt.json, got, tt.want)
 		}
 	}
 }

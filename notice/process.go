@@ -154,5 +154,11 @@ func ProcessLine(p protocol.ProcessInfo) string {
 	return fmt.Sprintf("%s  %s  started %s  %s", p.ID, state, started, p.Command)
 }
 
+// Written is toold mcp's text for process/write: how many bytes went to
+// the process's stdin.
+func Written(n int) string {
+	return fmt.Sprintf("[Wrote %d %s to the process's stdin]", n, plural(n, "byte", "bytes"))
+}
+
 // NoProcesses is process/list's text for a session with none.
 const NoProcesses = "[No background processes in this session: exec with background: true or yieldMs starts one]"
