@@ -228,3 +228,33 @@ func TestStreamWire(t *testing.T) {
 		}
 	}
 }
+
+// TestPageByteModeIgnores: page with startByte takes readBytes' params; the
+// params of line mode it was also given are named, not silently dropped.
+func TestPageByteModeIgnores(t *testing.T) {
+	svc, s := newExecService(t, nil)
+	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "seq 1 5000", "maxLines": 4})
+	if r.Stdout.Spool == nil {
+		t.Fatal("no spool")
+	}
+	tests := []struct {
+		params map[string]any
+		want   string // the notice's start; "" for none of this kind
+	}{
+		{map[string]any{"startByte": 10, "outline": true}, "[Ignored in byte mode (startByte given): outline; "},
+		{map[string]any{"startByte": 10, "offset": 3, "limit": 2, "ifChanged": true}, "[Ignored in byte mode (startByte given): offset, limit, ifChanged; "},
+		{map[string]any{"startByte": 10, "maxBytes": 100}, ""},
+		{map[string]any{"offset": 3, "limit": 2}, ""},
+	}
+	for _, tt := range tests {
+		tt.params["spool"] = r.Stdout.Spool.ID
+		w := call[protocol.Window](t, svc.Page, s, tt.params)
+		got := deref(w.Notice)
+		if tt.want != "" && !strings.HasPrefix(got, tt.want) || tt.want == "" && strings.Contains(got, "Ignored in byte mode") {
+			t.Errorf("%v: notice %q, want %q", tt.params, got, tt.want)
+		}
+		if _, ok := tt.params["startByte"]; ok && w.StartByte > 10 {
+			t.Errorf("%v: a byte window from %d", tt.params, w.StartByte)
+		}
+	}
+}

@@ -422,7 +422,29 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, spoolError(p.Spool, err)
 	}
+	if ignored := lineParams(&p); len(ignored) > 0 {
+		w.Notice = ptr(notice.Join(notice.ByteModeIgnores(ignored), deref(w.Notice)))
+	}
 	return short(w, nil)
+}
+
+// lineParams names the params of read's line mode that a page with
+// startByte (byte mode, readBytes' params) was given and does not use.
+func lineParams(p *protocol.PageParams) []string {
+	if p.StartByte == nil {
+		return nil
+	}
+	var names []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"offset", p.Offset != nil}, {"limit", p.Limit != nil}, {"maxLineChars", p.MaxLineChars != nil},
+		{"outline", p.Outline}, {"ifChanged", p.IfChanged}} {
+		if f.set {
+			names = append(names, f.name)
+		}
+	}
+	return names
 }
 
 // spoolError says why spool id cannot be paged: evicted, replaced, or never

@@ -1,6 +1,9 @@
 package notice
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // PastEndBytes is readBytes' notice for a startByte at or past the end of a
 // file of totalBytes bytes (more than 0).
@@ -40,4 +43,10 @@ func Join(a, b string) string {
 		return a
 	}
 	return a[:len(a)-1] + ". " + b[1:]
+}
+
+// ByteModeIgnores is the notice of a page with startByte (byte mode, whose
+// params are readBytes') that was also given params of line mode.
+func ByteModeIgnores(names []string) string {
+	return fmt.Sprintf("[Ignored in byte mode (startByte given): %s; page without startByte for lines, an outline or ifChanged]", strings.Join(names, ", "))
 }
