@@ -88,7 +88,7 @@ func TestMessages(t *testing.T) {
 			return Outline(OutlineFacts{Format: "json", Shown: 22, Total: 9000, TotalLines: 1, TotalBytes: 300000, MaxBytes: 1500, MaxWindowBytes: 262144,
 				Truncated: true, Call: "read", ExampleLine: 1, ExampleEndLine: 1, ExampleName: "key0000",
 				ExampleBytes: 300000, ByteCall: "readBytes", ReadBytesMax: 262144})
-		}, "[Outline (json) of 1 lines, 293.0 KB: 9000 entries, 22 shown (1500-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. for key0000, on line 1 of 293.0 KB: readBytes startByte=0 maxBytes=262144, then startByte=262144 and on (2 calls)]"},
+		}, "[Outline (json) of 1 line, 293.0 KB: 9000 entries, 22 shown (1500-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. for key0000, on line 1 of 293.0 KB: readBytes startByte=0 maxBytes=262144, then startByte=262144 and on (2 calls)]"},
 		{"outline entries left on one line", func() string {
 			return OutlineLongLine(LongLine{Line: 1, Bytes: 99000, ByteCall: "page spool=s1", MaxBytes: 1500, MaxWindowBytes: 262144})
 		}, "[The entries not shown on line 1 are on a line of 96.7 KB that pages of the outline cannot split: maxBytes=262144 shows more of them; read the line by bytes with page spool=s1 startByte=0 maxBytes=99000]"},

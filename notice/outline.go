@@ -67,7 +67,8 @@ func byteRanges(call string, start, n int64, max int) string {
 // (read offset=L limit=N), what was left out and why.
 func Outline(f OutlineFacts) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[Outline (%s) of %d lines, %s: %d entries", f.Format, f.TotalLines, Size(f.TotalBytes), f.Total)
+	fmt.Fprintf(&b, "[Outline (%s) of %d %s, %s: %d %s", f.Format, f.TotalLines, plural(int(f.TotalLines), "line", "lines"),
+		Size(f.TotalBytes), f.Total, plural(f.Total, "entry", "entries"))
 	sep := ", "
 	if f.FromLine > 1 {
 		fmt.Fprintf(&b, "; those from line %d on", f.FromLine)
