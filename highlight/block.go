@@ -65,14 +65,17 @@ const sampleStride = 1024
 
 // sampleBlock samples the lines of b (see sampleStride).
 func (d *Detector) sampleBlock(b []byte) {
-	last := -1 // the start of the line sampled last
+	done := 0 // the end of the line sampled last: no line sampled starts before
 	for at := (sampleStride - int(d.fed%sampleStride)) % sampleStride; at < len(b); at += sampleStride {
-		ls := bytes.LastIndexByte(b[:at], '\n') + 1
-		if ls == last {
+		if at < done {
+			// In the line sampled last: skip the strides it spans at
+			// once, so a line of megabytes costs one pass, not one a KiB.
+			at += (done - at - 1) / sampleStride * sampleStride
 			continue
 		}
-		last = ls
-		body, _ := truncate.SplitEnding(b[ls:lineEnd(b, at)])
+		ls := done + bytes.LastIndexByte(b[done:at], '\n') + 1
+		done = lineEnd(b, at)
+		body, _ := truncate.SplitEnding(b[ls:done])
 		d.tmpl.sample(shape(body, 0))
 	}
 	d.fed += int64(len(b))
