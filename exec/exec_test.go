@@ -529,3 +529,39 @@ func TestExitWeighsLastLines(t *testing.T) {
 		t.Error("exit 0: the last line is shown: the test shows nothing")
 	}
 }
+
+// TestExitGroupCounted: the group of the last lines before a non-zero exit
+// is a group found like the others: when every group found is shown,
+// highlightsOmitted is 0, not -1, and when some are left out it counts
+// exactly those (shown + omitted = found, with or without the exit group).
+func TestExitGroupCounted(t *testing.T) {
+	r := newRunner(t)
+	_, d := newSpool(t)
+	tests := []struct {
+		script  string
+		omitted func(int) bool
+	}{
+		{`seq 1 5000; echo "error: x"; seq 1 3000; exit $0`, func(n int) bool { return n == 0 }},
+		{`for i in $(seq 1 600); do echo "step $i"; echo "error: e$i failed"; done; seq 1 3000; exit $0`, func(n int) bool { return n > 0 }},
+	}
+	for _, tt := range tests {
+		omitted := map[string]int{}
+		for _, code := range []string{"0", "3"} {
+			spec := exec.Spec{Argv: []string{"bash", "-c", tt.script, code}, Output: truncate.PreviewOptions{MaxLines: 100, MaxBytes: 51200, Clean: true}, Spool: spoolTo(d)}
+			res, err := r.Run(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := res.Stdout
+			if !tt.omitted(st.HighlightsOmitted) || len(st.Highlights) == 0 {
+				t.Errorf("%q exit %s: %d groups shown, highlightsOmitted %d", tt.script, code, len(st.Highlights), st.HighlightsOmitted)
+			}
+			omitted[code] = st.HighlightsOmitted + len(st.Highlights)
+		}
+		// The failed run found one group more (its last lines) or the same
+		// (its last group held them), never one less.
+		if d := omitted["3"] - omitted["0"]; d != 0 && d != 1 {
+			t.Errorf("%q: shown+omitted %d on exit 0, %d on exit 3", tt.script, omitted["0"], omitted["3"])
+		}
+	}
+}

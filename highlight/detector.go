@@ -261,6 +261,7 @@ func WithExit(res Result) Result {
 		g.Lines = g.Lines[1:]
 	}
 	res.Groups = append(res.Groups[:len(res.Groups):len(res.Groups)], g)
+	res.Found++ // a group found as the others: kept, so not counted as left out
 	return res
 }
 
