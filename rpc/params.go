@@ -45,7 +45,7 @@ func DecodeParams(params json.RawMessage, v any) error {
 	var ie *json.InvalidUnmarshalError
 	switch {
 	case errors.As(err, &te):
-		return InvalidParams(typeErrorField(p, te), "%s", typeMessage(te))
+		return InvalidParams(typeErrorField(p, reflect.TypeOf(v), te), "%s", typeMessage(te))
 	case errors.As(err, &se):
 		return Errorf(CodeInvalidParams, nil, "invalid params: not valid JSON at byte %d: %v", se.Offset, se)
 	case errors.As(err, &ie):
@@ -218,16 +218,51 @@ func pathAt(p []byte, at int) string {
 	return strings.Join(keys, ".")
 }
 
-// typeErrorField names te's field with the index of the array element it
-// is in ("sandbox.writable[1]", where encoding/json says
-// "sandbox.writable"), found by walking p to te's offset; te.Field when
-// the walk finds another field.
-func typeErrorField(p []byte, te *json.UnmarshalTypeError) string {
+// typeErrorField names te's field by its path in p, with the index of the
+// array element it is in ("sandbox.writable[1]", where encoding/json says
+// "sandbox.writable") and without the Go names of embedded structs, found
+// by walking p to te's offset; te.Field when the walk finds another field.
+func typeErrorField(p []byte, t reflect.Type, te *json.UnmarshalTypeError) string {
+	field := withoutEmbedded(t, te.Field)
 	path := indexedPath(p, te.Offset)
-	if strings.Contains(path, "[") && strings.EqualFold(noIndexes.ReplaceAllString(path, ""), te.Field) {
+	if strings.Contains(path, "[") && noIndexes.ReplaceAllString(path, "") == field {
 		return path
 	}
-	return te.Field
+	return field
+}
+
+// withoutEmbedded is field, a dotted path as encoding/json names it in a
+// value of type t, without the Go names of the embedded structs it goes
+// through ("OutputParams.maxBytes" is "maxBytes" on the wire).
+func withoutEmbedded(t reflect.Type, field string) string {
+	var keep []string
+	for _, name := range strings.Split(field, ".") {
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t == nil || t.Kind() != reflect.Struct {
+			keep, t = append(keep, name), nil
+			continue
+		}
+		if sf, ok := t.FieldByName(name); ok && sf.Anonymous && len(sf.Index) == 1 {
+			t = sf.Type // an embedded struct's Go name: not on the wire
+			continue
+		}
+		keep = append(keep, name)
+		t = jsonFieldType(t, name)
+	}
+	return strings.Join(keep, ".")
+}
+
+// jsonFieldType is the type of t's field that JSON names name, embedded
+// structs flattened; nil when there is none.
+func jsonFieldType(t reflect.Type, name string) reflect.Type {
+	for _, f := range jsonFields(t) {
+		if f.name == name {
+			return f.typ
+		}
+	}
+	return nil
 }
 
 // noIndexes matches the array indexes of a path.

@@ -3,6 +3,7 @@ package rpc
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -119,5 +120,55 @@ func TestErrorHelpers(t *testing.T) {
 	}
 	if e := MethodNotFound("frob"); e.Code != CodeMethodNotFound || !strings.Contains(e.Message, "frob") {
 		t.Errorf("MethodNotFound: %+v", e)
+	}
+}
+
+type OutputParams struct {
+	MaxLines int    `json:"maxLines"`
+	MaxBytes strict `json:"maxBytes"`
+	Limits   struct {
+		Bytes int `json:"bytes"`
+	} `json:"limits"`
+}
+
+type embeddingParams struct {
+	Command string `json:"command"`
+	OutputParams
+	*Inner
+}
+
+type Inner struct {
+	Deep []int `json:"deep"`
+}
+
+// strict refuses any value with a type error of its own, as protocol.Num
+// does (encoding/json then reports no offset).
+type strict struct{}
+
+func (*strict) UnmarshalJSON(b []byte) error {
+	return &json.UnmarshalTypeError{Value: string(b), Type: reflect.TypeFor[int64]()}
+}
+
+// TestDecodeParamsEmbedded: a type error in a field of an embedded struct
+// names the field's JSON path, not the struct's Go name, as exec's and
+// page's params embed theirs.
+func TestDecodeParamsEmbedded(t *testing.T) {
+	tests := []struct{ params, field string }{
+		{`{"maxLines":"x"}`, "maxLines"},
+		{`{"command":"c","maxBytes":"x"}`, "maxBytes"},
+		{`{"command":"c","limits":{"bytes":true}}`, "limits.bytes"},
+		{`{"deep":[1,"x"]}`, "deep[1]"},
+		{`{"command":7}`, "command"},
+	}
+	for _, tt := range tests {
+		var p embeddingParams
+		var re *Error
+		if err := DecodeParams(json.RawMessage(tt.params), &p); !errors.As(err, &re) {
+			t.Fatalf("%s: %v", tt.params, err)
+		}
+		data, _ := json.Marshal(re.Data)
+		if want := `{"field":"` + tt.field + `"}`; string(data) != want || !strings.HasPrefix(re.Message, "invalid params: "+tt.field+": ") {
+			t.Errorf("%s: data %s, message %q, want field %s", tt.params, data, re.Message, tt.field)
+		}
 	}
 }
