@@ -264,3 +264,29 @@ func TestIfChangedFitted(t *testing.T) {
 		t.Errorf("lines past the first read: %.300q", text)
 	}
 }
+
+// TestPlainReadFitted: a plain read through toold mcp is remembered as the
+// model was shown it: lines the fitting read but the model was not shown
+// (the budget cut the window) are not "unchanged" on a later ifChanged.
+func TestPlainReadFitted(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, "abcdefghi%d\n", i)
+	}
+	path := writeFile(t, "f.txt", b.String())
+	s, _ := start(t)
+	text, r := s.call(t, "read", map[string]any{"path": path, "offset": 1})
+	m := regexp.MustCompile(`Showing lines 1-(\d+) of 5000`).FindStringSubmatch(text)
+	if r.IsError || m == nil || len(text) > protocol.MCPResultBytes {
+		t.Fatalf("first read: %d bytes %.300q", len(text), text)
+	}
+	end, _ := strconv.Atoi(m[1])
+	text, _ = s.call(t, "read", map[string]any{"path": path, "offset": 1, "limit": end, "ifChanged": true})
+	if !strings.Contains(text, fmt.Sprintf("Lines 1-%d unchanged", end)) {
+		t.Errorf("re-read of the lines shown, 1-%d: %.300q", end, text)
+	}
+	text, _ = s.call(t, "read", map[string]any{"path": path, "offset": end + 1, "limit": 10, "ifChanged": true})
+	if strings.Contains(text, "unchanged") || !strings.Contains(text, fmt.Sprintf("abcdefghi%d\n", end+1)) {
+		t.Errorf("lines the fitting read but the model was not shown: %.300q", text)
+	}
+}

@@ -36,12 +36,7 @@ func outlineLarge(ctx context.Context, client *rpc.Client, params any, raw json.
 		}
 		return raw
 	}
-	for _, k := range []string{"offset", "limit", "outline", "ifChanged"} {
-		if _, ok := args[k]; ok {
-			return raw
-		}
-	}
-	if w.Binary || w.Image != nil || w.PartialLine || w.TotalBytes <= protocol.MCPOutlineBytes {
+	if !isLarge(args, &w) {
 		return raw
 	}
 	var o protocol.Window
@@ -51,14 +46,13 @@ func outlineLarge(ctx context.Context, client *rpc.Client, params any, raw json.
 	}
 	first := firstLines(w.Content, protocol.MCPFirstLines, protocol.MCPFirstBytes)
 	n := int64(strings.Count(first, "\n"))
-	if w.ClippedLines > 0 {
-		// Clipped lines are shorter than the file's: ask for the window of
-		// those lines, so that its bytes are right.
-		var fw protocol.Window
-		if client.Call(ctx, protocol.MethodRead, map[string]any{"path": w.Path, "limit": n}, &fw) == nil {
-			w = fw
-			first = fw.Content
-		}
+	// The window of those lines: the session saw them (the daemon records
+	// this read for a later ifChanged; the window read first was not), and
+	// clipped lines are shorter than the file's, so its bytes are right.
+	var fw protocol.Window
+	if client.Call(ctx, protocol.MethodRead, map[string]any{"path": w.Path, "limit": n}, &fw) == nil && w.ClippedLines > 0 {
+		w = fw
+		first = fw.Content
 	}
 	o.Content, o.StartLine, o.EndLine = first, 1, n
 	o.StartByte, o.EndByte = 0, w.StartByte+int64(len(first))
@@ -73,6 +67,18 @@ func outlineLarge(ctx context.Context, client *rpc.Client, params any, raw json.
 		return raw
 	}
 	return b
+}
+
+// isLarge says whether a read of args that answered w is answered with the
+// file's outline and first lines: a text file over MCPOutlineBytes read
+// with no range (and no outline or ifChanged of its own).
+func isLarge(args map[string]json.RawMessage, w *protocol.Window) bool {
+	for _, k := range []string{"offset", "limit", "outline", "ifChanged"} {
+		if _, ok := args[k]; ok {
+			return false
+		}
+	}
+	return !w.Binary && w.Image == nil && !w.PartialLine && w.TotalBytes > protocol.MCPOutlineBytes
 }
 
 // firstLines is text's first whole lines, at most maxLines and maxBytes.

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,19 +134,27 @@ func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.To
 		if args != nil && (len(args) > 0 || budget > 0) {
 			params = args
 		}
-		reread := budget > 0 && isTrue(args["ifChanged"])
-		if reread {
-			// The daemon records what an ifChanged read returns as seen:
-			// fit the window without it, then read that window with it,
-			// so that the session saw what the model is shown.
-			params = with(args, "ifChanged", "false")
+		// The daemon records the windows a session reads as what it saw
+		// (for a later ifChanged): the reads that fit a window to the
+		// budget are kept out of it (record: false, and no ifChanged),
+		// then the fitted window is read once more as the call asked, so
+		// that the session saw what the model is shown.
+		windowed := budget > 0 && args != nil && (method == protocol.MethodRead || method == protocol.MethodPage) &&
+			!isTrue(args["outline"]) && args["startByte"] == nil
+		if windowed {
+			probe := with(args, "record", "false")
+			if _, ok := args["ifChanged"]; ok {
+				probe["ifChanged"] = json.RawMessage("false")
+			}
+			params = probe
 		}
 		raw, content, fitted, err := s.fit(ctx, client, method, params, budget)
 		if err != nil {
 			return callError(err)
 		}
-		if reread && fitted != nil {
-			if raw, content, err = s.call(ctx, client, method, with(fitted, "ifChanged", "true"), budget); err != nil {
+		if windowed && fitted != nil {
+			final := finalRead(method, args, fitted, raw)
+			if raw, content, err = s.call(ctx, client, method, final, budget); err != nil {
 				return callError(err)
 			}
 		}
@@ -182,6 +191,23 @@ func (s *Server) fit(ctx context.Context, client *rpc.Client, method string, par
 		args = smaller
 	}
 	return raw, content, args, nil
+}
+
+// finalRead is the read (or page) that gives the model the window fitted
+// (the last of the fitting calls, which answered raw) as the call asked
+// it: with its ifChanged and record. A read that is answered with the
+// file's outline and first lines (isLarge) records none of its window:
+// outlineLarge reads the first lines the model is shown.
+func finalRead(method string, args, fitted map[string]json.RawMessage, raw json.RawMessage) map[string]json.RawMessage {
+	final := with(fitted, "record", cmp.Or(string(args["record"]), "true"))
+	if v, ok := args["ifChanged"]; ok {
+		final["ifChanged"] = v
+	}
+	var w protocol.Window
+	if method == protocol.MethodRead && json.Unmarshal(raw, &w) == nil && isLarge(args, &w) {
+		final["record"] = json.RawMessage("false")
+	}
+	return final
 }
 
 // with is a copy of args with name set to the JSON value v.

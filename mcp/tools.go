@@ -39,6 +39,9 @@ func inputSchema(method string, props ...prop) *jsonschema.Schema {
 	if s == nil {
 		s = &jsonschema.Schema{Type: "object"}
 	}
+	// record is toold mcp's own (the reads that fit a window to the budget
+	// are kept out of what the session saw): not a model's to give.
+	delete(s.Properties, "record")
 	if len(props) != len(s.Properties) {
 		panic(fmt.Sprintf("mcp: %s describes %d params of %d", method, len(props), len(s.Properties)))
 	}

@@ -14,14 +14,11 @@ import (
 // notice names them; a window of which it read no line (a first read), or
 // one that is part of one long line, is left as it is.
 func (svc *Service) ifChanged(f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
-	if w.PartialLine || w.EndLine < w.StartLine {
-		return nil
-	}
-	raw := make([]byte, w.EndByte-w.StartByte)
-	if _, err := f.ReadAt(raw, w.StartByte); err != nil {
+	hashes, err := windowHashes(f, w)
+	if hashes == nil || err != nil {
 		return err
 	}
-	res := svc.seen().compare(seenKey{lr.session, f.Path()}, w.StartLine, hashLines(raw), w.TotalLines)
+	res := svc.seen().compare(seenKey{lr.session, f.Path()}, w.StartLine, hashes, w.TotalLines)
 	switch {
 	case !res.known:
 		// Not a line of the window was read before: a first read.
@@ -36,4 +33,30 @@ func (svc *Service) ifChanged(f *fileindex.File, w *protocol.Window, lr *lineReq
 		w.Notice = ptr(notice.Join(say, deref(w.Notice)))
 	}
 	return nil
+}
+
+// remember records window w of f as what the session saw of those lines,
+// as a read with ifChanged does, for a later read with ifChanged: a
+// session remembers every window it read (the contract), not only those
+// read with ifChanged.
+func (svc *Service) remember(f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
+	hashes, err := windowHashes(f, w)
+	if hashes == nil || err != nil {
+		return err
+	}
+	svc.seen().record(seenKey{lr.session, f.Path()}, w.StartLine, hashes, w.TotalLines)
+	return nil
+}
+
+// windowHashes hashes each line of window w of f; nil for a window that
+// holds no whole line (empty, or part of one long line).
+func windowHashes(f *fileindex.File, w *protocol.Window) ([]uint64, error) {
+	if w.PartialLine || w.EndLine < w.StartLine {
+		return nil, nil
+	}
+	raw := make([]byte, w.EndByte-w.StartByte)
+	if _, err := f.ReadAt(raw, w.StartByte); err != nil {
+		return nil, err
+	}
+	return hashLines(raw), nil
 }

@@ -255,3 +255,25 @@ func FuzzAlignWindow(f *testing.F) {
 		}
 	})
 }
+
+// TestIfChangedAfterPlainRead: a session remembers the windows it read
+// without ifChanged too (the contract: "what each file looked like when it
+// last read it"), except a read with record: false.
+func TestIfChangedAfterPlainRead(t *testing.T) {
+	svc, s := newTestService(t)
+	path := filepath.Join(s.Cwd, "f.txt")
+	os.WriteFile(path, []byte(strings.Join(numberedLines(300, "v1"), "")), 0o644)
+	readJSON(t, svc, s, map[string]any{"path": path, "limit": 100})
+	if w := readJSON(t, svc, s, map[string]any{"path": path, "limit": 100, "ifChanged": true}); !w.Unchanged {
+		t.Fatalf("after a plain read: unchanged %v, notice %q", w.Unchanged, deref(w.Notice))
+	}
+	readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "record": false})
+	w := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "ifChanged": true})
+	if w.Unchanged || w.Content == "" || w.Changed != nil {
+		t.Fatalf("after a read with record false: unchanged %v changed %v", w.Unchanged, w.Changed)
+	}
+	// The ifChanged read itself recorded lines 101-200.
+	if w := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "ifChanged": true}); !w.Unchanged {
+		t.Fatalf("after an ifChanged read: %q", deref(w.Notice))
+	}
+}

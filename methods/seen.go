@@ -106,9 +106,16 @@ func (st *seenStore) compare(key seenKey, start int64, hashes []uint64, totalLin
 	if ok {
 		res = alignWindow(old, oldLines, hashes, start, func(n int64) bool { return inSpans(spans, n) })
 	}
+	st.record(key, start, hashes, totalLines)
+	return res
+}
+
+// record adds the window of lines start.. (hashes) of a file of totalLines
+// lines to what session saw of it.
+func (st *seenStore) record(key seenKey, start int64, hashes []uint64, totalLines int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	f, ok = st.lru.Peek(key)
+	f, ok := st.lru.Peek(key)
 	if !ok {
 		f = &seenFile{totalLines: totalLines}
 	}
@@ -123,7 +130,6 @@ func (st *seenStore) compare(key seenKey, start int64, hashes []uint64, totalLin
 	for st.bytes > st.max && st.lru.Len() > 1 {
 		st.lru.RemoveOldest()
 	}
-	return res
 }
 
 // inSpans reports whether line n lies in one of spans (sorted, disjoint).

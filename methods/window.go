@@ -27,6 +27,7 @@ type lineRequest struct {
 	// the file's for read, "" for a spool (its content decides).
 	detectPath string
 	ifChanged  bool
+	record     bool   // remember the window as seen by the session (for a later ifChanged)
 	session    string // whose reads ifChanged compares with
 }
 
@@ -87,8 +88,12 @@ func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr
 	w.TotalLines = f.Lines()
 	if lr != nil {
 		err = lineWindow(f, w, lr)
-		if err == nil && lr.ifChanged {
+		switch {
+		case err != nil || lr.session == "":
+		case lr.ifChanged:
 			err = svc.ifChanged(f, w, lr)
+		case lr.record:
+			err = svc.remember(f, w, lr)
 		}
 	} else {
 		err = byteWindow(f, w, br)
@@ -316,6 +321,7 @@ func checkRead(p *protocol.ReadParams, l protocol.ReadLimits) (*lineRequest, err
 		return nil, err
 	}
 	lr.outline, lr.ifChanged, lr.detectPath = p.Outline, p.IfChanged, p.Path
+	lr.record = p.Record == nil || *p.Record
 	lr.readMax = l.MaxBytes
 	return &lr, nil
 }

@@ -74,6 +74,10 @@ type ReadParams struct {
 	// IfChanged asks for the lines only if they changed since the session
 	// last read them: Window.Unchanged, or the window and Window.Changed.
 	IfChanged bool `json:"ifChanged"`
+	// Record, false, keeps this read out of what the session saw (what a
+	// later ifChanged compares with): toold mcp's reads that fit a window
+	// to its budget, which the model is not shown. Default true.
+	Record *bool `json:"record"`
 }
 
 // ReadBytesParams are readBytes' params.
