@@ -169,12 +169,15 @@ func outlineNotice(f *fileindex.File, o *outline.Outline, w *protocol.Window, lr
 	if w.TotalBytes == 0 {
 		return notice.Window(notice.WindowFacts{}), nil
 	}
-	if len(o.Entries) == 0 {
+	if o.TotalEntries == 0 {
 		return notice.OutlineEmpty(o.Format, w.TotalLines, call), nil
 	}
 	facts := notice.OutlineFacts{Format: o.Format, Shown: len(o.Entries), Total: o.TotalEntries, TotalLines: w.TotalLines,
 		TotalBytes: w.TotalBytes, MaxBytes: lr.MaxBytes, MaxWindowBytes: protocol.MaxWindowBytes, Truncated: o.Truncated, Call: call, Summary: o.Summary,
 		CtagsMissing: ctagsMissing, FromLine: lr.offset, Next: next}
+	if len(o.Entries) == 0 {
+		return notice.Outline(facts), nil // none fits in maxBytes: the notice says so
+	}
 	ex := o.Entries[0]
 	for _, e := range o.Entries {
 		if e.Depth == 1 && e.EndLine-e.Line > ex.EndLine-ex.Line {

@@ -242,3 +242,20 @@ func TestOutlineOneLine(t *testing.T) {
 		t.Errorf("two lines: next %v notice %s", w.Next, *w.Notice)
 	}
 }
+
+// TestOutlineNoneFits: an outline whose entries do not fit in maxBytes
+// says how many there are and how to see them, not that there are none.
+func TestOutlineNoneFits(t *testing.T) {
+	svc, s := newTestService(t)
+	var src strings.Builder
+	src.WriteString("package x\n")
+	for i := range 50 {
+		fmt.Fprintf(&src, "\nfunc F%d() {}\n", i)
+	}
+	os.WriteFile(filepath.Join(s.Cwd, "x.go"), []byte(src.String()), 0o644)
+	w := readJSON(t, svc, s, map[string]any{"path": "x.go", "outline": true, "maxBytes": 10})
+	if w.Outline == nil || w.Outline.TotalEntries != 50 || len(w.Outline.Entries) != 0 || !w.Outline.Truncated ||
+		!strings.Contains(*w.Notice, ": 50 entries, 0 shown (10-byte limit") || strings.Contains(*w.Notice, "No outline entries") {
+		t.Fatalf("outline %+v, notice %q", w.Outline, deref(w.Notice))
+	}
+}

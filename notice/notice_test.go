@@ -76,11 +76,11 @@ func TestMessages(t *testing.T) {
 			return Outline(OutlineFacts{Format: "log", Shown: 20, Total: 24, TotalLines: 9 << 20, TotalBytes: 1 << 30, MaxBytes: 8192, MaxWindowBytes: 262144, Truncated: true,
 				Call: "page spool=ab12", ExampleLine: 1, ExampleEndLine: 400000, ExampleName: "2024-05-01 00:00:00–00:59:59",
 				Summary: "120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)"})
-		}, "[Outline (log) of 9437184 lines, 1.0 GB: 24 entries, 20 shown (8192-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use page spool=ab12 offset=LINE limit=ENDLINE-LINE+1, e.g. page spool=ab12 offset=1 limit=400000 for 2024-05-01 00:00:00–00:59:59. 120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)]"},
+		}, "[Outline (log) of 9437184 lines, 1.0 GB: 24 entries, 20 shown (8192-byte limit; the deepest entries are left out first; maxBytes=262144 shows more). To read an entry use page spool=ab12 offset=LINE limit=ENDLINE-LINE+1, e.g. page spool=ab12 offset=1 limit=400000 for 2024-05-01 00:00:00–00:59:59. 120 ERROR/FATAL lines; most in 2024-05-01 03:00:00–03:59:59 (100, lines 1200001-1600000)]"},
 		{"outline, a page of it", func() string {
 			return Outline(OutlineFacts{Format: "markdown", Shown: 60, Total: 4000, TotalLines: 10000, TotalBytes: 60000, MaxBytes: 4096, MaxWindowBytes: 262144,
 				Truncated: true, Call: "read", ExampleLine: 301, ExampleEndLine: 305, ExampleName: "Part 60", FromLine: 301, Next: 601})
-		}, "[Outline (markdown) of 10000 lines, 58.6 KB: 4000 entries; those from line 301 on: 60 shown (4096-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=301 limit=5 for Part 60. For the entries from line 601 on use read outline=true offset=601]"},
+		}, "[Outline (markdown) of 10000 lines, 58.6 KB: 4000 entries; those from line 301 on: 60 shown (4096-byte limit; the deepest entries are left out first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=301 limit=5 for Part 60. For the entries from line 601 on use read outline=true offset=601]"},
 		{"outline by indent, no ctags", func() string {
 			return Outline(OutlineFacts{Format: "indent", Shown: 2, Total: 2, TotalLines: 3, TotalBytes: 40, Call: "read", ExampleLine: 1, ExampleEndLine: 3, ExampleName: "class A:", CtagsMissing: true})
 		}, "[Outline (indent) of 3 lines, 40 B: 2 entries. To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. read offset=1 limit=3 for class A:. Install Universal Ctags (apt-get install universal-ctags, brew install universal-ctags) for a symbol outline]"},
@@ -88,7 +88,7 @@ func TestMessages(t *testing.T) {
 			return Outline(OutlineFacts{Format: "json", Shown: 22, Total: 9000, TotalLines: 1, TotalBytes: 300000, MaxBytes: 1500, MaxWindowBytes: 262144,
 				Truncated: true, Call: "read", ExampleLine: 1, ExampleEndLine: 1, ExampleName: "key0000",
 				ExampleBytes: 300000, ByteCall: "readBytes", ReadBytesMax: 262144})
-		}, "[Outline (json) of 1 line, 293.0 KB: 9000 entries, 22 shown (1500-byte limit; deeper entries go first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. for key0000, on line 1 of 293.0 KB: readBytes startByte=0 maxBytes=262144, then startByte=262144 and on (2 calls)]"},
+		}, "[Outline (json) of 1 line, 293.0 KB: 9000 entries, 22 shown (1500-byte limit; the deepest entries are left out first; maxBytes=262144 shows more). To read an entry use read offset=LINE limit=ENDLINE-LINE+1, e.g. for key0000, on line 1 of 293.0 KB: readBytes startByte=0 maxBytes=262144, then startByte=262144 and on (2 calls)]"},
 		{"outline entries left on one line", func() string {
 			return OutlineLongLine(LongLine{Line: 1, Bytes: 99000, ByteCall: "page spool=s1", MaxBytes: 1500, MaxWindowBytes: 262144})
 		}, "[The entries not shown on line 1 are on a line of 96.7 KB that pages of the outline cannot split: maxBytes=262144 shows more of them; read the line by bytes with page spool=s1 startByte=0 maxBytes=99000]"},

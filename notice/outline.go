@@ -75,7 +75,7 @@ func Outline(f OutlineFacts) string {
 		sep = ": "
 	}
 	if f.Truncated {
-		fmt.Fprintf(&b, "%s%d shown (%d-byte limit; deeper entries go first", sep, f.Shown, f.MaxBytes)
+		fmt.Fprintf(&b, "%s%d shown (%d-byte limit; the deepest entries are left out first", sep, f.Shown, f.MaxBytes)
 		if f.MaxBytes < f.MaxWindowBytes {
 			fmt.Fprintf(&b, "; maxBytes=%d shows more", f.MaxWindowBytes)
 		}
