@@ -81,8 +81,11 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 		res := pr.Result()
 		out := toResult(res)
 		for _, st := range []*protocol.Stream{&out.Stdout, &out.Stderr} {
-			if !st.Truncated && st.ClippedLines == 0 && !st.Binary {
-				st.Spool = nil // shown whole: the spool written for a reader is not needed
+			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil {
+				// Shown whole: the spool written for a reader is not
+				// needed, and output shown whole writes no file.
+				s.Spool.Delete(st.Spool.ID)
+				st.Spool = nil
 			}
 		}
 		if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,

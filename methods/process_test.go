@@ -38,6 +38,11 @@ func TestExecYield(t *testing.T) {
 	if l := call[[]protocol.ProcessInfo](t, svc.ProcessList, s, nil); len(l) != 0 {
 		t.Fatalf("a command that ended within its yield is listed: %+v", l)
 	}
+	// Output shown whole writes no file: the spool the process wrote for
+	// a reader is deleted.
+	if ents, _ := os.ReadDir(s.Spool.Path()); len(ents) != 0 {
+		t.Fatalf("spool files left: %v", ents)
+	}
 
 	r = call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "echo first; sleep 0.3; echo second; sleep 30", "yieldMs": 150})
 	if r.Process == nil || r.ExitCode != nil || r.Stdout.Head != "first\n" || r.Notice == nil || !strings.Contains(*r.Notice, *r.Process) {

@@ -567,6 +567,35 @@ func (d *Dir) Open(id string) (*os.File, error) {
 	return f, nil
 }
 
+// Delete closes and deletes the spool file id, which its output no longer
+// needs (shown whole after all: an exec that ended before its yieldMs);
+// Manager.Bytes drops by what it held. Find and Open then give
+// ErrNoSpool. An id the session does not have gives ErrNoSpool.
+func (d *Dir) Delete(id string) error {
+	d.mu.Lock()
+	f, ok := d.files[id]
+	if !ok {
+		d.mu.Unlock()
+		return ErrNoSpool
+	}
+	delete(d.files, id)
+	for i, o := range d.order {
+		if o == f {
+			d.order = append(d.order[:i], d.order[i+1:]...)
+			break
+		}
+	}
+	d.bytes -= f.reserved
+	d.m.unreserve(f.reserved)
+	f.reserved = 0
+	d.mu.Unlock()
+	f.discard()
+	if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
 // Remove closes and deletes the directory's files and the directory. It is
 // idempotent; Manager.Bytes drops by what the files held.
 func (d *Dir) Remove() error {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -397,5 +398,36 @@ func TestDefaultRoot(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	if got := DefaultRoot(); got != filepath.Join(os.TempDir(), name) {
 		t.Errorf("without XDG_RUNTIME_DIR: %s", got)
+	}
+}
+
+// TestDelete: a file deleted is gone from disk, from lookups and from the
+// bytes counted; other files stay; an unknown id is ErrNoSpool.
+func TestDelete(t *testing.T) {
+	m := newManager(t)
+	d, _ := m.Open("s")
+	keep, _ := d.Create("stdout")
+	keep.Write([]byte("kept\n"))
+	gone, _ := d.Create("stderr")
+	gone.Write([]byte("shown whole\n"))
+	gone.Close()
+	before := m.Bytes()
+	if err := d.Delete(gone.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(gone.Path()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file is still there: %v", err)
+	}
+	if _, err := d.Find(gone.ID()); !errors.Is(err, ErrNoSpool) {
+		t.Errorf("Find after Delete: %v", err)
+	}
+	if m.Bytes() >= before {
+		t.Errorf("bytes %d after Delete, %d before", m.Bytes(), before)
+	}
+	if _, err := d.Open(keep.ID()); err != nil {
+		t.Errorf("the other file: %v", err)
+	}
+	if err := d.Delete(gone.ID()); !errors.Is(err, ErrNoSpool) {
+		t.Errorf("second Delete: %v", err)
 	}
 }
