@@ -84,7 +84,7 @@ func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *t
 			s.Omitted.FromLine, s.Omitted.ToLine, Size(s.Omitted.Bytes))
 		p += highlights(s, errs)
 	case s.ClippedLines > 0:
-		p = fmt.Sprintf("%s: %d line(s) clipped", name, s.ClippedLines)
+		p = fmt.Sprintf("%s: %d %s clipped", name, s.ClippedLines, plural(s.ClippedLines, "line", "lines"))
 	}
 	if clip != nil && s.Spool != nil && spoolErr == "" {
 		p += fmt.Sprintf("; page spool=%s startByte=%d reads clipped line %d on", s.Spool.ID, clip.StartByte, clip.Line)

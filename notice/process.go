@@ -110,7 +110,8 @@ func ProcessState(o *protocol.ProcessOutput) string {
 
 // ExecProgressMessage is an exec's progress as an MCP progress message.
 func ExecProgressMessage(p *protocol.ExecProgress) string {
-	s := fmt.Sprintf("%.1fs: stdout %d lines, stderr %d lines", float64(p.ElapsedMs)/1000, p.Stdout.Lines, p.Stderr.Lines)
+	s := fmt.Sprintf("%.1fs: stdout %d %s, stderr %d %s", float64(p.ElapsedMs)/1000,
+		p.Stdout.Lines, plural(int(p.Stdout.Lines), "line", "lines"), p.Stderr.Lines, plural(int(p.Stderr.Lines), "line", "lines"))
 	if p.LastLine != "" {
 		s += ": " + p.LastLine
 	}

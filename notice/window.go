@@ -72,8 +72,8 @@ func Window(f WindowFacts) string {
 			f.StartLine, f.EndLine, f.TotalLines, f.EndLine+1)
 	}
 	if f.Clipped > 0 {
-		c := fmt.Sprintf("%d line(s) clipped at %d characters; to read line %d whole use %s startByte=%d maxBytes=%d",
-			f.Clipped, f.MaxLineChars, f.ClippedLine, f.byteCall(), f.ClippedStart, min(f.ClippedLen, int64(f.MaxReadBytes)))
+		c := fmt.Sprintf("%d %s clipped at %d characters; to read line %d whole use %s startByte=%d maxBytes=%d",
+			f.Clipped, plural(f.Clipped, "line", "lines"), f.MaxLineChars, f.ClippedLine, f.byteCall(), f.ClippedStart, min(f.ClippedLen, int64(f.MaxReadBytes)))
 		if f.ClippedLen > int64(f.MaxReadBytes) {
 			c += " and follow next.startByte"
 		}
