@@ -92,7 +92,7 @@ func (l *logScan) line(n int64, line []byte) {
 	}
 	cur.levels[lv]++
 	if lv <= lvError {
-		cur.kinds.add(highlight.Key(line[at:]), n)
+		cur.kinds.add(highlight.Key(bytes.TrimLeft(line[at:], ":]) \t")), n)
 	}
 }
 
@@ -218,25 +218,33 @@ func (l *logScan) summary(es []Entry, errs int64) string {
 
 // span renders a bucket's times: the date once when both are on one day.
 func span(from, to int64) string {
-	f, t := stamp(from), stamp(to)
-	if f[:10] == t[:10] {
-		return f + "–" + t[11:]
+	fd, ft := stamp(from)
+	td, tt := stamp(to)
+	if fd == td {
+		return fd + " " + ft + "–" + tt
 	}
-	return f + " – " + t
+	return fd + " " + ft + " – " + td + " " + tt
 }
 
-func stamp(s int64) string {
+// stamp is time s as its date and its clock time: "2024-05-01", "15:04:05";
+// a date of year 0 (syslog's, which has no year) is "Nov 01".
+func stamp(s int64) (date, clock string) {
 	d := s / 86400
 	if s < 0 && s%86400 != 0 {
 		d--
 	}
 	sec := s - d*86400
 	y, m, dd := civil(d)
-	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", y, m, dd, sec/3600, sec/60%60, sec%60)
+	clock = fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	if y == 0 && m >= 1 && m <= 12 {
+		return fmt.Sprintf("%s %02d", months[m-1], dd), clock
+	}
+	return fmt.Sprintf("%04d-%02d-%02d", y, m, dd), clock
 }
 
 // level finds a log level in the first bytes of line: a word in capitals
-// (ERROR, [WARN], E for none), or level=error / "level":"error". It returns
+// (ERROR, [WARN], E for none), level=error / "level":"error", or a tag
+// such as syslog's "sshd[42]: error:". It returns
 // the level and where the text after it starts.
 func level(line []byte) (int, int) {
 	end := min(len(line), 160)
@@ -250,12 +258,19 @@ func level(line []byte) (int, int) {
 		for j < len(line) && isLetter(line[j]) {
 			j++
 		}
-		if lv := levelWord(line[i:j], i >= 6 && hasLevelKey(line[:i])); lv != lvNone {
+		if lv := levelWord(line[i:j], i >= 6 && hasLevelKey(line[:i]) || taggedWord(line, i, j)); lv != lvNone {
 			return lv, j
 		}
 		i = j
 	}
 	return lvNone, 0
+}
+
+// taggedWord says whether the word line[i:j] is a lower-case level written
+// as a message's tag: followed by ':' and first in the line or in a
+// syslog message ("sshd[42]: error: ...", "fatal: not a git repository").
+func taggedWord(line []byte, i, j int) bool {
+	return j < len(line) && line[j] == ':' && (i == 0 || i >= 2 && line[i-2] == ':' && line[i-1] == ' ')
 }
 
 func isLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
