@@ -47,6 +47,10 @@ type patInfo struct {
 	lit       string // a literal every name the glob matches holds
 	inclusion bool
 	dirOnly   bool
+	// depth is how many components below the layer's directory a path
+	// glob without "**" matches (an entry at another depth it matches, if
+	// at all, through an ancestor: the walk's anc); -1 for any depth.
+	depth int
 }
 
 // pathRef is a literal path pattern: its line and its components from the
@@ -131,6 +135,7 @@ func (l *ignoreLayer) addPath(i int32, comps []string) {
 		case c == "":
 		case strings.ContainsAny(c, nameSpecial):
 			l.globs = append(l.globs, i)
+			l.pats[i].depth = globDepth(comps)
 			return
 		default:
 			parts = append(parts, c)
@@ -144,6 +149,23 @@ func (l *ignoreLayer) addPath(i int32, comps []string) {
 	}
 	last := parts[len(parts)-1]
 	l.paths[last] = append(l.paths[last], pathRef{line: i, comps: append(slices.Clone(l.domain), parts...)})
+}
+
+// globDepth is how many components of a path below the layer's directory
+// go-git's globMatch consumes for comps, a path glob: its non-empty
+// components, each matching one; -1 when one holds "**" and the count
+// varies.
+func globDepth(comps []string) int {
+	n := 0
+	for _, c := range comps {
+		switch {
+		case strings.Contains(c, "**"):
+			return -1
+		case c != "":
+			n++
+		}
+	}
+	return n
 }
 
 // addName files a name glob in a set and reports true, or returns the
@@ -348,7 +370,11 @@ func (l *ignoreLayer) matchGlobs(e *entryPath, best *int32, take func(int32, *pa
 			take(r.line, &l.pats[r.line])
 		}
 	}
+	depth := len(e.dir) + 1 - len(l.domain)
 	for _, i := range l.globs {
+		if d := l.pats[i].depth; d >= 0 && d != depth {
+			continue // "/*.spec" in the top directory, "/arch/*/include/generated/" four down
+		}
 		if i > *best && l.ref[i].Match(e.path(), e.isDir) != gitignore.NoMatch {
 			*best = i // go-git has judged dirOnly
 		}
