@@ -114,7 +114,7 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 				end = n
 			}
 		}
-		line = s.scan(buf[:end], old, line)
+		line = s.scan(buf[:end], old, line, !eof)
 		if s.binary {
 			return errBinary
 		}
@@ -134,7 +134,7 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 // scanBuffer searches buf, a whole file, as scanReaderAt would.
 func (s *scanner) scanBuffer(buf []byte) error {
 	s.sample = buf[:min(len(buf), sniffLen)] // buf outlives the scan
-	s.scan(buf, 0, 1)
+	s.scan(buf, 0, 1, false)
 	if s.binary {
 		return errBinary
 	}
@@ -149,8 +149,9 @@ func (s *scanner) maxLine() int {
 
 // scan searches the lines of buf[from:]; buf[:from] holds lines searched
 // before, for context. line is the number of the line at from; scan
-// returns the number of the line after buf.
-func (s *scanner) scan(buf []byte, from, line int) int {
+// returns the number of the line after buf when more is to come (more),
+// counting the lines after the last match, which a whole file need not.
+func (s *scanner) scan(buf []byte, from, line int, more bool) int {
 	pos := from
 	if s.pendingAfter > 0 {
 		pos, line = s.after(buf, pos, line)
@@ -176,6 +177,9 @@ func (s *scanner) scan(buf []byte, from, line int) int {
 			s.pendingAfter = s.opt.Context
 			pos, line = s.after(buf, pos, line)
 		}
+	}
+	if !more {
+		return line
 	}
 	return line + bytes.Count(buf[pos:], nl)
 }
