@@ -49,8 +49,10 @@ type patInfo struct {
 	dirOnly   bool
 	// depth is how many components below the layer's directory a path
 	// glob without "**" matches (an entry at another depth it matches, if
-	// at all, through an ancestor: the walk's anc); -1 for any depth.
+	// at all, through an ancestor: the walk's anc), one each of comps;
+	// -1 for any depth (go-git matches it).
 	depth int
+	comps []string
 }
 
 // pathRef is a literal path pattern: its line and its components from the
@@ -135,7 +137,7 @@ func (l *ignoreLayer) addPath(i int32, comps []string) {
 		case c == "":
 		case strings.ContainsAny(c, nameSpecial):
 			l.globs = append(l.globs, i)
-			l.pats[i].depth = globDepth(comps)
+			l.pats[i].depth, l.pats[i].comps = globComps(comps)
 			return
 		default:
 			parts = append(parts, c)
@@ -151,21 +153,41 @@ func (l *ignoreLayer) addPath(i int32, comps []string) {
 	l.paths[last] = append(l.paths[last], pathRef{line: i, comps: append(slices.Clone(l.domain), parts...)})
 }
 
-// globDepth is how many components of a path below the layer's directory
-// go-git's globMatch consumes for comps, a path glob: its non-empty
-// components, each matching one; -1 when one holds "**" and the count
-// varies.
-func globDepth(comps []string) int {
-	n := 0
+// globComps returns the components of a path glob that go-git's
+// globMatch matches one each against the components of a path below the
+// layer's directory (the non-empty ones), and how many; -1 when one holds
+// "**" and the count varies.
+func globComps(comps []string) (int, []string) {
+	var out []string
 	for _, c := range comps {
 		switch {
 		case strings.Contains(c, "**"):
-			return -1
+			return -1, nil
 		case c != "":
-			n++
+			out = append(out, c)
 		}
 	}
-	return n
+	return len(out), out
+}
+
+// matchComps reports whether the path glob p, whose depth is the entry's,
+// matches the entry: its directory's components below the layer's (dir)
+// and its name, each against one of p's, as go-git's globMatch does.
+func (p *patInfo) matchComps(dir []string, e *entryPath) bool {
+	for j, c := range dir {
+		if !matchComp(p.comps[j], c) {
+			return false
+		}
+	}
+	return matchComp(p.comps[len(dir)], e.name) && (!p.dirOnly || e.isDir)
+}
+
+func matchComp(glob, name string) bool {
+	if !strings.ContainsAny(glob, nameSpecial) {
+		return glob == name
+	}
+	ok, err := filepath.Match(glob, name)
+	return err == nil && ok
 }
 
 // addName files a name glob in a set and reports true, or returns the
@@ -370,12 +392,19 @@ func (l *ignoreLayer) matchGlobs(e *entryPath, best *int32, take func(int32, *pa
 			take(r.line, &l.pats[r.line])
 		}
 	}
-	depth := len(e.dir) + 1 - len(l.domain)
+	if len(l.globs) == 0 || len(e.dir) < len(l.domain) {
+		return
+	}
+	below := e.dir[len(l.domain):]
 	for _, i := range l.globs {
-		if d := l.pats[i].depth; d >= 0 && d != depth {
-			continue // "/*.spec" in the top directory, "/arch/*/include/generated/" four down
-		}
-		if i > *best && l.ref[i].Match(e.path(), e.isDir) != gitignore.NoMatch {
+		switch p := &l.pats[i]; {
+		case i <= *best:
+		case p.depth >= 0:
+			// "/*.spec" in the top directory, "/arch/*/include/generated/" four down.
+			if p.depth == len(below)+1 && p.matchComps(below, e) {
+				*best = i
+			}
+		case l.ref[i].Match(e.path(), e.isDir) != gitignore.NoMatch:
 			*best = i // go-git has judged dirOnly
 		}
 	}
