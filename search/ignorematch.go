@@ -80,12 +80,15 @@ func compileLayer(content []byte, domain []string, layer int) *ignoreLayer {
 			return
 		}
 		if re, ok := l.addName(i, comps[0]); !ok {
-			if lit := globLiteral(comps[0]); len(lit) >= 2 {
+			switch lit := globLiteral(comps[0]); {
+			case len(lit) >= 2 || lit != "" && !validRegexp(re):
+				// A literal of one byte ("\\#*#") only where no regexp can
+				// stand for the glob: a name without it is ruled out at once.
 				l.pats[i].lit = lit
 				l.nameLit = append(l.nameLit, i)
-			} else if _, err := regexp.Compile(re); re == "" || err != nil {
+			case !validRegexp(re):
 				l.nameAll = append(l.nameAll, i)
-			} else {
+			default:
 				l.nameRest = append(l.nameRest, i)
 				reParts = append(reParts, re)
 			}
@@ -108,6 +111,11 @@ func compileLayer(content []byte, domain []string, layer int) *ignoreLayer {
 		slices.Reverse(s)
 	}
 	return l
+}
+
+func validRegexp(re string) bool {
+	_, err := regexp.Compile(re)
+	return re != "" && err == nil
 }
 
 // parsePattern parses a line as go-git's ParsePattern does: its flags,
@@ -262,35 +270,46 @@ func expandClass(g string) (string, string, bool) {
 	return rest, class, true
 }
 
-// globLiteral returns the longest run of plain characters in a name glob
-// (outside classes, before any escape): every name it matches holds it.
+// globLiteral returns the longest run of plain characters in a name glob,
+// escaped ones included ("\\#*#" holds '#'), outside classes (whose
+// escaped ']' does not end them): every name it matches holds it.
 func globLiteral(g string) string {
-	best, start := "", 0
-	end := func(i int) {
-		if i-start > len(best) {
-			best = g[start:i]
+	var best, run []byte
+	end := func() {
+		if len(run) > len(best) {
+			best = append(best[:0], run...)
 		}
+		run = run[:0]
 	}
 	for i := 0; i < len(g); i++ {
 		switch g[i] {
 		case '*', '?':
-			end(i)
-			start = i + 1
+			end()
 		case '[':
-			end(i)
-			j := strings.IndexByte(g[i:], ']')
-			if j < 0 {
-				return best
+			end()
+			j := i + 1
+			for ; j < len(g) && g[j] != ']'; j++ {
+				if g[j] == '\\' {
+					j++
+				}
 			}
-			i += j
-			start = i + 1
+			if j >= len(g) {
+				return string(best) // unterminated: matches nothing
+			}
+			i = j
 		case '\\':
-			end(i)
-			return best
+			if i+1 == len(g) {
+				end()
+				return string(best) // a trailing escape: matches nothing
+			}
+			i++
+			run = append(run, g[i])
+		default:
+			run = append(run, g[i])
 		}
 	}
-	end(len(g))
-	return best
+	end()
+	return string(best)
 }
 
 // globRegexp translates a filepath.Match name glob into a regexp that
