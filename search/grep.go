@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -232,6 +233,11 @@ type fileJob struct {
 	out   chan []outcome
 	// ignored is the walk's final count of ignored entries, in the last job.
 	ignored int
+
+	// The workers that search the job share it (see worker.search): each
+	// claims the next file, and the one that ends the last sends outs.
+	outs       []outcome
+	next, done atomic.Int32
 }
 
 // jobFile is one file of a job.
@@ -308,16 +314,20 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan *fileJob, 16)
-	pending := make(chan *fileJob, 64)
+	// pending is how far the workers may run ahead of the collector, which
+	// waits for the jobs in walk order: past a file of tens of megabytes
+	// (the kernel's asic_reg headers), a few thousand small files.
+	pending := make(chan *fileJob, 256)
+	// help offers a job whose files are being searched to an idle worker;
+	// never closed, since a worker may offer one after the walk ends.
+	help := make(chan *fileJob, 4)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt)}
-			for j := range jobs {
-				j.out <- w.search(j)
-			}
+			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt), help: help}
+			w.run(jobs)
 		}()
 	}
 	var walkErr error
@@ -540,16 +550,67 @@ type worker struct {
 	s    *scanner
 	buf  []byte
 	name []byte // openFile's scratch
+	// help takes the job being searched (job) when one of its files is
+	// large, for an idle worker to share.
+	help chan *fileJob
+	job  *fileJob
 }
 
-// search searches the files of j, then releases its directory.
-func (w *worker) search(j *fileJob) []outcome {
-	defer j.dir.release()
-	outs := make([]outcome, len(j.files))
-	for i := range j.files {
-		outs[i] = w.searchFile(j.dir, &j.files[i])
+// run searches the jobs sent on jobs, and those offered on help, until
+// jobs is closed. A job offered on help always has a worker that goes on
+// with it: none needs a helper to end.
+func (w *worker) run(jobs <-chan *fileJob) {
+	for {
+		var j *fileJob
+		select {
+		case jj, ok := <-jobs:
+			if !ok {
+				return
+			}
+			j = jj
+			j.outs = make([]outcome, len(j.files)) // before any other worker sees j
+		case j = <-w.help:
+		}
+		w.search(j)
 	}
-	return outs
+}
+
+// search searches the files of j that no other worker has claimed; the
+// worker that ends its last file sends its outcomes and releases its
+// directory. The walk batches the files of a directory, and a directory
+// may hold large files only: the kernel's asic_reg/dcn holds 121 MB in
+// 28 files, one job, which another worker shares once the first large
+// file is met.
+func (w *worker) search(j *fileJob) {
+	w.job = j
+	defer func() { w.job = nil }()
+	for {
+		i := int(j.next.Add(1)) - 1
+		if i >= len(j.files) {
+			return
+		}
+		j.outs[i] = w.searchFile(j.dir, &j.files[i])
+		if int(j.done.Add(1)) == len(j.files) {
+			j.dir.release()
+			j.out <- j.outs
+			return
+		}
+	}
+}
+
+// shareSize is how large a file is when its job is offered to an idle
+// worker: a few milliseconds of search.
+const shareSize = 256 << 10
+
+// share offers the job being searched to an idle worker, when files of it
+// are left to claim.
+func (w *worker) share() {
+	if j := w.job; j != nil && int(j.next.Load()) < len(j.files) {
+		select {
+		case w.help <- j:
+		default: // the other workers are offered enough
+		}
+	}
 }
 
 func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
@@ -585,6 +646,9 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 	}
 	buf := w.buf[:head]
 	n, err := preadOnce(fd, buf)
+	if n >= shareSize {
+		w.share()
+	}
 	switch {
 	case err != nil:
 		return outcome{skip: skipOther}

@@ -193,7 +193,7 @@ func TestIgnoreMatchReference(t *testing.T) {
 		"arch/x86/include/gen/", "foo.o.cmd", "foo.c.0abc.d", "patches-1", "cscope.out", "tags", "x/tags", "sphinx_x/", "sphinx_x",
 		"#foo#", "a~", "keep/a.o", "keep/sub/b.o", "keep/", "d/e/f.txt", "d/e/", "d/", "signing_key.pem", "x/Module.symvers",
 		"build/", "build/x/y.c", "src/build", "src/build/", "logs/a.log", "logs/keep.log", "x/y/z/w.o", "debian/", "debian/x",
-		"abc", "aXc", "a[c", "doc/a.md", "doc/sub/a.md", "all.config", "x/all.config",
+		"abc", "aXc", "a[c", "#tmp#", "x/#a#", "axy", "]xy", "a]xy", "b]z", "doc/a.md", "doc/sub/a.md", "all.config", "x/all.config",
 	}
 	tables := []map[string]string{
 		{"": string(kernel)},
@@ -203,6 +203,8 @@ func TestIgnoreMatchReference(t *testing.T) {
 		{"": "a?c\na[bX]c\n!aXc\n**/sub/*.md\ndoc/**\n!doc/a.md\n"},
 		{"": "*\n!*/\n!*.c\n"},
 		{"x": "/y/z\n*.o\n", "x/y": "!w.o\n"},
+		// Escapes: "\#*#" holds '#', and a class may hold an escaped ']'.
+		{"": "\\#*#\n[\\]a]xy\n*\\]z\n"},
 	}
 	for _, files := range tables {
 		checkAgainstRef(t, files, paths)
@@ -228,7 +230,7 @@ func TestIgnoreMatchRandom(t *testing.T) {
 }
 
 var genNames = []string{"a", "b", "a.o", "b.c", "x.tab.c", ".h", "ab", "a.o.d", "build", "keep.o", "-", "[", "é"}
-var genGlobs = []string{"a", "*", "?", "*.o", "*.c", "*.tab.[ch]", ".*", "a*", "*b", "a?", "[ab]", "[a-c]*", "**", "build", "\\#", "[", "é*", "*.o.*", "[^a]*"}
+var genGlobs = []string{"a", "*", "?", "*.o", "*.c", "*.tab.[ch]", ".*", "a*", "*b", "a?", "[ab]", "[a-c]*", "**", "build", "\\#", "[", "é*", "*.o.*", "[^a]*", "[\\]a]*", "\\#*#"}
 
 func genPatterns(r *rand.Rand) string {
 	var b strings.Builder
@@ -271,6 +273,7 @@ func FuzzIgnoreMatch(f *testing.F) {
 	f.Add("*.o\n!a.o\n", "!b\n", "a/a.o")
 	f.Add("*.tab.[ch]\n/x/\n", "*", "x/y.tab.c")
 	f.Add("[a-c]*\n**/b\n", "/b/", "a/b/c")
+	f.Add("[\\]a]xy\n\\#*#\n", "*\\]z", "a/#x#")
 	f.Fuzz(func(t *testing.T, top, nested, path string) {
 		if strings.Contains(path, "//") || strings.HasPrefix(path, "/") || path == "" || path == "/" {
 			return
@@ -281,9 +284,9 @@ func FuzzIgnoreMatch(f *testing.F) {
 
 // TestCompileLayerSorts: the kernel's shapes land in their sets.
 func TestCompileLayerSorts(t *testing.T) {
-	l := compileLayer([]byte("*.o\n/vmlinux\n*.tab.[ch]\n.*\n*.o.*\n\\#*#\n/arch/*/gen/\n?.[ab]\n"), nil, 0)
+	l := compileLayer([]byte("*.o\n/vmlinux\n*.tab.[ch]\n.*\n*.o.*\n\\#*#\n/arch/*/gen/\n?.[ab]\n*[\n"), nil, 0)
 	got := fmt.Sprint(len(l.exts), len(l.paths), len(l.prefixes), len(l.nameLit), len(l.nameRest), len(l.nameAll), len(l.globs))
-	if got != "3 1 1 1 1 1 1" {
+	if got != "3 1 1 2 1 1 1" {
 		t.Errorf("exts paths prefixes nameLit nameRest nameAll globs = %s", got)
 	}
 }

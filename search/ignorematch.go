@@ -47,6 +47,12 @@ type patInfo struct {
 	lit       string // a literal every name the glob matches holds
 	inclusion bool
 	dirOnly   bool
+	// depth is how many components below the layer's directory a path
+	// glob without "**" matches (an entry at another depth it matches, if
+	// at all, through an ancestor: the walk's anc), one each of comps;
+	// -1 for any depth (go-git matches it).
+	depth int
+	comps []string
 }
 
 // pathRef is a literal path pattern: its line and its components from the
@@ -74,12 +80,15 @@ func compileLayer(content []byte, domain []string, layer int) *ignoreLayer {
 			return
 		}
 		if re, ok := l.addName(i, comps[0]); !ok {
-			if lit := globLiteral(comps[0]); len(lit) >= 2 {
+			switch lit := globLiteral(comps[0]); {
+			case len(lit) >= 2 || lit != "" && !validRegexp(re):
+				// A literal of one byte ("\\#*#") only where no regexp can
+				// stand for the glob: a name without it is ruled out at once.
 				l.pats[i].lit = lit
 				l.nameLit = append(l.nameLit, i)
-			} else if _, err := regexp.Compile(re); re == "" || err != nil {
+			case !validRegexp(re):
 				l.nameAll = append(l.nameAll, i)
-			} else {
+			default:
 				l.nameRest = append(l.nameRest, i)
 				reParts = append(reParts, re)
 			}
@@ -102,6 +111,11 @@ func compileLayer(content []byte, domain []string, layer int) *ignoreLayer {
 		slices.Reverse(s)
 	}
 	return l
+}
+
+func validRegexp(re string) bool {
+	_, err := regexp.Compile(re)
+	return re != "" && err == nil
 }
 
 // parsePattern parses a line as go-git's ParsePattern does: its flags,
@@ -131,6 +145,7 @@ func (l *ignoreLayer) addPath(i int32, comps []string) {
 		case c == "":
 		case strings.ContainsAny(c, nameSpecial):
 			l.globs = append(l.globs, i)
+			l.pats[i].depth, l.pats[i].comps = globComps(comps)
 			return
 		default:
 			parts = append(parts, c)
@@ -144,6 +159,43 @@ func (l *ignoreLayer) addPath(i int32, comps []string) {
 	}
 	last := parts[len(parts)-1]
 	l.paths[last] = append(l.paths[last], pathRef{line: i, comps: append(slices.Clone(l.domain), parts...)})
+}
+
+// globComps returns the components of a path glob that go-git's
+// globMatch matches one each against the components of a path below the
+// layer's directory (the non-empty ones), and how many; -1 when one holds
+// "**" and the count varies.
+func globComps(comps []string) (int, []string) {
+	var out []string
+	for _, c := range comps {
+		switch {
+		case strings.Contains(c, "**"):
+			return -1, nil
+		case c != "":
+			out = append(out, c)
+		}
+	}
+	return len(out), out
+}
+
+// matchComps reports whether the path glob p, whose depth is the entry's,
+// matches the entry: its directory's components below the layer's (dir)
+// and its name, each against one of p's, as go-git's globMatch does.
+func (p *patInfo) matchComps(dir []string, e *entryPath) bool {
+	for j, c := range dir {
+		if !matchComp(p.comps[j], c) {
+			return false
+		}
+	}
+	return matchComp(p.comps[len(dir)], e.name) && (!p.dirOnly || e.isDir)
+}
+
+func matchComp(glob, name string) bool {
+	if !strings.ContainsAny(glob, nameSpecial) {
+		return glob == name
+	}
+	ok, err := filepath.Match(glob, name)
+	return err == nil && ok
 }
 
 // addName files a name glob in a set and reports true, or returns the
@@ -218,35 +270,46 @@ func expandClass(g string) (string, string, bool) {
 	return rest, class, true
 }
 
-// globLiteral returns the longest run of plain characters in a name glob
-// (outside classes, before any escape): every name it matches holds it.
+// globLiteral returns the longest run of plain characters in a name glob,
+// escaped ones included ("\\#*#" holds '#'), outside classes (whose
+// escaped ']' does not end them): every name it matches holds it.
 func globLiteral(g string) string {
-	best, start := "", 0
-	end := func(i int) {
-		if i-start > len(best) {
-			best = g[start:i]
+	var best, run []byte
+	end := func() {
+		if len(run) > len(best) {
+			best = append(best[:0], run...)
 		}
+		run = run[:0]
 	}
 	for i := 0; i < len(g); i++ {
 		switch g[i] {
 		case '*', '?':
-			end(i)
-			start = i + 1
+			end()
 		case '[':
-			end(i)
-			j := strings.IndexByte(g[i:], ']')
-			if j < 0 {
-				return best
+			end()
+			j := i + 1
+			for ; j < len(g) && g[j] != ']'; j++ {
+				if g[j] == '\\' {
+					j++
+				}
 			}
-			i += j
-			start = i + 1
+			if j >= len(g) {
+				return string(best) // unterminated: matches nothing
+			}
+			i = j
 		case '\\':
-			end(i)
-			return best
+			if i+1 == len(g) {
+				end()
+				return string(best) // a trailing escape: matches nothing
+			}
+			i++
+			run = append(run, g[i])
+		default:
+			run = append(run, g[i])
 		}
 	}
-	end(len(g))
-	return best
+	end()
+	return string(best)
 }
 
 // globRegexp translates a filepath.Match name glob into a regexp that
@@ -348,8 +411,19 @@ func (l *ignoreLayer) matchGlobs(e *entryPath, best *int32, take func(int32, *pa
 			take(r.line, &l.pats[r.line])
 		}
 	}
+	if len(l.globs) == 0 || len(e.dir) < len(l.domain) {
+		return
+	}
+	below := e.dir[len(l.domain):]
 	for _, i := range l.globs {
-		if i > *best && l.ref[i].Match(e.path(), e.isDir) != gitignore.NoMatch {
+		switch p := &l.pats[i]; {
+		case i <= *best:
+		case p.depth >= 0:
+			// "/*.spec" in the top directory, "/arch/*/include/generated/" four down.
+			if p.depth == len(below)+1 && p.matchComps(below, e) {
+				*best = i
+			}
+		case l.ref[i].Match(e.path(), e.isDir) != gitignore.NoMatch:
 			*best = i // go-git has judged dirOnly
 		}
 	}

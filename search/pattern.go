@@ -36,6 +36,8 @@ type Matcher struct {
 	// looked for in a line that holds lit before re runs on it: in
 	// 'static int \w+_probe\(' most lines with "static int " lack "_probe(".
 	also [][]byte
+	// find searches for lit.
+	find litFinder
 }
 
 // Compile checks q and returns its Matcher. A bad pattern gives a
@@ -79,7 +81,9 @@ func Compile(q Query) (*Matcher, error) {
 		m.pure = !cut && !crlf && isLiteral(tree)
 		if !m.pure {
 			m.also = otherLiterals(tree, m.lit)
+			m.rarest()
 		}
+		m.find = newLitFinder(m.lit, m.fold)
 	}
 	return m, nil
 }
@@ -192,6 +196,28 @@ func otherLiterals(re *syntax.Regexp, lit []byte) [][]byte {
 	return out
 }
 
+// rarest makes the literal of m.also whose rarest byte is rarer than
+// lit's the one searched first: in 'static int \w+_probe\(' every byte of
+// "static int " is common, and '(' or 'b' of "_probe(" far less so. lit
+// joins also unless it is folded (also is compared with case).
+func (m *Matcher) rarest() {
+	best, cost := -1, newLitFinder(m.lit, m.fold).cost1
+	for i, a := range m.also {
+		if c := newLitFinder(a, false).cost1; c < cost {
+			best, cost = i, c
+		}
+	}
+	if best < 0 {
+		return
+	}
+	lit, fold := m.lit, m.fold
+	m.lit, m.fold = m.also[best], false
+	m.also = append(m.also[:best:best], m.also[best+1:]...)
+	if !fold {
+		m.also = append(m.also, lit)
+	}
+}
+
 // hasAlso reports whether line holds every literal of m.also.
 func (m *Matcher) hasAlso(line []byte) bool {
 	for _, a := range m.also {
@@ -292,61 +318,5 @@ func (m *Matcher) matchLine(line []byte) bool {
 }
 
 func (m *Matcher) index(b []byte) int {
-	if m.fold {
-		return indexFold(b, m.lit)
-	}
-	return bytes.Index(b, m.lit)
-}
-
-// indexFold is bytes.Index for a lower-case ASCII lit, ignoring ASCII case.
-// It looks for lit's first byte in both cases with bytes.IndexByte (which
-// is vectorised), remembering where each case occurs next so that no byte
-// is scanned twice for it.
-func indexFold(s, lit []byte) int {
-	lo := lit[0]
-	up := lo
-	if 'a' <= lo && lo <= 'z' {
-		up = lo - 'a' + 'A'
-	}
-	nextLo, nextUp := -1, -1
-	for i := 0; i+len(lit) <= len(s); {
-		if nextLo < i {
-			nextLo = indexFrom(s, lo, i)
-		}
-		if nextUp < i {
-			nextUp = indexFrom(s, up, i)
-		}
-		j := min(nextLo, nextUp)
-		if j+len(lit) > len(s) {
-			return -1
-		}
-		if equalFold(s[j+1:j+len(lit)], lit[1:]) {
-			return j
-		}
-		i = j + 1
-	}
-	return -1
-}
-
-// indexFrom is the index of c in s at or after i, or len(s)+1 when there is
-// none, so that a search for it is not repeated.
-func indexFrom(s []byte, c byte, i int) int {
-	if j := bytes.IndexByte(s[i:], c); j >= 0 {
-		return i + j
-	}
-	return len(s) + 1
-}
-
-// equalFold compares s with lower-case ASCII lit, ignoring ASCII case.
-func equalFold(s, lit []byte) bool {
-	for i, c := range lit {
-		b := s[i]
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		if b != c {
-			return false
-		}
-	}
-	return true
+	return m.find.index(b)
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"unicode/utf8"
+	"math/bits"
 
 	"github.com/toold/toold/truncate"
 )
@@ -45,6 +45,8 @@ type scanner struct {
 	// match (judged); a binary file's scan ends there.
 	sample         []byte
 	judged, binary bool
+	// own holds a copy of the sample when the file is read in chunks.
+	own []byte
 }
 
 func newScanner(m *Matcher, opt *GrepOptions) *scanner {
@@ -53,7 +55,7 @@ func newScanner(m *Matcher, opt *GrepOptions) *scanner {
 
 // reset readies s for the next file.
 func (s *scanner) reset() {
-	*s = scanner{m: s.m, opt: s.opt, chunk: s.chunk, sample: s.sample[:0]}
+	*s = scanner{m: s.m, opt: s.opt, chunk: s.chunk, own: s.own[:0]}
 }
 
 // errBinary is returned for a file that is not text and has a match.
@@ -99,7 +101,8 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 			first = false
 			// Judged at the first match: most files have none, and whether
 			// those are text does not matter.
-			s.sample = append(s.sample[:0], buf[:min(n, sniffLen)]...)
+			s.own = append(s.own[:0], buf[:min(n, sniffLen)]...)
+			s.sample = s.own
 		}
 		end := n
 		if !eof {
@@ -111,7 +114,7 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 				end = n
 			}
 		}
-		line = s.scan(buf[:end], old, line)
+		line = s.scan(buf[:end], old, line, !eof)
 		if s.binary {
 			return errBinary
 		}
@@ -130,8 +133,8 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 
 // scanBuffer searches buf, a whole file, as scanReaderAt would.
 func (s *scanner) scanBuffer(buf []byte) error {
-	s.sample = append(s.sample[:0], buf[:min(len(buf), sniffLen)]...)
-	s.scan(buf, 0, 1)
+	s.sample = buf[:min(len(buf), sniffLen)] // buf outlives the scan
+	s.scan(buf, 0, 1, false)
 	if s.binary {
 		return errBinary
 	}
@@ -146,8 +149,9 @@ func (s *scanner) maxLine() int {
 
 // scan searches the lines of buf[from:]; buf[:from] holds lines searched
 // before, for context. line is the number of the line at from; scan
-// returns the number of the line after buf.
-func (s *scanner) scan(buf []byte, from, line int) int {
+// returns the number of the line after buf when more is to come (more),
+// counting the lines after the last match, which a whole file need not.
+func (s *scanner) scan(buf []byte, from, line int, more bool) int {
 	pos := from
 	if s.pendingAfter > 0 {
 		pos, line = s.after(buf, pos, line)
@@ -159,7 +163,7 @@ func (s *scanner) scan(buf []byte, from, line int) int {
 		}
 		if !s.judged {
 			s.judged = true
-			if s.binary = !plainText(s.sample) && truncate.IsBinary(s.sample); s.binary {
+			if s.binary = isBinary(s.sample); s.binary {
 				return line
 			}
 		}
@@ -173,6 +177,9 @@ func (s *scanner) scan(buf []byte, from, line int) int {
 			s.pendingAfter = s.opt.Context
 			pos, line = s.after(buf, pos, line)
 		}
+	}
+	if !more {
+		return line
 	}
 	return line + bytes.Count(buf[pos:], nl)
 }
@@ -280,41 +287,39 @@ func show(line []byte, maxChars int, clean bool) (string, int) {
 	return text, 0
 }
 
-// plainText is a quick proof that sample is text by truncate.IsBinary's
-// rule: no NUL, no control character but those it allows, valid UTF-8.
-// Eight bytes at a time, most words are printable ASCII and skipped whole;
-// when it cannot tell, the caller asks truncate.IsBinary.
-func plainText(sample []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	ascii := true
-	i := 0
+// isBinary is truncate.IsBinary(sample), eight bytes at a time: a NUL, or
+// more than one byte in 16 that text never holds (a control character
+// other than \a to \r and ESC, or DEL). Source code has a tab or a newline
+// in nearly every eight bytes, so a byte-by-byte loop runs for most.
+func isBinary(sample []byte) bool {
+	sample = sample[:min(len(sample), sniffLen)]
+	if bytes.IndexByte(sample, 0) >= 0 {
+		return true
+	}
+	bad, i := 0, 0
 	for ; i+8 <= len(sample); i += 8 {
-		w := binary.LittleEndian.Uint64(sample[i:])
-		// A byte below 0x20 or above 0x7e sets its high bit here.
-		if ((w-0x20*ones)&^w|(w+0x01*ones)|w)&highs == 0 {
-			continue
-		}
-		for _, c := range sample[i : i+8] {
-			if !plainByte(c, &ascii) {
-				return false
-			}
-		}
+		bad += bits.OnesCount64(notTextBytes(binary.LittleEndian.Uint64(sample[i:])))
 	}
 	for _, c := range sample[i:] {
-		if !plainByte(c, &ascii) {
-			return false
-		}
+		bad += int(notTextBytes(uint64(c)) & 0x80 >> 7) // the first byte's bit
 	}
-	return ascii || utf8.Valid(sample)
+	return bad*16 > len(sample)
 }
 
-func plainByte(c byte, ascii *bool) bool {
-	switch {
-	case c >= 0x80:
-		*ascii = false
-		return true
-	case c >= 0x20:
-		return c != 0x7f
-	}
-	return c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\b' || c == 0x1b
+// notTextBytes sets the high bit of each byte of w that is not text, and
+// no other bit. Each step works on the low seven bits of each byte, whose
+// sums stay below 0x100: no carry reaches the next byte.
+func notTextBytes(w uint64) uint64 {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	low := w & lows
+	control := ^((low + 0x60*ones) | w) & highs // below 0x20
+	// \a to \r, 7 to 13: at least 7 and not at least 14.
+	format := (low + (0x80-7)*ones) &^ (low + (0x80-14)*ones)
+	return control&^(format|zeroBytes(w^0x1b*ones)) | zeroBytes(w^0x7f*ones)
+}
+
+// zeroBytes sets the high bit of each zero byte of x.
+func zeroBytes(x uint64) uint64 {
+	const highs, lows = 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	return ^(((x & lows) + lows) | x) & highs
 }

@@ -232,24 +232,34 @@ func FuzzScan(f *testing.F) {
 	})
 }
 
-// FuzzPlainText: the quick proof of text never contradicts the rule.
-func FuzzPlainText(f *testing.F) {
-	for _, s := range []string{"plain text\n", "tab\tand\x1b[0m", "é\xff", "\x00", "\x7f", "abcdefgh\x01ijklmnop"} {
+// FuzzIsBinary: the word-at-a-time rule answers as truncate.IsBinary.
+func FuzzIsBinary(f *testing.F) {
+	for _, s := range []string{"plain text\n", "tab\tand\x1b[0m", "é\xff", "\x00", "\x7f", "abcdefgh\x01ijklmnop",
+		"\a\b\t\n\v\f\r\x1b\x06\x0e\x1a\x1c\x1f\x20\x7e\x7f\x80\xff", strings.Repeat("\x01abcdefghijklm", 600)} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if plainText(b) && truncate.IsBinary(b) {
-			t.Fatalf("%q: plainText, yet binary", b)
-		}
-		if len(b) > 0 && !bytes.ContainsAny(b, "\x00\x7f") && utf8.Valid(b) && !plainText(b) {
-			for _, c := range b {
-				if c < 0x20 && !strings.ContainsRune("\t\n\r\f\b\x1b", rune(c)) {
-					return
-				}
-			}
-			t.Fatalf("%q: text, not proven", b)
+		if got, want := isBinary(b), truncate.IsBinary(b); got != want {
+			t.Fatalf("%q: isBinary %v, truncate.IsBinary %v", b, got, want)
 		}
 	})
+}
+
+// TestIsBinaryBytes: each byte value, alone and at each place of a word,
+// counts as truncate.IsBinary counts it.
+func TestIsBinaryBytes(t *testing.T) {
+	for c := range 256 {
+		for at := range 8 {
+			w := uint64(c) << (8 * at)
+			want := uint64(0)
+			if c == 0 || truncate.IsBinary([]byte{byte(c)}) {
+				want = 0x80 << (8 * at)
+			}
+			if got := notTextBytes(w | 0x2020202020202020&^(0xff<<(8*at))); got != want {
+				t.Errorf("byte %#x at %d: %#x, want %#x", c, at, got, want)
+			}
+		}
+	}
 }
 
 func TestGrepReaderCancel(t *testing.T) {

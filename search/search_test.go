@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"golang.org/x/sys/unix"
 	"io/fs"
 	"os"
@@ -463,6 +464,55 @@ func TestGrepFileSizes(t *testing.T) {
 				t.Errorf("last needle on line %d, want 2", res.Files[0].Matches[1].Line)
 			}
 		})
+	}
+}
+
+// TestGrepSharedJob: a directory of large files is one job, which the
+// workers share (worker.share); the reply is in walk order all the same,
+// with the limit cut where a one-worker search cuts it.
+func TestGrepSharedJob(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for i := range 12 {
+		name := fmt.Sprintf("f%02d.txt", i)
+		var b strings.Builder
+		for b.Len() < shareSize+i*1000 {
+			b.WriteString("padding line without it\n")
+		}
+		if i%3 != 2 { // some files match, some do not
+			b.WriteString("the needle " + name + "\n")
+			want = append(want, name+":"+name)
+		}
+		if i == 4 {
+			b.WriteString(strings.Repeat("x", 2*headSize) + "\nneedle after a long line\n")
+			want = append(want, name+":long")
+		}
+		must(t, os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644))
+	}
+	m, err := Compile(Query{Pattern: "needle"})
+	must(t, err)
+	for _, limit := range []int{0, 3} {
+		for range 5 {
+			res, err := Grep(context.Background(), m, dir, GrepOptions{Limit: limit})
+			must(t, err)
+			var got []string
+			for _, f := range res.Files {
+				for _, mt := range f.Matches {
+					what := strings.TrimPrefix(mt.Text, "the needle ")
+					if strings.HasPrefix(mt.Text, "needle after") {
+						what = "long"
+					}
+					got = append(got, f.Path+":"+what)
+				}
+			}
+			w := want
+			if limit > 0 {
+				w = want[:limit]
+			}
+			if !reflect.DeepEqual(got, w) {
+				t.Fatalf("limit %d: got %q, want %q", limit, got, w)
+			}
+		}
 	}
 }
 
