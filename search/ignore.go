@@ -161,13 +161,15 @@ func parentRules(dir, from string) (*ignoreRules, prio, []string) {
 	if rel != "." {
 		comps = strings.Split(filepath.ToSlash(rel), "/")
 	}
-	rules, anc := newRules(gitAbove(filepath.Dir(from), from)), prio(0)
+	rules := newRules(gitAbove(filepath.Dir(from), from))
 	for i := range comps {
 		d := filepath.Join(append([]string{from}, comps[:i]...)...)
 		rules = rules.with(comps[:i], readDirIgnore(d))
-		anc = max(anc, rules.match(&entryPath{dir: comps[:i], name: comps[i], isDir: true}))
 	}
-	return rules, anc, comps
+	// The directory searched is never ignored, nor through its ancestors,
+	// as ripgrep has it: `rg PAT build` searches build/ though .gitignore
+	// names build/ (its rules still apply to each entry by its own path).
+	return rules, 0, comps
 }
 
 // gitAbove reports whether dir or one of its ancestors holds a .git (a

@@ -57,25 +57,36 @@ func TestIgnoreGitWorkTree(t *testing.T) {
 		noIgnore bool
 		want     []string
 		ignored  int
+		fromTop  bool // the top's ignore files apply too (IgnoreFrom, as methods sets it)
 	}{
 		// Outside a work tree only .ignore applies (and the nested repo's
 		// .gitignore, within it), as rg does with the Debian tarball's "/*".
-		{"no git", nil, "", false, []string{"a.txt", "app.log", "repo/c.txt", "sub/b.txt", "sub/x.tmp"}, 2},
-		{"no git, noIgnore", nil, "", true, all, 0},
-		{"git dir", map[string]string{".git/": ""}, "", false, nil, 7},
-		{"git dir, noIgnore", map[string]string{".git/": ""}, "", true, all, 0},
-		{"git above the searched dir", map[string]string{".git/": ""}, "sub", false, []string{"b.txt", "x.tmp"}, 0},
+		{"no git", nil, "", false, []string{"a.txt", "app.log", "repo/c.txt", "sub/b.txt", "sub/x.tmp"}, 2, false},
+		{"no git, noIgnore", nil, "", true, all, 0, false},
+		{"git dir", map[string]string{".git/": ""}, "", false, nil, 7, false},
+		{"git dir, noIgnore", map[string]string{".git/": ""}, "", true, all, 0, false},
+		{"git above the searched dir", map[string]string{".git/": ""}, "sub", false, []string{"b.txt", "x.tmp"}, 0, false},
 		{"exclude", map[string]string{".git/info/exclude": "*.tmp\n", ".gitignore": "*.log\n"}, "", false,
-			[]string{"a.txt", "repo/c.txt", "sub/b.txt"}, 4},
-		{"exclude, noIgnore", map[string]string{".git/info/exclude": "*.tmp\n"}, "", true, all, 0},
+			[]string{"a.txt", "repo/c.txt", "sub/b.txt"}, 4, false},
+		{"exclude, noIgnore", map[string]string{".git/info/exclude": "*.tmp\n"}, "", true, all, 0, false},
+		// A directory given is searched though the rules above it name it,
+		// as rg searches it; their rules still apply to each entry.
+		{"ignored dir searched by name", map[string]string{".git/": "", ".gitignore": "sub/\n*.tmp\n"}, "sub", false,
+			[]string{"b.txt"}, 1, true},
+		{"excluded dir searched by name", map[string]string{".git/info/exclude": "sub\n", ".gitignore": ""}, "sub", false,
+			[]string{"b.txt", "x.tmp"}, 0, true},
 	}
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			files := maps(base, tt.extra)
-			dir := filepath.Join(writeTree(t, files), tt.sub)
-			res, err := Grep(context.Background(), m, dir, GrepOptions{NoIgnore: tt.noIgnore})
+			top := writeTree(t, files)
+			dir, from := filepath.Join(top, tt.sub), ""
+			if tt.fromTop {
+				from = top
+			}
+			res, err := Grep(context.Background(), m, dir, GrepOptions{NoIgnore: tt.noIgnore, IgnoreFrom: from})
 			must(t, err)
 			var got []string
 			for _, f := range res.Files {
@@ -84,7 +95,7 @@ func TestIgnoreGitWorkTree(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) || res.Skipped.Ignored != tt.ignored {
 				t.Errorf("grep: got %q ignored %d, want %q ignored %d", got, res.Skipped.Ignored, tt.want, tt.ignored)
 			}
-			fr, err := Find(context.Background(), dir, FindOptions{Type: TypeFile, NoIgnore: tt.noIgnore})
+			fr, err := Find(context.Background(), dir, FindOptions{Type: TypeFile, NoIgnore: tt.noIgnore, IgnoreFrom: from})
 			must(t, err)
 			var files2 []string
 			for _, e := range fr.Entries {
@@ -100,7 +111,7 @@ func TestIgnoreGitWorkTree(t *testing.T) {
 					t.Errorf("find listed %s in a VCS directory", e)
 				}
 			}
-			lr, err := List(context.Background(), dir, ListOptions{NoIgnore: tt.noIgnore})
+			lr, err := List(context.Background(), dir, ListOptions{NoIgnore: tt.noIgnore, IgnoreFrom: from})
 			must(t, err)
 			for _, e := range lr.Entries {
 				if e.Kind == KindFile && !slices.Contains(tt.want, e.Name) {

@@ -359,8 +359,10 @@ func TestContractIgnoreRules(t *testing.T) {
 			{plain, true, []string{"debian/rules", "kernel/sched.c", "kernel/x.o", "key.secret"}, "<nil>", 0},
 			// Inside one: "/*" hides the top level but debian/.
 			{repo, false, []string{"debian/rules"}, "<nil>", 4},
-			// A subdirectory: its parent's "/*" covers it, as in git.
-			{repo + "/kernel", false, nil, "[No matches; 2 paths skipped by .gitignore/.ignore: noIgnore=true searches them]", 2},
+			// A subdirectory given by name is searched though its parent's
+			// "/*" names it, as ripgrep searches it (`rg schedule kernel`
+			// finds kernel/sched.c); "*.o" still hides x.o.
+			{repo + "/kernel", false, []string{"sched.c"}, "<nil>", 1},
 			{repo + "/kernel", true, []string{"sched.c", "x.o"}, "<nil>", 0},
 		} {
 			hits, notice, ignored := grep(map[string]any{"pattern": "schedule", "path": tt.path, "noIgnore": tt.noIgnore})
@@ -378,8 +380,12 @@ func TestContractIgnoreRules(t *testing.T) {
 			t.Errorf("find noIgnore: %q %q", r.Entries, ctStr(r.Notice))
 		}
 		p.mustCall("ls", map[string]any{"path": repo + "/kernel"}, &r)
-		if len(r.Entries) != 0 || ctStr(r.Notice) != "[Empty directory; 2 paths skipped by .gitignore/.ignore: noIgnore=true lists them]" {
+		if strings.Join(r.Entries, "|") != "sched.c" || r.Notice != nil {
 			t.Errorf("ls in the repo: %q %q", r.Entries, ctStr(r.Notice))
+		}
+		if hits, notice, _ := grep(map[string]any{"path": repo + "/kernel", "pattern": "object"}); len(hits) != 0 ||
+			notice != "[No matches; 1 path skipped by .gitignore/.ignore: noIgnore=true searches them]" {
+			t.Errorf("grep of what *.o hides: %q %q", hits, notice)
 		}
 		p.mustCall("ls", map[string]any{"path": repo + "/kernel", "noIgnore": true}, &r)
 		if strings.Join(r.Entries, "|") != "sched.c|x.o" {
