@@ -120,7 +120,8 @@ const SpoolNotKept = "; not kept: toold call's session, and its spool, ended wit
 // spool s (as stream writes it), SpoolNotKept in its place.
 func DropSpool(n string, s *protocol.SpoolRef) string {
 	re := regexp.MustCompile(`; (read them with|all of it is in) page spool=` + regexp.QuoteMeta(s.ID) +
-		`( offset=\d+)?( \(the spool stops at [^)]*\))?|; the raw bytes are in ` + regexp.QuoteMeta(s.Path))
+		`( offset=\d+)?( \(the spool stops at [^)]*\))?|; the raw bytes are in ` + regexp.QuoteMeta(s.Path) +
+		`|; page spool=` + regexp.QuoteMeta(s.ID) + ` startByte=\d+ reads clipped line \d+ on`)
 	return re.ReplaceAllLiteralString(n, SpoolNotKept)
 }
 

@@ -1,6 +1,7 @@
 package notice
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -271,6 +272,21 @@ func TestMessages(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.say(); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDropSpool: toold call's notice names no spool of its ended session:
+// not for omitted lines, not for a clipped line.
+func TestDropSpool(t *testing.T) {
+	sp := &protocol.SpoolRef{ID: "ab12", Path: "/run/toold/ab12.stdout.log"}
+	for _, n := range []string{
+		"[stdout: 1 line clipped; page spool=ab12 startByte=100 reads clipped line 1 on]",
+		"[stdout: 5000 lines, 50.0 KB; lines 3-4998 (49.0 KB) omitted; read them with page spool=ab12 offset=3]",
+	} {
+		got := DropSpool(n, sp)
+		if strings.Contains(got, "ab12") || !strings.Contains(got, SpoolNotKept) {
+			t.Errorf("DropSpool(%q) = %q", n, got)
 		}
 	}
 }
