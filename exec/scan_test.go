@@ -16,7 +16,7 @@ import (
 // TestScanner: fed a stream in chunks of any size, the scanner finds what
 // highlight.Scan finds over the whole output.
 func TestScanner(t *testing.T) {
-	cs, err := corpus.Load("../testdata/outputs")
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestScannerSkips(t *testing.T) {
 // finds; where the spool stops (its cap) it finds only lines the spool
 // keeps, at the numbers they have in the output.
 func TestScannerFollowsSpool(t *testing.T) {
-	cs, err := corpus.Load("../testdata/outputs")
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}
