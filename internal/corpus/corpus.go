@@ -35,17 +35,23 @@ func Load(dir string) ([]Case, error) {
 }
 
 // LoadForTests is Load for the tests of the default run: the generated
-// minified JSON is QuickMinified bytes, not 3 MB, unless TOOLD_LONG is set
-// (testenv.Long), when it is Load. Its one line is still longer than a
-// scan's block (64 KiB), the detector's kept line (4 KiB) and both ends a
-// capture keeps at maxBytes 2000 (64 KiB each); a Scan of the 3 MB line
-// took 54 s under -race. The generated outputs are made once a process.
+// cases are smaller (QuickMinified bytes of minified JSON, not 3 MB;
+// QuickJSONLines records of JSON lines, not 60,000) unless TOOLD_LONG is
+// set (testenv.Long), when it is Load. The minified JSON's one line is
+// still longer than a scan's block (64 KiB), the detector's kept line
+// (4 KiB) and both ends a capture keeps at maxBytes 2000 (64 KiB each). A
+// Scan of the 3 MB line took 54 s under -race, of the 60,000 records 1 s.
+// The generated outputs are made once a process.
 func LoadForTests(dir string) ([]Case, error) {
 	return loadAll(dir, testenv.Long())
 }
 
-// QuickMinified is the size of minified-json-3mb in LoadForTests' default run.
-const QuickMinified = 256 << 10
+// The sizes of the generated cases in LoadForTests' default run: bytes of
+// minified-json-3mb, records of jsonl-60k (its ERROR record as far in).
+const (
+	QuickMinified  = 256 << 10
+	QuickJSONLines = 6000
+)
 
 func loadAll(dir string, full bool) ([]Case, error) {
 	ents, err := os.ReadDir(dir)
@@ -106,8 +112,13 @@ var generators = map[string]func() []byte{
 
 // generator is the function that makes case name, nil for a kept one.
 func generator(name string, full bool) func() []byte {
-	if name == "minified-json-3mb" && !full {
+	switch {
+	case full:
+		return generators[name]
+	case name == "minified-json-3mb":
 		return func() []byte { return minifiedJSON(QuickMinified) }
+	case name == "jsonl-60k":
+		return func() []byte { return jsonLines(QuickJSONLines, QuickJSONLines*41337/60000) }
 	}
 	return generators[name]
 }
@@ -128,7 +139,10 @@ func generated(name string, full bool, gen func() []byte) []byte {
 
 // JSONLines is a service's log of 60,000 records written by log/slog's JSON
 // handler, one of which (record 41,337) is at level ERROR.
-func JSONLines() []byte {
+func JSONLines() []byte { return jsonLines(60000, 41337) }
+
+// jsonLines is JSONLines of n records, the one at level ERROR at errAt.
+func jsonLines(n, errAt int) []byte {
 	var buf bytes.Buffer
 	t0 := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{
@@ -141,10 +155,10 @@ func JSONLines() []byte {
 		}}))
 	r := rand.New(rand.NewPCG(7, 60000))
 	paths := []string{"/api/items", "/api/users", "/healthz", "/api/orders", "/metrics"}
-	for i := range 60000 {
+	for i := range n {
 		t0 = t0.Add(time.Duration(r.IntN(90)) * time.Millisecond)
 		switch {
-		case i == 41337:
+		case i == errAt:
 			log.Error("payment provider refused the charge", "order", "ord_8812", "status", 502, "err", "upstream connect error or disconnect/reset before headers")
 		case i%997 == 0:
 			log.Debug("pool stats", "open", r.IntN(50), "idle", r.IntN(20))
