@@ -21,7 +21,7 @@ func TestSandboxStartFailure(t *testing.T) {
 			write(t, filepath.Join(w.proj, "noexec"), "#!/bin/sh\necho hi\n")
 			write(t, filepath.Join(w.proj, "run.sh"), "#!/bin/sh\necho ran\n")
 			os.Chmod(filepath.Join(w.proj, "run.sh"), 0o755)
-			c := open()
+			c := open(t)
 			sandboxInit(t, c, 1, w, "workspace-write")
 			id := 10
 			for range 2 {
