@@ -41,6 +41,7 @@ func runExe(t *testing.T, exe, dir string, env []string, args ...string) (string
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	out, _, code := runBin(t, "", nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "toold ") || !strings.Contains(out, "module    github.com/toold/toold\n") ||
 		!strings.Contains(out, "go        go1.") {
@@ -132,6 +133,7 @@ func TestHelpPerCommand(t *testing.T) {
 // Every flag a command does not take is refused, before or after the
 // command, with one line that names it.
 func TestRefusedFlags(t *testing.T) {
+	t.Parallel()
 	for name, flags := range commandFlags {
 		takes := map[string]bool{}
 		for _, f := range flags {
@@ -492,6 +494,7 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 // 24 KB of text whatever the output (here a million lines on each stream),
 // with the daemon in its process and on the shared socket.
 func TestMCPStructuredAndBudget(t *testing.T) {
+	t.Parallel()
 	sock, _ := startSocketDaemon(t)
 	spool := "--spool-root=" + filepath.Join(t.TempDir(), "spool")
 	for _, tc := range []struct {

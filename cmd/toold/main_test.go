@@ -585,6 +585,7 @@ func TestConcurrency(t *testing.T) {
 func jsonNumber(id string) json.Number { return json.Number(id) }
 
 func TestShutdownExit(t *testing.T) {
+	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			p := m.start(t, false)
@@ -715,6 +716,7 @@ func TestSweepAfterSIGKILL(t *testing.T) {
 // daemon, each with its own session working in its own cwd, and the socket
 // is the user's alone.
 func TestSharedDaemon(t *testing.T) {
+	t.Parallel()
 	runtime := t.TempDir()
 	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
 	var peers []*peer
