@@ -33,6 +33,7 @@ func TestSandboxNoticeLowercase(t *testing.T) {
 // host's 127.0.0.1 refuses the command (its loopback is its namespace's),
 // and the notice says so truthfully, on every transport.
 func TestSandboxNoticeHostLoopback(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,7 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 // socket's EPERM names abstract sockets, and a non-string writable[1] is
 // named sandbox.writable[1].
 func TestSandboxNoticeBlamesRightly(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	name := fmt.Sprintf("toold-test-%d", os.Getpid())
 	ln, err := net.Listen("unix", "@"+name)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // Each twice: the first starts its launcher cold, the next takes one
 // started ahead. On every transport.
 func TestSandboxStartFailure(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports, _ := sandboxTransports(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {

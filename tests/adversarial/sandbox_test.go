@@ -436,6 +436,7 @@ func TestSandboxUnavailable(t *testing.T) {
 // user (uid 65534, through setpriv) when the suite runs as root: the
 // launcher's user namespace and Landlock must work without privilege.
 func TestSandboxAsNobody(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root only: it re-runs the sandbox's cases as uid 65534 (as any other uid they run directly)")
 	}
