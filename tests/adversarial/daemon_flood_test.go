@@ -155,6 +155,7 @@ func TestDaemonFloodSocket(t *testing.T) {
 func TestDaemonStdioNonReaderEnds(t *testing.T) {
 	for _, requests := range []int{40, 400} {
 		t.Run(fmt.Sprint(requests, " requests"), func(t *testing.T) {
+			t.Parallel() // each waits seconds for its own daemon to end
 			p, c := daemonStdio(t)
 			path := daemonFile(t, t.TempDir(), 8192, 128)
 			marker := fmt.Sprintf("TOOLD_NONREADER=%d-%d", os.Getpid(), requests)
