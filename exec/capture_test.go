@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/internal/testtext"
 	"github.com/toold/toold/truncate"
 )
@@ -199,9 +200,11 @@ func genOutput(r *rand.Rand, size int) []byte {
 	return out
 }
 
+// TestCaptureGenerated: random outputs, budgets, keeps and chunkings: 100
+// in the quick run, the first 100 of the 300 TOOLD_LONG=1 runs.
 func TestCaptureGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 300 {
+	for i := range testenv.Size(100, 300) {
 		size := r.IntN(40000)
 		if i%10 == 0 {
 			size = r.IntN(200)
@@ -211,6 +214,7 @@ func TestCaptureGenerated(t *testing.T) {
 		keep := []int{0, 64, 1000, 4 * opt.MaxBytes}[i%4]
 		chunks := []int{1 + r.IntN(5000), 1 + r.IntN(100), 1 + r.IntN(70000)}
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
 			checkCapture(t, out, opt, keep, chunks)
 			checkFollow(t, out, opt, keep, chunks)
 		})

@@ -476,7 +476,10 @@ drain:
 		case <-p.readerDone:
 			pending--
 		case <-idle.C:
-			if n := p.chunks.Load(); n == lastChunks && p.busy.Load() == 0 {
+			// Output left in a pipe is not silence: its reader is behind
+			// (not scheduled for drainIdle on a loaded machine, and a
+			// cut then lost the rest of cat's 300 KB).
+			if n := p.chunks.Load(); n == lastChunks && p.busy.Load() == 0 && !p.pipes.unread() {
 				break drain
 			} else {
 				lastChunks = n
@@ -708,6 +711,23 @@ func growPipe(f *os.File) {
 	if sc, err := f.SyscallConn(); err == nil {
 		sc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
 	}
+}
+
+// unread reports whether a read end of the output holds bytes not read yet.
+func (p *pipes) unread() bool {
+	return unreadBytes(p.outR) || p.errR != nil && unreadBytes(p.errR)
+}
+
+// unreadBytes reports whether pipe f holds bytes (FIONREAD), false when
+// that cannot be asked. TIOCINQ is Linux's FIONREAD.
+func unreadBytes(f *os.File) bool {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	n := 0
+	sc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return n > 0
 }
 
 // closeChildEnds closes, after Start, the ends the child inherited.

@@ -10,13 +10,14 @@ import (
 
 	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/truncate"
 )
 
 // TestScanner: fed a stream in chunks of any size, the scanner finds what
 // highlight.Scan finds over the whole output.
 func TestScanner(t *testing.T) {
-	cs, err := corpus.Load("../testdata/outputs")
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,8 @@ func TestScanner(t *testing.T) {
 // output's lines at the numbers they claim.
 func TestScannerSkips(t *testing.T) {
 	var out bytes.Buffer
-	for i := range 200000 {
+	// 50,000 lines (3 MB) in the quick run, 200,000 with TOOLD_LONG=1.
+	for i := range testenv.Size(50000, 200000) {
 		if i%5000 == 4999 {
 			fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR job %d failed\n", i)
 			continue
@@ -75,7 +77,7 @@ func TestScannerSkips(t *testing.T) {
 // finds; where the spool stops (its cap) it finds only lines the spool
 // keeps, at the numbers they have in the output.
 func TestScannerFollowsSpool(t *testing.T) {
-	cs, err := corpus.Load("../testdata/outputs")
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,10 @@ func TestScannerFollowsSpool(t *testing.T) {
 // before is at the right lines, and the totals hold.
 func TestScannerStop(t *testing.T) {
 	var out bytes.Buffer
-	for i := 1; i <= 200000; i++ {
+	// Every line an error: 50,000 (3.5 MB, 14 chunks) in the quick run,
+	// 200,000 with TOOLD_LONG=1.
+	lineCount := testenv.Size(50000, 200000)
+	for i := 1; i <= lineCount; i++ {
 		fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR [db] job %d failed: connection refused\n", i)
 	}
 	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
@@ -148,7 +153,7 @@ func TestScannerStop(t *testing.T) {
 		t.Fatal("the scanner did not follow the spool file")
 	}
 	s := c.finish()
-	if s.TotalLines != 200000 || s.TotalBytes != int64(out.Len()) || s.ScanSkipped {
+	if s.TotalLines != int64(lineCount) || s.TotalBytes != int64(out.Len()) || s.ScanSkipped {
 		t.Fatalf("%d lines, %d bytes, skipped %v", s.TotalLines, s.TotalBytes, s.ScanSkipped)
 	}
 	for _, h := range s.Highlights {

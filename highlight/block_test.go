@@ -12,6 +12,7 @@ import (
 // TestBlockIsLine: Block, which skips the lines without an anchor, finds
 // what Line finds fed every line, on every sample and corpus output.
 func TestBlockIsLine(t *testing.T) {
+	t.Parallel()
 	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
 	var outs [][]byte
 	for _, f := range fs {
@@ -21,7 +22,7 @@ func TestBlockIsLine(t *testing.T) {
 		}
 		outs = append(outs, b)
 	}
-	cs, err := corpus.Load("../testdata/outputs")
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}

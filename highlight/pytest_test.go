@@ -13,7 +13,8 @@ import (
 // evidence of the group holding the verdict is the span of lines that
 // holds the body's "E" line.
 func TestPytestEvidence(t *testing.T) {
-	cs, err := corpus.Load("../testdata/outputs")
+	t.Parallel()
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 func TestRank(t *testing.T) {
@@ -31,11 +33,14 @@ func TestRank(t *testing.T) {
 // memory bounded: MaxGroups groups of at most MaxGroupLines lines, lines cut
 // at MaxLineBytes; the first and the last group kept, every group counted.
 func TestBounded(t *testing.T) {
+	t.Parallel()
 	opt := Options{MaxGroups: 8, MaxGroupLines: 10, MaxLineBytes: 64}
 	d := New(opt)
 	var block bytes.Buffer
 	n := int64(1)
-	const lines = 200_000
+	// 20,000 lines (2,000 groups of 10 for 8 kept) in the quick run; the
+	// long one feeds 200,000 (30 MB).
+	lines := testenv.Size(20_000, 200_000)
 	for i := range lines {
 		fmt.Fprintf(&block, "2026-11-22 02:00:%02d ERROR request %d failed: %s\n", i%60, i, bytes.Repeat([]byte("x"), i%200))
 		if block.Len() > 64<<10 || i == lines-1 {
@@ -50,7 +55,7 @@ func TestBounded(t *testing.T) {
 	if r.Found != lines/opt.MaxGroupLines || r.Errors != r.Found {
 		t.Fatalf("found %d (%d errors), want %d", r.Found, r.Errors, lines/opt.MaxGroupLines)
 	}
-	if r.Groups[0].FromLine != 1 || r.Groups[len(r.Groups)-1].ToLine != lines {
+	if r.Groups[0].FromLine != 1 || r.Groups[len(r.Groups)-1].ToLine != int64(lines) {
 		t.Fatalf("first %d, last %d", r.Groups[0].FromLine, r.Groups[len(r.Groups)-1].ToLine)
 	}
 	for _, g := range r.Groups {
@@ -69,6 +74,7 @@ func TestBounded(t *testing.T) {
 // shape of its own far in the middle is kept (the kept groups are full
 // long before it) and ranked right after the first and the last.
 func TestRareKept(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	const lines, rare = 60000, 31337
 	tables := []string{"orders", "users", "carts", "stock", "prices", "invoices", "sessions"}

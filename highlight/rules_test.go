@@ -163,7 +163,8 @@ func TestEveryRuleHasASample(t *testing.T) {
 // TestCorpus: the groups of the corpus show every key line, and the clean
 // runs have none.
 func TestCorpus(t *testing.T) {
-	cs, err := corpus.Load("../testdata/outputs")
+	t.Parallel()
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,6 +251,7 @@ func denseLog(lines int) ([]byte, [3]Kind) {
 // ERROR lines, most frequent first, with exact counts and first and last
 // lines, their words that vary masked; a clean output has none.
 func TestKinds(t *testing.T) {
+	t.Parallel()
 	out, want := denseLog(60000)
 	res := Scan(out, Options{})
 	if len(res.Kinds) != 3 {

@@ -17,6 +17,7 @@ import (
 // quotes "open file.go: no such file or directory", and docs/protocol.md
 // wraps a line at "between: errors over warnings", both taken for one.)
 func TestCleanOutputs(t *testing.T) {
+	t.Parallel()
 	cmds := []string{
 		"seq 1 100000",
 		"ls -R /usr/include",

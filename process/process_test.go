@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/spool"
 )
@@ -405,7 +406,8 @@ func fds(t testing.TB) int {
 func TestCloseLeavesNothing(t *testing.T) {
 	fd0, g0 := fds(t), runtime.NumGoroutine()
 	var pids []int
-	for range 3 {
+	// One full table in the quick run, three in turn with TOOLD_LONG=1.
+	for range testenv.Size(1, 3) {
 		r := exec.NewRunner(nil)
 		m, err := spool.NewManager(filepath.Join(t.TempDir(), "spool"))
 		if err != nil {

@@ -118,6 +118,7 @@ func TestProgressBadToken(t *testing.T) {
 // TestProgressNeverAfterReply races reports against the reply: a handler
 // that reports until the moment it returns, many times over.
 func TestProgressNeverAfterReply(t *testing.T) {
+	t.Parallel() // it waits on progress intervals, on a server of its own
 	s := serve(t, FramingLines, nil)
 	for i := range 8 {
 		id := json.RawMessage(strings.Repeat("9", 1+i%3))
@@ -134,6 +135,7 @@ func TestProgressNeverAfterReply(t *testing.T) {
 func TestClientOnProgress(t *testing.T) {
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
+			t.Parallel() // it waits on progress intervals, on a server of its own
 			c, _ := clientServer(t, framing)
 			var got []int64
 			remove, err := c.OnProgress("tok", func(v json.RawMessage) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,7 @@ func runExe(t *testing.T, exe, dir string, env []string, args ...string) (string
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	out, _, code := runBin(t, "", nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "toold ") || !strings.Contains(out, "module    github.com/toold/toold\n") ||
 		!strings.Contains(out, "go        go1.") {
@@ -132,16 +134,27 @@ func TestHelpPerCommand(t *testing.T) {
 // Every flag a command does not take is refused, before or after the
 // command, with one line that names it.
 func TestRefusedFlags(t *testing.T) {
-	for name, flags := range commandFlags {
+	t.Parallel()
+	// Every command with every flag of the others it does not take, with
+	// TOOLD_LONG=1 (about 100 runs of the binary); in the quick run each
+	// command with its first such flag and each flag with the first command
+	// that refuses it (a run of the -race binary costs 0.1 s of CPU).
+	tried, refused, runs := map[string]bool{}, map[string]bool{}, 0
+	for _, name := range slices.Sorted(maps.Keys(commandFlags)) {
 		takes := map[string]bool{}
-		for _, f := range flags {
+		for _, f := range commandFlags[name] {
 			takes[f] = true
 		}
-		for other, oflags := range commandFlags {
-			for _, f := range oflags {
+		for _, other := range slices.Sorted(maps.Keys(commandFlags)) {
+			for _, f := range commandFlags[other] {
 				if takes[f] || other == name {
 					continue
 				}
+				if !testenv.Long() && tried[name] && refused[f] {
+					continue
+				}
+				tried[name], refused[f] = true, true
+				runs++
 				v := "1"
 				if f == "exec.timeout" || f == "idle-timeout" {
 					v = "1s"
@@ -157,6 +170,7 @@ func TestRefusedFlags(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d commands refused %d flags in %d runs", len(tried), len(refused), runs)
 	// Before the command too.
 	if _, e, code := runBin(t, "", nil, "--listen=x", "mcp"); code != 2 || e != "toold mcp: does not take --listen (see: toold help mcp)\n" {
 		t.Errorf("toold --listen=x mcp: %d %q", code, e)
@@ -492,6 +506,7 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 // 24 KB of text whatever the output (here a million lines on each stream),
 // with the daemon in its process and on the shared socket.
 func TestMCPStructuredAndBudget(t *testing.T) {
+	t.Parallel()
 	sock, _ := startSocketDaemon(t)
 	spool := "--spool-root=" + filepath.Join(t.TempDir(), "spool")
 	for _, tc := range []struct {

@@ -772,6 +772,7 @@ func TestContractPage(t *testing.T) {
 // TestContractSpoolCap checks that output past the spool cap is counted,
 // the spool stops at 100 MiB and says so, and the reply does not wait.
 func TestContractSpoolCap(t *testing.T) {
+	t.Parallel()
 	// One mode: 110 MB through the daemon is about the spool, not the
 	// transport, and would cost seconds in each of six modes.
 	p := startProcess(t, false)

@@ -267,7 +267,10 @@ func TestReadBytesWalk(t *testing.T) {
 	// The quick run walks each file at each maxBytes in at most 300 round
 	// trips (the giant file at 4096 bytes a step is walked with TOOLD_LONG=1),
 	// and a shorter utf8 file, whose walk 7 bytes at a time still cuts
-	// every kind of character.
+	// every kind of character. The modes other than the one that runs the
+	// whole table (wholeTable) take the walks of at most 40 round trips:
+	// every file at some maxBytes but the giant one, whose 80 windows of
+	// 64 KiB took 10 s a mode under -race.
 	maxSteps := testenv.Size(300, 2000)
 	files := map[string][]byte{
 		"crlf":     []byte("a\r\nbb\r\nccc\r\n"),
@@ -284,6 +287,10 @@ func TestReadBytesWalk(t *testing.T) {
 	}
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
+		maxSteps := maxSteps
+		if !wholeTable(t) {
+			maxSteps = 40
+		}
 		for name, data := range files {
 			for _, maxBytes := range []int{1, 7, 4096, 65536} {
 				if len(data)/maxBytes > maxSteps {
@@ -578,6 +585,7 @@ func TestConcurrency(t *testing.T) {
 func jsonNumber(id string) json.Number { return json.Number(id) }
 
 func TestShutdownExit(t *testing.T) {
+	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			p := m.start(t, false)
@@ -708,6 +716,7 @@ func TestSweepAfterSIGKILL(t *testing.T) {
 // daemon, each with its own session working in its own cwd, and the socket
 // is the user's alone.
 func TestSharedDaemon(t *testing.T) {
+	t.Parallel()
 	runtime := t.TempDir()
 	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
 	var peers []*peer

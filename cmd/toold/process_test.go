@@ -80,6 +80,7 @@ func TestBackgroundServer(t *testing.T) {
 // TestSignalEndsProcesses: SIGTERM to a stdio daemon ends its background
 // processes and their children, and removes their spools.
 func TestSignalEndsProcesses(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "spool")
 	cmd := exec.Command(binPath, "--spool-root", root)
 	in, _ := cmd.StdinPipe()

@@ -11,7 +11,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // Case is one output of a real tool and what a model must see of it.
@@ -28,6 +31,29 @@ type Case struct {
 
 // Load reads every case under dir (testdata/outputs).
 func Load(dir string) ([]Case, error) {
+	return loadAll(dir, true)
+}
+
+// LoadForTests is Load for the tests of the default run: the generated
+// cases are smaller (QuickMinified bytes of minified JSON, not 3 MB;
+// QuickJSONLines records of JSON lines, not 60,000) unless TOOLD_LONG is
+// set (testenv.Long), when it is Load. The minified JSON's one line is
+// still longer than a scan's block (64 KiB), the detector's kept line
+// (4 KiB) and both ends a capture keeps at maxBytes 2000 (64 KiB each). A
+// Scan of the 3 MB line took 54 s under -race, of the 60,000 records 1 s.
+// The generated outputs are made once a process.
+func LoadForTests(dir string) ([]Case, error) {
+	return loadAll(dir, testenv.Long())
+}
+
+// The sizes of the generated cases in LoadForTests' default run: bytes of
+// minified-json-3mb, records of jsonl-60k (its ERROR record as far in).
+const (
+	QuickMinified  = 256 << 10
+	QuickJSONLines = 6000
+)
+
+func loadAll(dir string, full bool) ([]Case, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("corpus: %w", err)
@@ -37,7 +63,7 @@ func Load(dir string) ([]Case, error) {
 		if !e.IsDir() {
 			continue
 		}
-		c, err := load(filepath.Join(dir, e.Name()))
+		c, err := loadCase(filepath.Join(dir, e.Name()), full)
 		if err != nil {
 			return nil, err
 		}
@@ -47,7 +73,7 @@ func Load(dir string) ([]Case, error) {
 	return cs, nil
 }
 
-func load(dir string) (Case, error) {
+func loadCase(dir string, full bool) (Case, error) {
 	c := Case{Name: filepath.Base(dir)}
 	kb, err := os.ReadFile(filepath.Join(dir, "keys.txt"))
 	if err != nil {
@@ -67,8 +93,8 @@ func load(dir string) (Case, error) {
 	if _, err := os.Stat(filepath.Join(dir, "heldout")); err == nil {
 		c.Heldout = true
 	}
-	if gen, ok := generators[c.Name]; ok {
-		c.Output = gen()
+	if gen := generator(c.Name, full); gen != nil {
+		c.Output = generated(c.Name, full, gen)
 		return c, nil
 	}
 	c.Output, err = os.ReadFile(filepath.Join(dir, "output.txt"))
@@ -84,9 +110,39 @@ var generators = map[string]func() []byte{
 	"minified-json-3mb": MinifiedJSON,
 }
 
+// generator is the function that makes case name, nil for a kept one.
+func generator(name string, full bool) func() []byte {
+	switch {
+	case full:
+		return generators[name]
+	case name == "minified-json-3mb":
+		return func() []byte { return minifiedJSON(QuickMinified) }
+	case name == "jsonl-60k":
+		return func() []byte { return jsonLines(QuickJSONLines, QuickJSONLines*41337/60000) }
+	}
+	return generators[name]
+}
+
+// made holds the generated outputs by name and size: each took seconds
+// under -race, and a test package loads the corpus in several tests.
+var made sync.Map // "name full" -> []byte
+
+// generated returns a copy of what gen makes for case name, made once.
+func generated(name string, full bool, gen func() []byte) []byte {
+	key := fmt.Sprint(name, " ", full)
+	if b, ok := made.Load(key); ok {
+		return bytes.Clone(b.([]byte))
+	}
+	b, _ := made.LoadOrStore(key, gen())
+	return bytes.Clone(b.([]byte))
+}
+
 // JSONLines is a service's log of 60,000 records written by log/slog's JSON
 // handler, one of which (record 41,337) is at level ERROR.
-func JSONLines() []byte {
+func JSONLines() []byte { return jsonLines(60000, 41337) }
+
+// jsonLines is JSONLines of n records, the one at level ERROR at errAt.
+func jsonLines(n, errAt int) []byte {
 	var buf bytes.Buffer
 	t0 := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{
@@ -99,10 +155,10 @@ func JSONLines() []byte {
 		}}))
 	r := rand.New(rand.NewPCG(7, 60000))
 	paths := []string{"/api/items", "/api/users", "/healthz", "/api/orders", "/metrics"}
-	for i := range 60000 {
+	for i := range n {
 		t0 = t0.Add(time.Duration(r.IntN(90)) * time.Millisecond)
 		switch {
-		case i == 41337:
+		case i == errAt:
 			log.Error("payment provider refused the charge", "order", "ord_8812", "status", 502, "err", "upstream connect error or disconnect/reset before headers")
 		case i%997 == 0:
 			log.Debug("pool stats", "open", r.IntN(50), "idle", r.IntN(20))
@@ -116,7 +172,10 @@ func JSONLines() []byte {
 
 // MinifiedJSON is what cat prints of a 3 MB minified JSON file: one line,
 // no newline at its end.
-func MinifiedJSON() []byte {
+func MinifiedJSON() []byte { return minifiedJSON(3 << 20) }
+
+// minifiedJSON is MinifiedJSON of about size bytes: the first of its items.
+func minifiedJSON(size int) []byte {
 	type item struct {
 		ID    int      `json:"id"`
 		Name  string   `json:"name"`
@@ -125,12 +184,11 @@ func MinifiedJSON() []byte {
 	}
 	r := rand.New(rand.NewPCG(3, 3))
 	var items []item
-	size := 0
-	for size < 3<<20 {
+	for n := 0; n < size; {
 		it := item{ID: len(items), Name: fmt.Sprintf("item-%d-%x", len(items), r.Uint32()),
 			Tags: []string{"a", "bb", fmt.Sprint(r.IntN(100))}, Price: float64(r.IntN(100000)) / 100}
 		items = append(items, it)
-		size += 70
+		n += 70
 	}
 	b, err := json.Marshal(map[string]any{"version": 3, "items": items})
 	if err != nil {

@@ -61,6 +61,7 @@ func daemonExec(t *testing.T, c *rawClient, id int, params map[string]any) (stdo
 // nothing a shell the test starts itself does not ignore: under nohup both
 // inherit SIGHUP ignored, which no process may undo for a shell.
 func TestDaemonExecSignals(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	cases := []struct {
 		name, command, stdout, stderr string
 	}{
@@ -91,6 +92,7 @@ func TestDaemonExecSignals(t *testing.T) {
 // their subreaper and finds them by the marker in their environment. The
 // original left them running forever.
 func TestDaemonEscapedDescendants(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	// %s is the sleep's marker; the escaped process touches %f once it runs,
 	// and the command waits for that (%w) so that it has escaped by the end.
 	const wait = `while [ ! -e %f ]; do sleep 0.01; done`

@@ -17,6 +17,7 @@ import (
 // billion digits, is answered at once, and the next request too. On the
 // original main three million digits took some 28 s.
 func TestDaemonHugeNumbers(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	_, c := daemonStdio(t)
 	file := daemonFile(t, t.TempDir(), 10, 10)
 	digits := strings.Repeat("9", 3_000_000)
@@ -61,6 +62,7 @@ func TestDaemonHugeNumbers(t *testing.T) {
 // such a string id itself must not get the other request's reply, nor be
 // able to cancel it.
 func TestDaemonIDCollision(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	ours := `"\u0000toold-id-1"`
 	cases := []struct {
 		name string

@@ -21,6 +21,7 @@ import (
 // the descriptors: 32) a connection's first request is answered -32006; and
 // once the idle ones close, a client is served again.
 func TestDaemonAcceptEMFILE(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	p, sock := daemonShared(t, 64)
 	var idle []net.Conn
 	for range 60 {
@@ -61,6 +62,7 @@ func TestDaemonAcceptEMFILE(t *testing.T) {
 // once get results or -32005 for a command that could not start, and the
 // daemon goes on.
 func TestDaemonExecsUnderFewDescriptors(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	p, sock := daemonShared(t, 64)
 	var wg sync.WaitGroup
 	for i := range 16 {

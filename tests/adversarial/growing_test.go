@@ -25,6 +25,7 @@ type cacheStats struct {
 // scratch (150 ms on 1 GiB). Here every read extends: one build, no
 // invalidation, and the last lines are always the newest.
 func TestGrowingLogPolled(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	dur := 1500 * time.Millisecond
 	if long() {
 		dur = 20 * time.Second

@@ -41,6 +41,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
+	// The cases that mostly wait on daemons of their own run in parallel
+	// (t.Parallel), eight at a time; the floods (peak RSS, another client's
+	// latency), the file rewritten under reads and the cases bound to a
+	// few seconds after the end of input (a kill delay, a drain) stay
+	// serial, alone on the machine as far as this package goes.
+	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)
 	os.Exit(code)

@@ -155,6 +155,7 @@ func TestRootsPaths(t *testing.T) {
 // while reads go on; no read may return the file outside. Main returned it
 // for some hundreds of reads in 35,000. TOOLD_LONG=1 makes 100,000 reads.
 func TestRootsSymlinkSwap(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	reads := 4000
 	if long() {
 		reads = 100_000

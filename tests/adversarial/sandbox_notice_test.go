@@ -18,7 +18,7 @@ func TestSandboxNoticeLowercase(t *testing.T) {
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
-			c := open()
+			c := open(t)
 			sandboxInit(t, c, 1, w, "workspace-write")
 			r := runProbe(t, c, 2, w, sandboxProbe{"Go's open error", bin + " serve --logfile " + w.out + "/log </dev/null",
 				[]string{"open " + w.out + "/log: permission denied"}, false})
@@ -33,6 +33,7 @@ func TestSandboxNoticeLowercase(t *testing.T) {
 // host's 127.0.0.1 refuses the command (its loopback is its namespace's),
 // and the notice says so truthfully, on every transport.
 func TestSandboxNoticeHostLoopback(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
-			c := open()
+			c := open(t)
 			sandboxInit(t, c, 1, w, "workspace-write")
 			r := runProbe(t, c, 2, w, sandboxProbe{"the host's loopback",
 				fmt.Sprintf(`python3 -c 'import socket; socket.create_connection(("127.0.0.1", %d), timeout=3)'`, port),
@@ -60,6 +61,7 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 // socket's EPERM names abstract sockets, and a non-string writable[1] is
 // named sandbox.writable[1].
 func TestSandboxNoticeBlamesRightly(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	name := fmt.Sprintf("toold-test-%d", os.Getpid())
 	ln, err := net.Listen("unix", "@"+name)
 	if err != nil {
@@ -70,7 +72,7 @@ func TestSandboxNoticeBlamesRightly(t *testing.T) {
 	for tname, open := range transports {
 		t.Run(tname, func(t *testing.T) {
 			w := newSandboxWorld(t)
-			c := open()
+			c := open(t)
 			m := c.call(1, "initialize", map[string]any{"sandbox": map[string]any{"mode": "workspace-write", "writable": []any{w.out, 3}}}, 30*time.Second)
 			if m.Error == nil || m.Error.Code != -32602 || !strings.Contains(string(m.Error.Data), `"field":"sandbox.writable[1]"`) {
 				t.Errorf("writable [dir, 3]: %+v", m.Error)
@@ -83,7 +85,7 @@ func TestSandboxNoticeBlamesRightly(t *testing.T) {
 			}
 			// The network on: no namespace of its own, so the abstract
 			// socket is the host's, and Landlock's scoping refuses it.
-			c2 := open()
+			c2 := open(t)
 			sandboxCall(t, c2, 1, "initialize", map[string]any{"cwd": w.proj, "roots": []string{w.proj},
 				"sandbox": map[string]any{"mode": "workspace-write", "network": true}}, nil)
 			r = runProbe(t, c2, 2, w, sandboxProbe{"abstract socket", `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("\0` + name + `")'`,

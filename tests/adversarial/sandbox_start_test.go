@@ -14,6 +14,7 @@ import (
 // Each twice: the first starts its launcher cold, the next takes one
 // started ahead. On every transport.
 func TestSandboxStartFailure(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports, _ := sandboxTransports(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
@@ -21,7 +22,7 @@ func TestSandboxStartFailure(t *testing.T) {
 			write(t, filepath.Join(w.proj, "noexec"), "#!/bin/sh\necho hi\n")
 			write(t, filepath.Join(w.proj, "run.sh"), "#!/bin/sh\necho ran\n")
 			os.Chmod(filepath.Join(w.proj, "run.sh"), 0o755)
-			c := open()
+			c := open(t)
 			sandboxInit(t, c, 1, w, "workspace-write")
 			id := 10
 			for range 2 {

@@ -142,12 +142,12 @@ func sandboxInit(t *testing.T, c *rawClient, id int, w *sandboxWorld, mode strin
 // open a client (a session) on it: stdio (a daemon per client), the shared
 // socket, and --remote=auto's forwarder. The socket is returned too, for
 // the probes that try to reach the shared daemon from inside.
-func sandboxTransports(t *testing.T) (map[string]func() *rawClient, string) {
+func sandboxTransports(t *testing.T) (map[string]func(t *testing.T) *rawClient, string) {
 	_, sock := daemonShared(t, 0)
-	return map[string]func() *rawClient{
-		"stdio":     func() *rawClient { _, c := daemonStdio(t); return c },
-		"socket":    func() *rawClient { return daemonServed(t, sock) },
-		"forwarded": func() *rawClient { _, c := daemonForwarded(t); return c },
+	return map[string]func(t *testing.T) *rawClient{
+		"stdio":     func(t *testing.T) *rawClient { _, c := daemonStdio(t); return c },
+		"socket":    func(t *testing.T) *rawClient { return daemonServed(t, sock) },
+		"forwarded": func(t *testing.T) *rawClient { _, c := daemonForwarded(t); return c },
 	}, sock
 }
 
@@ -223,8 +223,9 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 	bin := daemonBinary(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // a world and a client of its own
 			w := newSandboxWorld(t)
-			c := open()
+			c := open(t)
 			sandboxInit(t, c, 1, w, "workspace-write")
 			for i, p := range writeProbes(w, bin, sock) {
 				r := runProbe(t, c, 10+i, w, p)
@@ -239,7 +240,7 @@ func TestSandboxWorkspaceWrite(t *testing.T) {
 			sandboxExec(t, c, 50, w, "true")
 			sandboxBackground(t, c, w)
 			sandboxNetwork(t, c, w)
-			sandboxOtherSession(t, c, open(), w)
+			sandboxOtherSession(t, c, open(t), w)
 		})
 	}
 }
@@ -332,7 +333,7 @@ func TestSandboxReadOnly(t *testing.T) {
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
-			c := open()
+			c := open(t)
 			sandboxInit(t, c, 1, w, "read-only")
 			before := snapshot(t, w.proj)
 			for i, p := range []sandboxProbe{
@@ -435,6 +436,7 @@ func TestSandboxUnavailable(t *testing.T) {
 // user (uid 65534, through setpriv) when the suite runs as root: the
 // launcher's user namespace and Landlock must work without privilege.
 func TestSandboxAsNobody(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	if os.Geteuid() != 0 {
 		t.Skip("runs as root only: it re-runs the sandbox's cases as uid 65534 (as any other uid they run directly)")
 	}

@@ -52,7 +52,7 @@ func TestSandboxReinitializeNeverLooser(t *testing.T) {
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
-			c := open()
+			c := open(t)
 			base := map[string]any{"cwd": w.proj, "roots": []string{w.proj}}
 			with := func(box any) map[string]any {
 				m := map[string]any{"sandbox": box}
@@ -112,7 +112,7 @@ func TestSandboxWritableNotDropped(t *testing.T) {
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
-			c := open()
+			c := open(t)
 			for i, box := range []map[string]any{
 				{"mode": "read-only", "writable": []string{w.out}},
 				{"mode": "off", "writable": []string{w.out}},

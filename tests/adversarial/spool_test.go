@@ -66,6 +66,7 @@ func deref(s *string) string {
 // refuses (-32002) and never shows what was planted; main followed the
 // symlink.
 func TestSpoolReplaced(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	write(t, outside, "SECRET\n")
 	tests := []struct {
