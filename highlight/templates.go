@@ -220,16 +220,60 @@ func merge(words []string, hashes, ws []uint64) {
 }
 
 // hashWords appends to dst the hashes of the words maskWords makes of line
-// (wordHash of each), without making them.
+// (wordHash of each), without making them. A word with no byte that
+// maskAt looks for (a digit, a slash, a quote) is hashed as it is read.
 func hashWords(dst []uint64, line []byte) []uint64 {
-	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+	for i := 0; ; {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == len(line) {
+			return dst
+		}
 		if len(dst) == maxWords-1 {
 			return append(dst, maskHash)
 		}
-		dst = append(dst, wordHash(line[i:j]))
+		if maskClass[line[i]]&mQuote != 0 {
+			j := wordEndAt(line, i)
+			dst = append(dst, wordHash(line[i:j]))
+			i = j
+			continue
+		}
+		h, seen, j := uint64(fnvOffset), uint8(0), i
+		for ; j < len(line); j++ {
+			c := line[j]
+			m := maskClass[c]
+			if m&mSpace != 0 {
+				break
+			}
+			seen |= m
+			h = (h ^ uint64(c)) * fnvPrime
+		}
+		if seen != 0 {
+			h = wordHash(line[i:j]) // maybe masked
+		}
+		dst = append(dst, h)
+		i = j
 	}
-	return dst
 }
+
+// maskClass classes the bytes for hashWords: the ends of a word, and the
+// bytes without which maskAt leaves a word as it is.
+var maskClass = func() (t [256]uint8) {
+	t[' '], t['\t'] = mSpace, mSpace
+	for c := '0'; c <= '9'; c++ {
+		t[c] = mDigit
+	}
+	t['/'], t['\\'] = mDigit, mDigit
+	t['\''], t['"'], t['`'] = mQuote, mQuote, mQuote
+	return t
+}()
+
+const (
+	mSpace = 1 << iota
+	mDigit // or a slash
+	mQuote
+)
 
 // nextWord returns where the next word of line from i on starts and ends
 // (see wordEndAt); len(line) when there is none.
