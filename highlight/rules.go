@@ -60,6 +60,7 @@ type Rule struct {
 	first   *byteSet // the bytes a match of Re can start a line with (see firstBytes); nil: any
 	litMask uint32   // the bits of its literals' pairs (see literals.go)
 	litAny  bool     // a literal of it has no bit: always search
+	index   int      // in Rules
 }
 
 // maxBefore is how many lines the detector keeps for "before" context.
@@ -82,6 +83,9 @@ var rules = sync.OnceValue(func() []Rule {
 		}
 	}
 	ruleLits(rs)
+	for i := range rs {
+		rs[i].index = i
+	}
 	return rs
 })
 
