@@ -19,22 +19,7 @@ import (
 // the same blocks finds, gaps between them included: from the first byte
 // on (inline 0) and after the inline start.
 func TestParallelIsDetector(t *testing.T) {
-	outs := [][]byte{errorLog(1 << 20), logText(256 << 10)}
-	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
-	for _, f := range fs {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, b)
-	}
-	cs, err := corpus.Load("../testdata/outputs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cs {
-		outs = append(outs, c.Output)
-	}
+	outs := append([][]byte{errorLog(1 << 20), logText(256 << 10)}, sampleOutputs(t)...)
 	for i, out := range outs {
 		for _, opt := range []Options{{}, {MaxGroups: 2, MaxGroupLines: 3, MaxLineBytes: 16}} {
 			for _, inline := range []int64{0, int64(len(out) / 2)} {
@@ -51,6 +36,27 @@ func TestParallelIsDetector(t *testing.T) {
 	}
 }
 
+// sampleOutputs are the outputs of the corpus and of the highlight samples.
+func sampleOutputs(t *testing.T) [][]byte {
+	cs, err := corpus.Load("../testdata/outputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs [][]byte
+	for _, c := range cs {
+		outs = append(outs, c.Output)
+	}
+	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
+	for _, f := range fs {
+		if b, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		} else {
+			outs = append(outs, b)
+		}
+	}
+	return outs
+}
+
 // blockFeeder is what Detector and Parallel share.
 type blockFeeder interface {
 	Block(first int64, b []byte) int64
@@ -58,34 +64,44 @@ type blockFeeder interface {
 	Finish() Result
 }
 
-// feedBlocks cleans out's lines and feeds them to d in blocks of whole
-// lines of about size bytes, one in seven of them skipped over as a gap
-// (as exec skips what the spool drops) but for a benchmark (t nil).
+// feedBlocks feeds d out's lines, cleaned, in blocks of whole lines of
+// about size bytes (see cleanBlocks), one in seven of them skipped over as
+// a gap (as exec skips what the spool drops) but for a benchmark (t nil).
 func feedBlocks(t testing.TB, d blockFeeder, out []byte, size int) Result {
-	n, k := int64(1), 0
-	var block []byte
-	for len(out) > 0 {
-		i := bytes.IndexByte(out, '\n') + 1
-		if i == 0 {
-			i = len(out)
+	n := int64(1)
+	for k, block := range cleanBlocks(out, size) {
+		lines := int64(bytes.Count(block, nl))
+		if block[len(block)-1] != '\n' {
+			lines++
 		}
-		block = append(block, truncate.CleanLine(out[:i])...)
-		out = out[i:]
-		if len(block) >= size || len(out) == 0 {
-			lines := int64(bytes.Count(block, nl))
-			if block[len(block)-1] != '\n' {
-				lines++
-			}
-			if k++; t != nil && k%7 == 0 {
-				d.Gap()
-			} else if got := d.Block(n, block); got != lines && t != nil {
-				t.Fatalf("Block: %d lines, want %d", got, lines)
-			}
-			n += lines
-			block = block[:0]
+		if t != nil && k%7 == 6 {
+			d.Gap()
+		} else if got := d.Block(n, block); got != lines && t != nil {
+			t.Fatalf("Block: %d lines, want %d", got, lines)
 		}
+		n += lines
 	}
 	return d.Finish()
+}
+
+// cleanBlocks cuts out into blocks of whole cleaned lines of about size
+// bytes.
+func cleanBlocks(out []byte, size int) [][]byte {
+	var blocks [][]byte
+	var block []byte
+	for _, line := range bytes.SplitAfter(out, nl) {
+		if len(line) == 0 {
+			continue
+		}
+		block = append(block, truncate.CleanLine(line)...)
+		if len(block) >= size {
+			blocks, block = append(blocks, block), nil
+		}
+	}
+	if len(block) > 0 {
+		blocks = append(blocks, block)
+	}
+	return blocks
 }
 
 // BenchmarkParallelErrorDense is BenchmarkDetectErrorDense through
