@@ -53,6 +53,8 @@ type templates struct {
 	kinds   []Kind
 	words   [][]string // each kind's template words
 	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
+	plain   []int      // each kind's words not masked
+	noPrune bool       // compare every template of a bucket (for tests)
 	buckets map[bucketKey][]int
 	other   int64    // hit lines that found no room
 	line    []uint64 // the words of the line being added, hashed, reused
@@ -138,12 +140,18 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	}
 	best, bestSim := -1, 0
 	for _, i := range t.buckets[key] {
+		if 2*t.plain[i] < len(ws) && !t.noPrune {
+			// Too few plain words to take the line (see below), and too
+			// few to be the best of one that can: which is best among
+			// those that cannot does not matter.
+			continue
+		}
 		if s := similar(t.hashes[i], ws); s > bestSim {
 			best, bestSim = i, s
 		}
 	}
 	if best >= 0 && 2*bestSim >= len(ws) {
-		merge(t.words[best], t.hashes[best], ws)
+		t.plain[best] = merge(t.words[best], t.hashes[best], ws)
 		t.count(best, n, r)
 		return best
 	}
@@ -154,6 +162,7 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak(), prose: r.Name == proseRule})
 	t.words = append(t.words, maskWords(body))
 	t.hashes = append(t.hashes, slices.Clone(ws))
+	t.plain = append(t.plain, plainWords(ws))
 	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
 	return len(t.kinds) - 1
 }
@@ -210,13 +219,25 @@ func similar(tmpl, ws []uint64) int {
 }
 
 // merge masks the words of the template (its words and their hashes) that
-// ws does not share.
-func merge(words []string, hashes, ws []uint64) {
+// ws does not share, and returns how many are left plain.
+func merge(words []string, hashes, ws []uint64) int {
 	for i := range hashes {
 		if hashes[i] != ws[i] {
 			words[i], hashes[i] = "<*>", maskHash
 		}
 	}
+	return plainWords(hashes)
+}
+
+// plainWords counts the words of ws that are not masked.
+func plainWords(ws []uint64) int {
+	n := 0
+	for _, w := range ws {
+		if w != maskHash {
+			n++
+		}
+	}
+	return n
 }
 
 // hashWords appends to dst the hashes of the words maskWords makes of line
