@@ -49,7 +49,7 @@ type cand struct {
 // shapes. A line that a hit's continuation takes in apply is classified
 // too (its match is the same, the cache's use is the same: a line that is
 // not a candidate holds no keyword and is never cached).
-func (c *blockClass) classify(b []byte, shapes matchCache, fed int64) {
+func (c *blockClass) classify(b []byte, shapes *matchCache, fed int64) {
 	c.samples = sampleShapes(c.samples[:0], b, fed)
 	c.cands = c.cands[:0]
 	ls, le := 0, 0 // the line that holds b[i], once known

@@ -85,7 +85,7 @@ type Detector struct {
 
 	tests  goTests
 	py     pyTests
-	shapes matchCache
+	shapes *matchCache
 	cls    blockClass // Block's classification, reused
 	// preKey is the Key of the line being fed when classify made it
 	// (Parallel's), else nil.
@@ -108,7 +108,7 @@ type ringLine struct {
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
 	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}},
-		py: pyTests{spans: map[string]Span{}}, shapes: matchCache{}, weakKinds: map[int]int{}}
+		py: pyTests{spans: map[string]Span{}}, shapes: newMatchCache(), weakKinds: map[int]int{}}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,

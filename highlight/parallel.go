@@ -21,7 +21,7 @@ type Parallel struct {
 	d      *Detector
 	fed    int64 // bytes fed so far (the classifier's count)
 	inline int64 // bytes fed inline before the goroutine starts (parallelMin)
-	shapes matchCache
+	shapes *matchCache
 
 	work chan parallelMsg // to the goroutine, once started
 	free chan parallelMsg // blocks and classes the goroutine is done with

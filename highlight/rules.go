@@ -205,7 +205,12 @@ func (r *Rule) Matches(line []byte) bool {
 // shape, not once per line: a line's keywords, like the rules, do not look
 // at the value of a number of three digits or more. It is bounded: full,
 // it starts over. Lines without a keyword are not kept.
-type matchCache map[uint64]shapeEntry
+type matchCache struct {
+	m  map[uint64]shapeEntry
+	in shapeSet // the shapes m holds, and some more
+}
+
+func newMatchCache() *matchCache { return &matchCache{m: map[uint64]shapeEntry{}} }
 
 type shapeEntry struct {
 	rule int16 // index in Rules, -1 for none
@@ -216,20 +221,26 @@ const maxShapes = 8192
 
 // match returns the keywords of line, the first rule that matches it (nil
 // for none) and its shape.
-func (c matchCache) match(line []byte) (*Rule, kw, uint64) {
+func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 	rules := Rules() // fills litBits, before shapeScan reads it
 	h, anchors, lits := shapeScan(line)
-	e, ok := c[h]
+	var e shapeEntry
+	ok := false
+	if c.in.may(h) {
+		e, ok = c.m[h]
+	}
 	if !ok {
 		e = shapeEntry{rule: -1, m: scanAnchors(line, anchors)}
 		if e.m == 0 {
 			return nil, 0, h
 		}
-		if len(c) >= maxShapes {
-			clear(c)
+		if len(c.m) >= maxShapes {
+			clear(c.m)
+			c.in = shapeSet{}
 		}
 		e.rule = int16(ruleIndex(line, e.m, lits))
-		c[h] = e
+		c.m[h] = e
+		c.in.add(h)
 	}
 	if e.rule < 0 {
 		return nil, e.m, h

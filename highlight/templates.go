@@ -50,6 +50,7 @@ type bucketKey struct {
 
 type templates struct {
 	byShape map[uint64]int // a line's shape (see shape) -> its kind
+	inShape shapeSet       // the shapes byShape holds, and some more
 	kinds   []Kind
 	words   [][]string // each kind's template words
 	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
@@ -97,16 +98,20 @@ func (t *templates) repetitive() bool {
 // shape) of rule r, and returns the index of its kind, -1 when it found no
 // room.
 func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
-	if i, ok := t.byShape[h]; ok {
-		t.count(i, n, r)
-		return i
+	if t.inShape.may(h) {
+		if i, ok := t.byShape[h]; ok {
+			t.count(i, n, r)
+			return i
+		}
 	}
 	i := t.addNew(n, body, r)
 	if i >= 0 {
 		if t.byShape == nil || len(t.byShape) >= maxShapes {
 			t.byShape = map[uint64]int{}
+			t.inShape = shapeSet{}
 		}
 		t.byShape[h] = i
+		t.inShape.add(h)
 	}
 	return i
 }
