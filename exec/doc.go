@@ -8,6 +8,9 @@
 // beside the reader (scan.go), so that the pipe copy and the detector each
 // have a core: once the spool holds the whole output the detector reads it
 // back from the spool file at its own pace, and the reads never wait for it.
+// Past its first MiB, the detector's state machine runs on one more
+// goroutine (highlight.Parallel), the classification of the lines staying
+// on the scanner's: once the copy is done, both cores search.
 //
 // It owns every process, pipe and goroutine it starts: none outlives
 // Runner.Close. It does not know sessions or JSON-RPC: the caller hands it the

@@ -14,7 +14,7 @@ import (
 // its goroutine; ScanRange runs one over output read back from a spool.
 type lineScan struct {
 	ls    truncate.LineStream
-	det   *highlight.Detector
+	det   *highlight.Parallel // its state machine on a goroutine of its own past the first MiB
 	block func(first int64, lines []byte)
 }
 
@@ -22,7 +22,7 @@ func newLineScan(opt truncate.PreviewOptions, keep int) *lineScan {
 	maxLine := scanLine(opt, keep)
 	s := &lineScan{
 		ls:  truncate.LineStream{Clean: opt.Clean, MaxLine: maxLine, LongLine: int64(keep) / 4, PrefixLen: int64(keep)},
-		det: highlight.New(highlight.Options{MaxLineBytes: maxLine}),
+		det: highlight.NewParallel(highlight.Options{MaxLineBytes: maxLine}),
 	}
 	s.block = func(first int64, lines []byte) { s.det.Block(first, lines) }
 	return s
@@ -88,6 +88,7 @@ func ScanRange(r io.ReaderAt, from, to int64, opt truncate.PreviewOptions) (Scan
 			break
 		}
 		if err != nil {
+			s.finish() // ends the detector's goroutine
 			return Scan{}, fmt.Errorf("exec: scanning the output: %w", err)
 		}
 		off += int64(k)

@@ -12,15 +12,51 @@ import (
 // for Line. It returns the number of lines b holds. Only the lines that hold
 // an anchor, and those a hit's continuation takes, go through Line's rules;
 // the others cost one pass of a table loop. b is not kept.
+//
+// It is the two halves Parallel runs apart: classify, which finds the
+// candidate lines and matches them against the rules (pure work but for
+// the rules' cache, which only it uses), and apply, the state machine.
 func (d *Detector) Block(first int64, b []byte) int64 {
-	d.sampleBlock(b)
-	n, pos := first, 0
-	pos, n = d.follow(b, pos, n)
-	ls, le := pos, pos // the line that holds b[i], once known
-	for i := pos; ; i++ {
+	d.cls.classify(b, d.shapes, d.fed)
+	return d.apply(first, b, &d.cls)
+}
+
+// blockClass is what classify found in a block: the shapes of its sample
+// of lines (see sampleShapes) and its candidate lines, in order.
+type blockClass struct {
+	samples []uint64
+	cands   []cand
+	// keys: make the Key of a hit line that may open a group (one whose
+	// line before is not a hit), for apply, which would make it
+	// otherwise (Parallel: it moves that work to the classifier's core).
+	keys bool
+}
+
+// cand is a candidate line of a block: b[ls:le], its kind (ruleLine or
+// testLine) and, for a ruleLine, the rule that matches it (-1 for none)
+// and its shape, as matchCache.match gives them; its Key when keyed.
+type cand struct {
+	ls, le int
+	kind   int
+	rule   int16
+	h      uint64
+	keyed  bool
+	key    string
+}
+
+// classify finds the candidate lines of b, fed after fed bytes, as Block's
+// loop over the anchors finds them, and matches each ruleLine through
+// shapes. A line that a hit's continuation takes in apply is classified
+// too (its match is the same, the cache's use is the same: a line that is
+// not a candidate holds no keyword and is never cached).
+func (c *blockClass) classify(b []byte, shapes *matchCache, fed int64) {
+	c.samples = sampleShapes(c.samples[:0], b, fed)
+	c.cands = c.cands[:0]
+	ls, le := 0, 0 // the line that holds b[i], once known
+	for i := 0; ; i++ {
 		var hit uint32
 		if i, hit = nextAnchor(b, i); hit == 0 {
-			break
+			return
 		}
 		if !maybe(b, i, hit) {
 			continue
@@ -29,22 +65,68 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 			ls = le + bytes.LastIndexByte(b[le:i], '\n') + 1
 			le = lineEnd(b, i)
 		}
-		kind := d.candidate(b, ls, le, i, hit)
+		kind := candidate(b, ls, le, i, hit)
 		if kind == noHit {
 			continue
 		}
-		n += int64(bytes.Count(b[pos:ls], nl))
-		pos = ls
-		if kind == testLine {
+		k := cand{ls: ls, le: le, kind: kind, rule: -1}
+		if kind == ruleLine {
 			body, _ := truncate.SplitEnding(b[ls:le])
-			d.testLine(n, body)
-			pos, n = le, n+1
-		} else {
-			d.sync(b, pos, n)
-			d.Line(n, b[pos:le])
-			pos, n = d.follow(b, le, n+1)
+			var r *Rule
+			r, _, k.h = shapes.match(body)
+			if r != nil {
+				k.rule = int16(r.index)
+				if c.keys && r.Severity > 0 && !c.hitBefore(ls) {
+					k.keyed, k.key = true, Key(body)
+				}
+			}
 		}
-		i, le = pos-1, pos
+		c.cands = append(c.cands, k)
+		i = le - 1
+	}
+}
+
+// hitBefore reports whether the line that ends at ls is a candidate with a
+// rule.
+func (c *blockClass) hitBefore(ls int) bool {
+	if len(c.cands) == 0 {
+		return false
+	}
+	p := &c.cands[len(c.cands)-1]
+	return p.le == ls && p.rule >= 0
+}
+
+// apply runs the state machine over the block b of lines first, first+1,
+// ..., classified as c: the candidates go through line, and the lines a
+// hit's continuation takes. It returns the number of lines b holds.
+func (d *Detector) apply(first int64, b []byte, c *blockClass) int64 {
+	for _, h := range c.samples {
+		d.tmpl.sample(h)
+	}
+	d.fed += int64(len(b))
+	n, pos, k := first, 0, 0
+	pos, n, k = d.follow(b, pos, n, c.cands, k)
+	for ; k < len(c.cands); k++ {
+		cd := &c.cands[k]
+		if cd.ls < pos {
+			continue // a continuation took it
+		}
+		n += int64(bytes.Count(b[pos:cd.ls], nl))
+		pos = cd.ls
+		if cd.kind == testLine {
+			body, _ := truncate.SplitEnding(b[cd.ls:cd.le])
+			d.testLine(n, body)
+			pos, n = cd.le, n+1
+			continue
+		}
+		d.sync(b, pos, n)
+		if cd.keyed {
+			d.preKey = &cd.key
+		}
+		d.line(n, b[pos:cd.le], ruleAt(cd.rule), cd.h)
+		d.preKey = nil
+		pos, n, k = d.follow(b, cd.le, n+1, c.cands, k+1)
+		k--
 	}
 	n += int64(bytes.Count(b[pos:], nl))
 	if pos < len(b) && b[len(b)-1] != '\n' {
@@ -55,6 +137,14 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 	return n - first
 }
 
+// ruleAt returns the rule of index i, nil for -1.
+func ruleAt(i int16) *Rule {
+	if i < 0 {
+		return nil
+	}
+	return &Rules()[i]
+}
+
 var nl = []byte{'\n'}
 
 // sampleStride is the stride of the sample of lines' shapes: the line that
@@ -63,25 +153,23 @@ var nl = []byte{'\n'}
 // same however the stream is cut into blocks or lines.
 const sampleStride = 1024
 
-// sampleBlock samples the lines of b (see sampleStride).
-func (d *Detector) sampleBlock(b []byte) {
-	done := 0 // the end of the line sampled last: no line sampled starts before
-	for at := (sampleStride - int(d.fed%sampleStride)) % sampleStride; at < len(b); at += sampleStride {
-		if at < done {
-			// In the line sampled last: skip the strides it spans at
-			// once, so a line of megabytes costs one pass, not one a KiB.
-			at += (done - at - 1) / sampleStride * sampleStride
-			continue
+// sampleShapes appends to dst the shapes of the lines of b, fed after fed
+// bytes of the stream, that the sample takes (see sampleStride).
+func sampleShapes(dst []uint64, b []byte, fed int64) []uint64 {
+	le := 0 // the end of the line sampled last: a long line is looked for once
+	for at := (sampleStride - int(fed%sampleStride)) % sampleStride; at < len(b); at += sampleStride {
+		if at < le {
+			continue // the line sampled last
 		}
-		ls := done + bytes.LastIndexByte(b[done:at], '\n') + 1
-		done = lineEnd(b, at)
-		body, _ := truncate.SplitEnding(b[ls:done])
-		d.tmpl.sample(shape(body, 0))
+		ls := le + bytes.LastIndexByte(b[le:at], '\n') + 1
+		le = lineEnd(b, at)
+		body, _ := truncate.SplitEnding(b[ls:le])
+		dst = append(dst, shape(body, 0))
 	}
-	d.fed += int64(len(b))
+	return dst
 }
 
-// sampleLine is sampleBlock for one whole line.
+// sampleLine is the sample (see sampleShapes) of one whole line.
 func (d *Detector) sampleLine(line []byte) {
 	s, e := d.fed, d.fed+int64(len(line))
 	if len(line) > 0 && (s%sampleStride == 0 || s/sampleStride != (e-1)/sampleStride) {
@@ -100,7 +188,7 @@ const (
 
 // candidate tells whether the anchors in set, ending at i in b, mark the
 // line b[ls:le].
-func (d *Detector) candidate(b []byte, ls, le, i int, set uint32) int {
+func candidate(b []byte, ls, le, i int, set uint32) int {
 	kind := noHit
 	for ; set != 0; set &= set - 1 {
 		an := &anchors[bits.TrailingZeros32(set)]
@@ -165,14 +253,24 @@ func maybe(b []byte, i int, set uint32) bool {
 	return false
 }
 
-// follow feeds Line the lines from pos while a hit's continuation is open.
-func (d *Detector) follow(b []byte, pos int, n int64) (int, int64) {
+// follow feeds line the lines from pos while a hit's continuation is open,
+// each with its match from cands (from k on, in order) when it is a
+// candidate, none when it is not (it holds no keyword). It returns where
+// it stopped, the next line's number and the first of cands not before it.
+func (d *Detector) follow(b []byte, pos int, n int64, cands []cand, k int) (int, int64, int) {
 	for d.left > 0 && pos < len(b) {
 		le := lineEnd(b, pos)
-		d.Line(n, b[pos:le])
+		for k < len(cands) && cands[k].ls < pos {
+			k++
+		}
+		r, h := (*Rule)(nil), uint64(0)
+		if k < len(cands) && cands[k].ls == pos {
+			r, h = ruleAt(cands[k].rule), cands[k].h
+		}
+		d.line(n, b[pos:le], r, h)
 		pos, n = le, n+1
 	}
-	return pos, n
+	return pos, n, k
 }
 
 // sync puts into the ring the lines of b before end (at most maxBefore),

@@ -85,7 +85,11 @@ type Detector struct {
 
 	tests  goTests
 	py     pyTests
-	shapes matchCache
+	shapes *matchCache
+	cls    blockClass // Block's classification, reused
+	// preKey is the Key of the line being fed when classify made it
+	// (Parallel's), else nil.
+	preKey *string
 
 	// rare are the candidates of the prose rule (see proseRule): shown at
 	// Finish when their shape stayed rare in an output of repeated shapes.
@@ -93,7 +97,7 @@ type Detector struct {
 	tmpl      templates   // the shapes of the hit lines
 	weakKinds map[int]int // groups of the vocab rule closed, by kind
 	seen      int64       // the last line fed
-	fed       int64       // bytes fed (see sampleBlock)
+	fed       int64       // bytes fed (see sampleShapes)
 }
 
 type ringLine struct {
@@ -104,7 +108,7 @@ type ringLine struct {
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
 	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}},
-		py: pyTests{spans: map[string]Span{}}, shapes: matchCache{}, weakKinds: map[int]int{}}
+		py: pyTests{spans: map[string]Span{}}, shapes: newMatchCache(), weakKinds: map[int]int{}}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -112,9 +116,16 @@ func New(opt Options) *Detector {
 // that cannot matter. line is not kept.
 func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
+	r, _, h := d.shapes.match(body)
+	d.line(n, line, r, h)
+}
+
+// line is Line for a line whose match (see matchCache.match) is known: r
+// and its shape h.
+func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
+	body, _ := truncate.SplitEnding(line)
 	d.seen = max(d.seen, n)
 	d.testLine(n, body)
-	r, _, h := d.shapes.match(body)
 	if r != nil && r.Severity == 0 {
 		r = nil
 	} else if r != nil && r.Name == proseRule {
@@ -310,7 +321,7 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	d.appendLine(n, line)
 	if r.Severity > g.Severity || weakRule(g.Rule) && !r.weak() {
 		// The group is known by its worst hit.
-		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, Key(body), n
+		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, d.key(body), n
 	}
 	g.Hits++
 	d.lastHit = n
@@ -324,6 +335,14 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 			g.Evidence = append(g.Evidence, sp)
 		}
 	}
+}
+
+// key returns Key(body) of the line being fed, made by classify if it was.
+func (d *Detector) key(body []byte) string {
+	if d.preKey != nil {
+		return *d.preKey
+	}
+	return Key(body)
 }
 
 // maxRare bounds the candidates of the prose rule kept.
@@ -341,7 +360,7 @@ func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
 	if kind < 0 || len(d.rare) >= maxRare || d.tmpl.kinds[kind].Count > 1 {
 		return
 	}
-	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: Key(body), Severity: r.Severity,
+	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: d.key(body), Severity: r.Severity,
 		Hits: 1, Hit: n, Rare: true, kind: kind}
 	if rl := d.ringAt(n - 1); rl != nil && n-1 > d.closed && !isBlank(string(rl.b)) && (d.cur == nil || n-1 > d.cur.ToLine) {
 		g.FromLine = n - 1

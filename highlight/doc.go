@@ -20,7 +20,17 @@
 // lines without a keyword from the rules, a rule anchored at ^ is ruled out
 // by the line's first byte (firstbyte.go, read off its regexp), the log
 // level rules scan fields in place of a backtracking regexp (level.go), and
-// the tests hold each shortcut to its regexp.
+// the tests hold each shortcut to its regexp. One pass over a candidate
+// line makes its shape, its anchors and the pairs of the rules' literals
+// (literals.go), so that a rule whose literals cannot be there is ruled out
+// without a search.
+//
+// A block is classified (its candidate lines found and matched against the
+// rules: pure work) apart from the state machine that makes groups of them
+// (apply). Parallel runs the two on two goroutines, a block apart, for a
+// long output: exec's detector, whose input (an error-dense log) can hold a
+// hit on a line in three. It finds what a Detector fed the same blocks
+// finds (TestParallelIsDetector).
 //
 // It is pure, as truncate is: callers feed it cleaned lines (truncate.CleanLine)
 // with their raw line numbers and take groups of whole lines back. A group

@@ -31,12 +31,10 @@ func appendKey(out, line []byte) []byte {
 				return appendKeyFields(out[:0], line) // Fields splits at Unicode spaces too
 			}
 			seen |= c
-			if c&cHex != 0 {
-				run++
-				long = long || run >= 8
-			} else {
-				run = 0
-			}
+			// The run of hex digits, without a branch: letters a-f
+			// among others would be guessed wrong often.
+			run = (run + 1) * int(c>>cHexShift&1)
+			long = long || run >= 8
 		}
 		switch w := line[i:j]; {
 		case j == i:
@@ -79,6 +77,8 @@ const (
 	cHex
 	cSlash
 	cHigh
+
+	cHexShift = 2 // cHex is 1<<cHexShift
 )
 
 // appendKeyFields is appendKey for a line that is not all ASCII.

@@ -1,7 +1,6 @@
 package highlight
 
 import (
-	"bytes"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -177,12 +176,15 @@ func init() {
 }
 
 // scan returns the keywords of line (without its ending).
-func scan(line []byte) kw {
+func scan(line []byte) kw { return scanAnchors(line, pairsIn(line)) }
+
+// scanAnchors is scan for a line whose anchors (see pairsIn) are known.
+func scanAnchors(line []byte, set uint32) kw {
 	var m kw
 	if len(line) > 0 {
 		m = startMarks(line)
 	}
-	if set := pairsIn(line); set != 0 {
+	if set != 0 {
 		m |= verify(line, set)
 	}
 	return m
@@ -199,26 +201,43 @@ func pairsIn(line []byte) uint32 {
 	return uint32(acc)
 }
 
-// verify checks the keywords around each occurrence of the anchors in set.
+// verify checks the keywords around each occurrence of the anchors in set:
+// one pass over line, as pairsIn's, that stops where an anchor of set may
+// end and checks there that its pair is one of the anchor's.
 func verify(line []byte, set uint32) kw {
-	var m kw
-	for ; set != 0; set &= set - 1 {
-		an := &anchors[bits.TrailingZeros32(set)]
-		if an.keys == nil {
-			continue
+	var keyed uint32 // the anchors of set that anchor keywords
+	for s := set; s != 0; s &= s - 1 {
+		if k := bits.TrailingZeros32(s); anchors[k].keys != nil {
+			keyed |= 1 << k
 		}
-		for _, pair := range an.pairs {
-			for off := 0; ; {
-				i := bytes.Index(line[off:], pair)
-				if i < 0 {
-					break
-				}
-				m |= keysAt(line, off+i, an.keys)
-				off += i + 1
+	}
+	if keyed == 0 {
+		return 0
+	}
+	var m kw
+	prev := uint64(0)
+	for i, c := range line {
+		t := pairBits[c]
+		hit := uint32(prev&(t>>32)) & keyed
+		prev = t
+		for ; hit != 0; hit &= hit - 1 {
+			an := &anchors[bits.TrailingZeros32(hit)]
+			if an.has(line[i-1], c) {
+				m |= keysAt(line, i-1, an.keys)
 			}
 		}
 	}
 	return m
+}
+
+// has reports whether a, b is one of the anchor's pairs.
+func (an *anchor) has(a, b byte) bool {
+	for _, p := range an.pairs {
+		if p[0] == a && p[1] == b {
+			return true
+		}
+	}
+	return false
 }
 
 // keysAt checks keys around their anchor at p in line.

@@ -57,7 +57,10 @@ type Rule struct {
 	After    int               // at most this many of them
 	Verdict  bool              // a go test or pytest verdict: bring the test's log lines or body as evidence
 
-	first *byteSet // the bytes a match of Re can start a line with (see firstBytes); nil: any
+	first   *byteSet // the bytes a match of Re can start a line with (see firstBytes); nil: any
+	litMask uint32   // the bits of its literals' pairs (see literals.go)
+	litAny  bool     // a literal of it has no bit: always search
+	index   int      // in Rules
 }
 
 // maxBefore is how many lines the detector keeps for "before" context.
@@ -78,6 +81,10 @@ var rules = sync.OnceValue(func() []Rule {
 		if rs[i].Re != nil {
 			rs[i].first = firstBytes(rs[i].Re.String())
 		}
+	}
+	ruleLits(rs)
+	for i := range rs {
+		rs[i].index = i
 	}
 	return rs
 })
@@ -198,7 +205,12 @@ func (r *Rule) Matches(line []byte) bool {
 // shape, not once per line: a line's keywords, like the rules, do not look
 // at the value of a number of three digits or more. It is bounded: full,
 // it starts over. Lines without a keyword are not kept.
-type matchCache map[uint64]shapeEntry
+type matchCache struct {
+	m  map[uint64]shapeEntry
+	in shapeSet // the shapes m holds, and some more
+}
+
+func newMatchCache() *matchCache { return &matchCache{m: map[uint64]shapeEntry{}} }
 
 type shapeEntry struct {
 	rule int16 // index in Rules, -1 for none
@@ -209,24 +221,31 @@ const maxShapes = 8192
 
 // match returns the keywords of line, the first rule that matches it (nil
 // for none) and its shape.
-func (c matchCache) match(line []byte) (*Rule, kw, uint64) {
-	h := shape(line, 0)
-	e, ok := c[h]
+func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
+	rules := Rules() // fills litBits, before shapeScan reads it
+	h, anchors, lits := shapeScan(line)
+	var e shapeEntry
+	ok := false
+	if c.in.may(h) {
+		e, ok = c.m[h]
+	}
 	if !ok {
-		e = shapeEntry{rule: -1, m: scan(line)}
+		e = shapeEntry{rule: -1, m: scanAnchors(line, anchors)}
 		if e.m == 0 {
 			return nil, 0, h
 		}
-		if len(c) >= maxShapes {
-			clear(c)
+		if len(c.m) >= maxShapes {
+			clear(c.m)
+			c.in = shapeSet{}
 		}
-		e.rule = int16(ruleIndex(line, e.m))
-		c[h] = e
+		e.rule = int16(ruleIndex(line, e.m, lits))
+		c.m[h] = e
+		c.in.add(h)
 	}
 	if e.rule < 0 {
 		return nil, e.m, h
 	}
-	return &Rules()[e.rule], e.m, h
+	return &rules[e.rule], e.m, h
 }
 
 // shape hashes line (FNV-1a) with each run of three or more digits folded
@@ -253,12 +272,12 @@ func shape(line []byte, m kw) uint64 {
 }
 
 // ruleIndex returns the index of the first rule that matches line, whose
-// keywords are m; -1 for none.
-func ruleIndex(line []byte, m kw) int {
+// keywords are m and literal pairs lits (see shapeScan); -1 for none.
+func ruleIndex(line []byte, m kw, lits uint32) int {
 	rules := Rules()
 	for i := range rules {
 		r := &rules[i]
-		if r.Need&m != 0 && r.mayStart(line) && hasAny(line, r.Lits) && r.Matches(line) {
+		if r.Need&m != 0 && r.mayStart(line) && r.mayHold(line, lits) && r.Matches(line) {
 			return i
 		}
 	}

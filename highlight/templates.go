@@ -50,9 +50,12 @@ type bucketKey struct {
 
 type templates struct {
 	byShape map[uint64]int // a line's shape (see shape) -> its kind
+	inShape shapeSet       // the shapes byShape holds, and some more
 	kinds   []Kind
 	words   [][]string // each kind's template words
 	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
+	plain   []int      // each kind's words not masked
+	noPrune bool       // compare every template of a bucket (for tests)
 	buckets map[bucketKey][]int
 	other   int64    // hit lines that found no room
 	line    []uint64 // the words of the line being added, hashed, reused
@@ -95,16 +98,20 @@ func (t *templates) repetitive() bool {
 // shape) of rule r, and returns the index of its kind, -1 when it found no
 // room.
 func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
-	if i, ok := t.byShape[h]; ok {
-		t.count(i, n, r)
-		return i
+	if t.inShape.may(h) {
+		if i, ok := t.byShape[h]; ok {
+			t.count(i, n, r)
+			return i
+		}
 	}
 	i := t.addNew(n, body, r)
 	if i >= 0 {
 		if t.byShape == nil || len(t.byShape) >= maxShapes {
 			t.byShape = map[uint64]int{}
+			t.inShape = shapeSet{}
 		}
 		t.byShape[h] = i
+		t.inShape.add(h)
 	}
 	return i
 }
@@ -138,12 +145,18 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	}
 	best, bestSim := -1, 0
 	for _, i := range t.buckets[key] {
+		if 2*t.plain[i] < len(ws) && !t.noPrune {
+			// Too few plain words to take the line (see below), and too
+			// few to be the best of one that can: which is best among
+			// those that cannot does not matter.
+			continue
+		}
 		if s := similar(t.hashes[i], ws); s > bestSim {
 			best, bestSim = i, s
 		}
 	}
 	if best >= 0 && 2*bestSim >= len(ws) {
-		merge(t.words[best], t.hashes[best], ws)
+		t.plain[best] = merge(t.words[best], t.hashes[best], ws)
 		t.count(best, n, r)
 		return best
 	}
@@ -154,6 +167,7 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak(), prose: r.Name == proseRule})
 	t.words = append(t.words, maskWords(body))
 	t.hashes = append(t.hashes, slices.Clone(ws))
+	t.plain = append(t.plain, plainWords(ws))
 	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
 	return len(t.kinds) - 1
 }
@@ -210,26 +224,82 @@ func similar(tmpl, ws []uint64) int {
 }
 
 // merge masks the words of the template (its words and their hashes) that
-// ws does not share.
-func merge(words []string, hashes, ws []uint64) {
+// ws does not share, and returns how many are left plain.
+func merge(words []string, hashes, ws []uint64) int {
 	for i := range hashes {
 		if hashes[i] != ws[i] {
 			words[i], hashes[i] = "<*>", maskHash
 		}
 	}
+	return plainWords(hashes)
+}
+
+// plainWords counts the words of ws that are not masked.
+func plainWords(ws []uint64) int {
+	n := 0
+	for _, w := range ws {
+		if w != maskHash {
+			n++
+		}
+	}
+	return n
 }
 
 // hashWords appends to dst the hashes of the words maskWords makes of line
-// (wordHash of each), without making them.
+// (wordHash of each), without making them. A word with no byte that
+// maskAt looks for (a digit, a slash, a quote) is hashed as it is read.
 func hashWords(dst []uint64, line []byte) []uint64 {
-	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+	for i := 0; ; {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == len(line) {
+			return dst
+		}
 		if len(dst) == maxWords-1 {
 			return append(dst, maskHash)
 		}
-		dst = append(dst, wordHash(line[i:j]))
+		if maskClass[line[i]]&mQuote != 0 {
+			j := wordEndAt(line, i)
+			dst = append(dst, wordHash(line[i:j]))
+			i = j
+			continue
+		}
+		h, seen, j := uint64(fnvOffset), uint8(0), i
+		for ; j < len(line); j++ {
+			c := line[j]
+			m := maskClass[c]
+			if m&mSpace != 0 {
+				break
+			}
+			seen |= m
+			h = (h ^ uint64(c)) * fnvPrime
+		}
+		if seen != 0 {
+			h = wordHash(line[i:j]) // maybe masked
+		}
+		dst = append(dst, h)
+		i = j
 	}
-	return dst
 }
+
+// maskClass classes the bytes for hashWords: the ends of a word, and the
+// bytes without which maskAt leaves a word as it is.
+var maskClass = func() (t [256]uint8) {
+	t[' '], t['\t'] = mSpace, mSpace
+	for c := '0'; c <= '9'; c++ {
+		t[c] = mDigit
+	}
+	t['/'], t['\\'] = mDigit, mDigit
+	t['\''], t['"'], t['`'] = mQuote, mQuote, mQuote
+	return t
+}()
+
+const (
+	mSpace = 1 << iota
+	mDigit // or a slash
+	mQuote
+)
 
 // nextWord returns where the next word of line from i on starts and ends
 // (see wordEndAt); len(line) when there is none.

@@ -1,0 +1,131 @@
+package highlight
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/truncate"
+)
+
+// TestParallelIsDetector: Parallel, the classification on the caller's
+// goroutine and the state machine on its own, finds what a Detector fed
+// the same blocks finds, gaps between them included: from the first byte
+// on (inline 0) and after the inline start.
+func TestParallelIsDetector(t *testing.T) {
+	outs := append([][]byte{errorLog(1 << 20), logText(256 << 10)}, sampleOutputs(t)...)
+	for i, out := range outs {
+		for _, opt := range []Options{{}, {MaxGroups: 2, MaxGroupLines: 3, MaxLineBytes: 16}} {
+			for _, inline := range []int64{0, int64(len(out) / 2)} {
+				for _, block := range []int{64 << 10, 4 << 10} {
+					want := feedBlocks(t, New(opt), out, block)
+					p := NewParallel(opt)
+					p.inline = inline
+					if got := feedBlocks(t, p, out, block); !reflect.DeepEqual(got, want) {
+						t.Fatalf("output %d, %+v, inline %d, blocks of %d:\nParallel %+v\nDetector %+v", i, opt, inline, block, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// sampleOutputs are the outputs of the corpus and of the highlight samples.
+func sampleOutputs(t *testing.T) [][]byte {
+	cs, err := corpus.Load("../testdata/outputs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs [][]byte
+	for _, c := range cs {
+		outs = append(outs, c.Output)
+	}
+	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
+	for _, f := range fs {
+		if b, err := os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		} else {
+			outs = append(outs, b)
+		}
+	}
+	return outs
+}
+
+// blockFeeder is what Detector and Parallel share.
+type blockFeeder interface {
+	Block(first int64, b []byte) int64
+	Gap()
+	Finish() Result
+}
+
+// feedBlocks feeds d out's lines, cleaned, in blocks of whole lines of
+// about size bytes (see cleanBlocks), one in seven of them skipped over as
+// a gap (as exec skips what the spool drops) but for a benchmark (t nil).
+func feedBlocks(t testing.TB, d blockFeeder, out []byte, size int) Result {
+	n := int64(1)
+	for k, block := range cleanBlocks(out, size) {
+		lines := int64(bytes.Count(block, nl))
+		if block[len(block)-1] != '\n' {
+			lines++
+		}
+		if t != nil && k%7 == 6 {
+			d.Gap()
+		} else if got := d.Block(n, block); got != lines && t != nil {
+			t.Fatalf("Block: %d lines, want %d", got, lines)
+		}
+		n += lines
+	}
+	return d.Finish()
+}
+
+// cleanBlocks cuts out into blocks of whole cleaned lines of about size
+// bytes.
+func cleanBlocks(out []byte, size int) [][]byte {
+	var blocks [][]byte
+	var block []byte
+	for _, line := range bytes.SplitAfter(out, nl) {
+		if len(line) == 0 {
+			continue
+		}
+		block = append(block, truncate.CleanLine(line)...)
+		if len(block) >= size {
+			blocks, block = append(blocks, block), nil
+		}
+	}
+	if len(block) > 0 {
+		blocks = append(blocks, block)
+	}
+	return blocks
+}
+
+// BenchmarkParallelErrorDense is BenchmarkDetectErrorDense through
+// Parallel: wall-clock MB/s with both goroutines, and MB per CPU second of
+// the process (both goroutines' time).
+func BenchmarkParallelErrorDense(b *testing.B) {
+	data := errorLog(32 << 20)
+	b.SetBytes(int64(len(data)))
+	start := processCPU()
+	for b.Loop() {
+		p := NewParallel(Options{})
+		if r := feedBlocks(nil, p, data, 256<<10); len(r.Kinds) == 0 {
+			b.Fatal("no kinds found")
+		}
+	}
+	if cpu := processCPU() - start; cpu > 0 {
+		b.ReportMetric(float64(len(data))*float64(b.N)/cpu.Seconds()/1e6, "MB/cpu-s")
+	}
+}
+
+func processCPU() time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
