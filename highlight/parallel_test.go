@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/truncate"
 )
 
@@ -20,10 +21,17 @@ import (
 // on (inline 0) and after the inline start.
 func TestParallelIsDetector(t *testing.T) {
 	outs := append([][]byte{errorLog(1 << 20), logText(256 << 10)}, sampleOutputs(t)...)
+	// The quick run feeds blocks of one size (4 KiB: the more block edges,
+	// the more the two goroutines hand over) to the corpus as tests load it
+	// (its generated cases smaller); TOOLD_LONG=1 adds 64 KiB blocks.
+	blocks := []int{4 << 10}
+	if testenv.Long() {
+		blocks = append(blocks, 64<<10)
+	}
 	for i, out := range outs {
 		for _, opt := range []Options{{}, {MaxGroups: 2, MaxGroupLines: 3, MaxLineBytes: 16}} {
 			for _, inline := range []int64{0, int64(len(out) / 2)} {
-				for _, block := range []int{64 << 10, 4 << 10} {
+				for _, block := range blocks {
 					want := feedBlocks(t, New(opt), out, block)
 					p := NewParallel(opt)
 					p.inline = inline
@@ -38,7 +46,7 @@ func TestParallelIsDetector(t *testing.T) {
 
 // sampleOutputs are the outputs of the corpus and of the highlight samples.
 func sampleOutputs(t *testing.T) [][]byte {
-	cs, err := corpus.Load("../testdata/outputs")
+	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
 	}
