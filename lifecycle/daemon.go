@@ -198,8 +198,10 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 		Admit:        c.admit,
 		DrainTimeout: d.opts.DrainTimeout,
 		// A cancelled command that ignores SIGTERM is killed KillDelay
-		// later: its reply must still be written before the end.
-		CancelTimeout: d.drainTimeout() + exec.KillDelay,
+		// later: its reply must still be written before the end, with
+		// time to spare after the kill for its output to drain and the
+		// reply to be made on a loaded machine (1 s was seen not to be).
+		CancelTimeout: d.drainTimeout() + exec.KillDelay + cancelMargin,
 		WriteTimeout:  d.opts.WriteTimeout,
 		Logger:        d.log,
 	}
@@ -212,6 +214,10 @@ func (d *Daemon) ServeConn(ctx context.Context, rwc io.ReadWriteCloser) int {
 
 // drainTimeout is how long requests may finish after the input ends or a
 // shutdown comes before they are cancelled (Options.DrainTimeout).
+// cancelMargin is what CancelTimeout leaves past the kill of a cancelled
+// command that ignores SIGTERM.
+const cancelMargin = 2 * time.Second
+
 func (d *Daemon) drainTimeout() time.Duration {
 	if d.opts.DrainTimeout > 0 {
 		return d.opts.DrainTimeout
