@@ -357,7 +357,7 @@ func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
 		return
 	}
 	kind := d.tmpl.add(n, body, r, h)
-	if kind < 0 || len(d.rare) >= maxRare || d.tmpl.kinds[kind].Count > 1 {
+	if kind < 0 || len(d.rare) >= maxRare || d.tmpl.kinds[kind].Count > rareKind {
 		return
 	}
 	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: d.key(body), Severity: r.Severity,

@@ -30,6 +30,10 @@ const (
 	// vocabShare is the output's ordinary talk.
 	vocabMinRepeat = 3
 	vocabShare     = 50
+	// Words of failure not shaped as a message stay rare in an output of
+	// repeated shapes while they are at most rareKind lines or one line in
+	// proseShare (5 "No such file" among 40,000 "fine N" lines).
+	proseShare = 1000
 )
 
 // Kind is a shape of hit lines: its template (variable words masked as
@@ -180,7 +184,7 @@ func (t *templates) noise(i int, lines int64) bool {
 		return false
 	}
 	c := t.kinds[i].Count
-	if t.kinds[i].prose && (c > rareKind || !t.repetitive()) {
+	if t.kinds[i].prose && (c > rareKind && c*proseShare > lines || !t.repetitive()) {
 		return true
 	}
 	return c > vocabMinRepeat && c*vocabShare > lines
