@@ -18,6 +18,8 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/search"
 )
 
 // Build bounds.
@@ -37,14 +39,18 @@ type progress struct {
 	done, total atomic.Int64
 }
 
-// build indexes the files (paths relative to root) into the file at
-// path, through segments in tmpDir merged at the end. Workers run at
-// the lowest CPU priority.
-func build(ctx context.Context, root *os.Root, files []string, path string, prog *progress) error {
+// build indexes the files (of a listing of root) into the file at path,
+// through segments in tmpDir merged at the end. Workers run at the lowest
+// CPU priority. A symlinked file is not indexed (flagSkipped: always a
+// candidate): a write to its target is seen under the target's name only.
+func build(ctx context.Context, root *os.Root, files []search.ListedFile, path string, prog *progress) error {
 	metas := make([]fileMeta, len(files))
 	for i, f := range files {
-		metas[i].path = f
-		if fi, err := root.Stat(f); err == nil {
+		metas[i].path = f.Rel
+		if f.Symlink {
+			metas[i].flags |= flagSymlink
+		}
+		if fi, err := root.Stat(f.Rel); err == nil {
 			prog.total.Add(min(fi.Size(), maxFileSize))
 		}
 	}
@@ -155,6 +161,10 @@ type reader struct {
 // when it is not indexed: binary (a NUL in its first 8 KiB, as grep
 // judges), too large, unreadable.
 func (r *reader) trigrams(meta *fileMeta, prog *progress) []uint32 {
+	if meta.flags&flagSymlink != 0 {
+		meta.flags |= flagSkipped
+		return nil
+	}
 	data, err := r.read(meta)
 	prog.done.Add(int64(len(data)))
 	if err != nil || bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0 {

@@ -38,6 +38,8 @@ const (
 	// flagSkipped: the file was not indexed (binary, too large, unreadable):
 	// always a candidate.
 	flagSkipped = 1 << iota
+	// flagSymlink: a symlinked file (skipped too); only for the build.
+	flagSymlink
 )
 
 // fileMeta is one file of the index.

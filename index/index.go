@@ -123,11 +123,14 @@ type Tree struct {
 	// the build under way started): whether each was there before.
 	names, sinceN map[string]bool
 	// The listing of the tree the index was made from, by a walk with
-	// ignoreFrom's rules; ids maps its files to the index's; listed holds
-	// its paths. structural: the tree's names changed since (a grep walks).
+	// ignoreFrom's rules; inv maps the index's files to its (-1: not
+	// listed); always holds those of its files the index does not answer
+	// for (not in it, or skipped); listed maps its paths to their indices.
+	// structural: the tree's names changed since (a grep walks).
 	listing    *search.Listing
-	ids        []int32
-	listed     map[string]bool
+	inv        []int32
+	always     *roaring.Bitmap
+	listed     map[string]int32
 	ignoreFrom string
 	structural bool
 	loaded     time.Time     // when the index was made or taken from disk
@@ -383,11 +386,12 @@ func (t *Tree) fail(reason string) {
 
 // Plan is how a grep of a tree goes: with Listing set, through the
 // listing the index was made from (no walk: the tree's names have not
-// changed since), searching the files Keep keeps; else, when Candidate
-// is set, walking and passing over the files it rules out; else a scan.
+// changed since), searching the files Pick names (indices into
+// Listing.Files, ascending); else, when Candidate is set, walking and
+// passing over the files it rules out; else a scan.
 type Plan struct {
 	Listing   *search.Listing
-	Keep      func(i int) bool
+	Pick      []int32
 	Candidate func(rel string) bool
 }
 
@@ -417,14 +421,36 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	if prefix != "" || noIgnore || ignoreFrom != t.ignoreFrom || !t.settle() {
 		return Plan{Candidate: t.matcher(bm, prefix)}
 	}
-	idx, ids, dirty, listing := t.idx, t.ids, maps(t.dirty), t.listing
-	return Plan{Listing: listing, Keep: func(i int) bool {
-		id := ids[i]
-		if id < 0 || idx.files[id].flags&flagSkipped != 0 || dirty[listing.Files[i].Rel] {
-			return true
+	return Plan{Listing: t.listing, Pick: t.pick(bm)}
+}
+
+// pick lists the listing's files a grep searches: those of bm (index
+// ids), those the index does not answer for, and those changed since.
+// Under t.mu.
+func (t *Tree) pick(bm *roaring.Bitmap) []int32 {
+	out := t.always.Clone()
+	it := bm.Iterator()
+	for it.HasNext() {
+		if id := it.Next(); int(id) < len(t.inv) && t.inv[id] >= 0 {
+			out.Add(uint32(t.inv[id]))
 		}
-		return bm.Contains(uint32(id))
-	}}
+	}
+	for p := range t.dirty {
+		if i, ok := t.listed[p]; ok {
+			out.Add(uint32(i))
+		}
+	}
+	pick := make([]int32, 0, out.GetCardinality())
+	out.Iterate(func(i uint32) bool {
+		pick = append(pick, int32(i))
+		return true
+	})
+	return pick
+}
+
+func (t *Tree) isListed(name string) bool {
+	_, ok := t.listed[name]
+	return ok
 }
 
 // rebuildAfter is how old an index must be before a change to the tree's
@@ -497,7 +523,7 @@ func (t *Tree) settle() bool {
 		switch {
 		case base == ".gitignore" || base == ".ignore" || name == ".git" || strings.HasPrefix(name, ".git/"):
 			t.structural = true
-		case t.listed[name]:
+		case t.isListed(name):
 			t.structural = !now || !(fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0)
 		default:
 			t.structural = before || now

@@ -59,6 +59,13 @@ func genTree(t testing.TB, n int, seed uint64) string {
 		}
 		write(fmt.Sprintf("d%d/e%d/f%03d.c", i%5, i%3, i), body)
 	}
+	// Symlinked files: one within the tree (searched through the root),
+	// one out of it (refused).
+	for link, target := range map[string]string{"d0/link.c": "e0/f000.c", "d1/out.c": "/etc/passwd"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 
@@ -122,7 +129,7 @@ func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.G
 	opt.Candidate = nil
 	if p := m.Plan(dir, query, "", false); p.Listing != nil {
 		listingGreps++
-		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Keep, opt)
+		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Pick, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

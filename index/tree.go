@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/toold/toold/search"
@@ -43,10 +44,6 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 		t.fail(err.Error())
 		return nil
 	}
-	files := make([]string, len(listing.Files))
-	for i, f := range listing.Files {
-		files[i] = f.Rel
-	}
 	root, err := os.OpenRoot(t.root)
 	if err != nil {
 		return err
@@ -55,7 +52,7 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	start := time.Now()
 	idx, reused := t.reuse(root)
 	if idx == nil {
-		if err := build(ctx, root, files, t.file, t.prog); err != nil {
+		if err := build(ctx, root, listing.Files, t.file, t.prog); err != nil {
 			return fmt.Errorf("building the index of %s: %w", t.root, err)
 		}
 		if idx, err = openIndex(t.file); err != nil {
@@ -74,15 +71,7 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	t.since, t.sinceD = nil, nil
 	t.listing, t.ignoreFrom, t.structural, t.loaded = listing, ignoreFrom, false, time.Now()
 	t.gen++
-	t.ids = make([]int32, len(listing.Files))
-	t.listed = make(map[string]bool, len(listing.Files))
-	for i, f := range listing.Files {
-		t.listed[f.Rel] = true
-		t.ids[i] = -1
-		if id, ok := idx.byPath[f.Rel]; ok {
-			t.ids[i] = int32(id)
-		}
-	}
+	t.inv, t.always, t.listed = listingMaps(idx, listing)
 	for _, p := range reused {
 		t.dirty[p] = true
 	}
@@ -99,6 +88,29 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	t.m.log.Info("index ready", "root", t.root, "files", len(idx.files), "bytes", len(idx.data), "ms", time.Since(start).Milliseconds())
 	go t.m.evict(t.file)
 	return nil
+}
+
+// listingMaps maps the index's files to the listing's (inv), lists the
+// listing's files the index does not answer for (always), and maps the
+// listing's paths to their indices (listed).
+func listingMaps(idx *mapped, l *search.Listing) (inv []int32, always *roaring.Bitmap, listed map[string]int32) {
+	inv = make([]int32, len(idx.files))
+	for i := range inv {
+		inv[i] = -1
+	}
+	always = roaring.New()
+	listed = make(map[string]int32, len(l.Files))
+	for i, f := range l.Files {
+		listed[f.Rel] = int32(i)
+		id, ok := idx.byPath[f.Rel]
+		if !ok || f.Symlink || idx.files[id].flags&flagSkipped != 0 {
+			always.Add(uint32(i))
+			continue
+		}
+		inv[id] = int32(i)
+	}
+	always.RunOptimize()
+	return inv, always, listed
 }
 
 // changed lists files whose size or mtime differ from the index's.
