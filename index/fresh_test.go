@@ -161,7 +161,11 @@ func TestIndexRestart(t *testing.T) {
 
 	b := newManager(t, Options{Dir: cache, Logger: quiet()})
 	start = time.Now()
-	b.Candidates(dir, nil, "")
+	// The first grep after a restart waits for the index on disk rather
+	// than scan.
+	if p := b.Plan(dir, QueryFor("zqrestart", true, false), "", false); p.Listing == nil {
+		t.Errorf("the first grep after a restart scanned: %+v", b.Stats())
+	}
 	s := waitState(t, b, dir, StateReady)
 	reload := time.Since(start)
 	t.Logf("%d files: build %v, ready after a restart in %v (%.0f%%)", n, build, reload, 100*reload.Seconds()/build.Seconds())

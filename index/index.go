@@ -147,6 +147,13 @@ type Tree struct {
 
 	gate     chan struct{} // closed when the first grep is done (Scanned)
 	gateOnce sync.Once
+	// saved: an index file of the tree was on disk when the daemon met
+	// it (a restart): taking it is quick, so the load does not wait for
+	// the gate and the first grep waits for the load (first, closed when
+	// it is over) rather than scan.
+	saved     bool
+	first     chan struct{}
+	firstOnce sync.Once
 
 	// Sync: a name created in syncDir, watched by the tree's watcher, comes
 	// back as an event after every event queued before it (one inotify
@@ -237,7 +244,10 @@ func (m *Manager) treeFor(dir, ignoreFrom string) (*Tree, string) {
 	ctx, stop := context.WithCancel(m.ctx)
 	t := &Tree{root: dir, file: filepath.Join(m.opt.Dir, hex.EncodeToString(sum[:12])+".idx"), m: m,
 		state: StateBuilding, used: time.Now(), prog: &progress{}, stop: stop, rebuild: make(chan struct{}, 1),
-		waiters: map[string]chan struct{}{}, gate: make(chan struct{})}
+		waiters: map[string]chan struct{}{}, gate: make(chan struct{}), first: make(chan struct{})}
+	if _, err := os.Stat(t.file); err == nil {
+		t.saved = true
+	}
 	m.trees[dir] = t
 	m.wg.Add(1)
 	go func() {
@@ -335,11 +345,14 @@ var errWatchLimit = errors.New("watch limit reached")
 // start watches the tree, then loads its index from disk when it is
 // there and sound, else builds it; ends when the manager closes.
 func (t *Tree) start(ctx context.Context, ignoreFrom string) {
-	select {
-	case <-t.gate:
-	case <-time.After(startDelay):
-	case <-ctx.Done():
-		return
+	defer t.firstDone()
+	if !t.saved { // a build: after the first grep, not beside it
+		select {
+		case <-t.gate:
+		case <-time.After(startDelay):
+		case <-ctx.Done():
+			return
+		}
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -363,7 +376,9 @@ func (t *Tree) start(ctx context.Context, ignoreFrom string) {
 	t.mu.Unlock()
 	go t.watch(w, t.rebuild)
 	for ctx.Err() == nil {
-		if err := t.load(ctx, w, ignoreFrom); err != nil {
+		err := t.load(ctx, w, ignoreFrom)
+		t.firstDone()
+		if err != nil {
 			if ctx.Err() == nil {
 				t.fail(err.Error())
 			}
@@ -377,6 +392,14 @@ func (t *Tree) start(ctx context.Context, ignoreFrom string) {
 		}
 	}
 }
+
+// firstDone lets the greps waiting for the first load go on.
+func (t *Tree) firstDone() {
+	t.firstOnce.Do(func() { close(t.first) })
+}
+
+// firstWait bounds the wait of a grep for an index taken from disk.
+const firstWait = 5 * time.Second
 
 func (t *Tree) fail(reason string) {
 	t.mu.Lock()
@@ -401,6 +424,12 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	t, prefix := m.treeFor(dir, ignoreFrom)
 	if t == nil {
 		return Plan{}
+	}
+	if t.saved && q != nil {
+		select { // quicker than a scan
+		case <-t.first:
+		case <-time.After(firstWait):
+		}
 	}
 	synced := q != nil && t.sync(syncTimeout)
 	t.mu.Lock()
