@@ -415,6 +415,7 @@ func (t *Tree) fail(reason string) {
 type Plan struct {
 	Listing   *search.Listing
 	Pick      []int32
+	Parts     map[int32]*search.Parts // of large files, the blocks that may match
 	Candidate func(rel string) bool
 }
 
@@ -448,20 +449,31 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	}
 	t.hits.Add(1)
 	if prefix != "" || noIgnore || ignoreFrom != t.ignoreFrom || !t.settle() {
-		return Plan{Candidate: t.matcher(bm, prefix)}
+		return Plan{Candidate: t.matcher(t.idx.fileSet(bm), prefix)}
 	}
-	return Plan{Listing: t.listing, Pick: t.pick(bm)}
+	pick, parts := t.pick(bm)
+	return Plan{Listing: t.listing, Pick: pick, Parts: parts}
 }
 
-// pick lists the listing's files a grep searches: those of bm (index
-// ids), those the index does not answer for, and those changed since.
-// Under t.mu.
-func (t *Tree) pick(bm *roaring.Bitmap) []int32 {
+// pick lists the listing's files a grep searches: those with a document
+// in bm, those the index does not answer for, and those changed since;
+// and of large files, the blocks that may match. Under t.mu.
+func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts) {
+	idx := t.idx
 	out := t.always.Clone()
+	var blocks map[uint32][]int // of files in blocks: the candidate blocks
 	it := bm.Iterator()
 	for it.HasNext() {
-		if id := it.Next(); int(id) < len(t.inv) && t.inv[id] >= 0 {
-			out.Add(uint32(t.inv[id]))
+		f, k, ok := idx.fileOf(it.Next())
+		if !ok || int(f) >= len(t.inv) || t.inv[f] < 0 {
+			continue
+		}
+		out.Add(uint32(t.inv[f]))
+		if len(idx.files[f].blocks) > 0 {
+			if blocks == nil {
+				blocks = map[uint32][]int{}
+			}
+			blocks[f] = append(blocks[f], k)
 		}
 	}
 	for p := range t.dirty {
@@ -474,7 +486,42 @@ func (t *Tree) pick(bm *roaring.Bitmap) []int32 {
 		pick = append(pick, int32(i))
 		return true
 	})
-	return pick
+	var parts map[int32]*search.Parts
+	for f, ks := range blocks {
+		meta := &idx.files[f]
+		if t.dirty[meta.path] || len(ks) == len(meta.blocks)+1 {
+			continue // searched whole
+		}
+		if parts == nil {
+			parts = map[int32]*search.Parts{}
+		}
+		parts[t.inv[f]] = meta.parts(ks)
+	}
+	return pick, parts
+}
+
+// parts are the ranges of the blocks ks (ascending numbers, 0 the first)
+// of the file, adjacent ones joined while they stay under maxBlock (a
+// longer piece is searched whole: search's maxPart).
+func (f *fileMeta) parts(ks []int) *search.Parts {
+	slices.Sort(ks)
+	p := &search.Parts{Size: f.size, Mtime: f.mtime}
+	for _, k := range ks {
+		off, line := int64(0), 1
+		if k > 0 {
+			off, line = int64(f.blocks[k-1].off), int(f.blocks[k-1].line)
+		}
+		end := f.size
+		if k < len(f.blocks) {
+			end = int64(f.blocks[k].off)
+		}
+		if n := len(p.Ranges); n > 0 && p.Ranges[n-1].End == off && end-p.Ranges[n-1].Off <= int64(maxBlock) {
+			p.Ranges[n-1].End = end
+			continue
+		}
+		p.Ranges = append(p.Ranges, search.Range{Off: off, End: end, Line: line})
+	}
+	return p
 }
 
 func (t *Tree) isListed(name string) bool {

@@ -242,6 +242,8 @@ type jobFile struct {
 	// beneath: name is a path beneath dir (a listed file), opened with
 	// openBeneath.
 	beneath bool
+	// parts, when set, are the only pieces of the file that may match.
+	parts *Parts
 	// ignored is how many entries the walk had ignored when it met this
 	// file, so that the count follows walk order wherever the search stops.
 	ignored int
@@ -276,8 +278,9 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 // GrepListing searches the files of l, a Listing of the directory dir
 // whose tree has not changed since (as an index's watcher knows), that
 // pick names (indices into l.Files, ascending: those that may match),
-// without walking the tree: the reply is the one a grep of dir would give.
-func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick []int32, opt GrepOptions) (*GrepResult, error) {
+// of some only the parts given, without walking the tree: the reply is
+// the one a grep of dir would give.
+func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick []int32, parts map[int32]*Parts, opt GrepOptions) (*GrepResult, error) {
 	if err := CheckGlob(opt.Glob); err != nil {
 		return nil, err
 	}
@@ -293,7 +296,7 @@ func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick [
 		}
 	}
 	return grepJobs(ctx, m, dir, &opt, func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error {
-		return listGiven(ctx, root, l, pick, &opt, pending, jobs)
+		return listGiven(ctx, root, l, pick, parts, &opt, pending, jobs)
 	})
 }
 
@@ -444,7 +447,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 // jobs: each opened beneath the tree's directory, opened once through the
 // root, by its whole path in one openat2 (openBeneath), a symlinked file
 // (or every file, without openat2) through the root.
-func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts map[int32]*Parts, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
 	g := newGlob(opt.Glob)
 	top := openListedDir(root)
 	defer top.release()
@@ -473,7 +476,7 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, opt
 			top.acquire()
 			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
 		}
-		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, ignored: f.Ignored})
+		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: parts[i], ignored: f.Ignored})
 		if len(cur.files) == batchSize {
 			j := cur
 			cur = nil
@@ -553,6 +556,12 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 		return outcome{skip: skipOther}
 	}
 	defer unix.Close(fd)
+	if f.parts != nil {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && f.parts.usable(&st) {
+			return w.scanParts(fd, st.Size, f.parts)
+		}
+	}
 	// Most files of a tree are small: one read into the worker's buffer
 	// holds them whole, and a read that comes back short of the buffer
 	// has met the file's end (as a regular file's read does), so neither
