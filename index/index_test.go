@@ -229,6 +229,8 @@ func FuzzQueryFor(f *testing.F) {
 		f.Add(q.Pattern, q.IgnoreCase, q.Literal)
 	}
 	dir := genTree(f, 60, 2)
+	defer func(b int) { blockSize = b }(blockSize)
+	blockSize = 100 // most files in blocks: greps search parts of them
 	m := newManager(f, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
 	waitState(f, m, dir, StateReady)
