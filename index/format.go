@@ -20,13 +20,19 @@ import (
 //
 //	postings  each trigram's roaring bitmap of file ids, 8-byte aligned
 //	table     nTri × {trigram uint32, length uint32, offset uint64}, by trigram
-//	files     nFiles × {size int64, mtimeNs int64, flags uint8, pathLen uint16, path}
+//	files     nFiles × {size int64, mtimeNs int64, flags uint8, pathLen uint16, path,
+//	          nBlocks uint16, nBlocks × {doc, offset, line uint32}}
+//
+// A posting list holds document ids: a file's id (its place in files),
+// which stands for its first block, and the ids of its further blocks
+// (large files: see blockSize), each with the byte offset and the number
+// of the line it starts at.
 //	trailer   {tableOff, filesOff uint64, nTri, nFiles uint32, crc32c uint32, magic [8]byte}
 //
 // The CRC-32C covers everything before it: a file cut short or changed
 // fails it and is rebuilt, never trusted.
 
-var magic = [8]byte{'t', 'o', 'o', 'l', 'd', 'i', 'x', '1'}
+var magic = [8]byte{'t', 'o', 'o', 'l', 'd', 'i', 'x', '2'}
 
 const (
 	trailerSize = 8 + 8 + 4 + 4 + 4 + 8
@@ -38,14 +44,23 @@ const (
 	// flagSkipped: the file was not indexed (binary, too large, unreadable):
 	// always a candidate.
 	flagSkipped = 1 << iota
+	// flagSymlink: a symlinked file (skipped too); only for the build.
+	flagSymlink
 )
 
 // fileMeta is one file of the index.
 type fileMeta struct {
-	path  string
-	size  int64
-	mtime int64 // ns
-	flags uint8
+	path   string
+	size   int64
+	mtime  int64 // ns
+	flags  uint8
+	blocks []block // after the first (a large file)
+}
+
+// block is a block of a large file after its first: its document id,
+// where it starts and the number of its first line.
+type block struct {
+	doc, off, line uint32
 }
 
 // ErrCorrupt is returned for an index file that fails its checks.
@@ -123,7 +138,14 @@ func writeIndex(f *os.File, files []fileMeta, postings func(emit func(tri uint32
 		b = binary.LittleEndian.AppendUint64(b, uint64(m.mtime))
 		b = append(b, m.flags)
 		b = binary.LittleEndian.AppendUint16(b, uint16(len(m.path)))
-		w.Write(append(b, m.path...))
+		b = append(b, m.path...)
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(m.blocks)))
+		for _, k := range m.blocks {
+			b = binary.LittleEndian.AppendUint32(b, k.doc)
+			b = binary.LittleEndian.AppendUint32(b, k.off)
+			b = binary.LittleEndian.AppendUint32(b, k.line)
+		}
+		w.Write(b)
 	}
 	w.u64(tableOff)
 	w.u64(filesOff)
@@ -149,6 +171,11 @@ type mapped struct {
 	nTri   int
 	files  []fileMeta
 	byPath map[string]uint32
+	// docFile and docBlock map the ids of blocks after a file's first
+	// (from len(files)) to their files and their places in them (1: the
+	// file's second block).
+	docFile  []uint32
+	docBlock []uint16
 }
 
 // openIndex maps and checks the index file at path.
@@ -199,15 +226,63 @@ func parseIndex(data []byte) (*mapped, error) {
 			return nil, fmt.Errorf("%w: files", ErrCorrupt)
 		}
 		n := int(le.Uint16(fs[17:]))
-		if len(fs) < 19+n {
+		if len(fs) < 21+n {
 			return nil, fmt.Errorf("%w: files", ErrCorrupt)
 		}
 		fm := fileMeta{size: int64(le.Uint64(fs)), mtime: int64(le.Uint64(fs[8:])), flags: fs[16], path: string(fs[19 : 19+n])}
+		nb := int(le.Uint16(fs[19+n:]))
+		fs = fs[21+n:]
+		if len(fs) < 12*nb {
+			return nil, fmt.Errorf("%w: blocks", ErrCorrupt)
+		}
+		for k := range nb {
+			b := block{doc: le.Uint32(fs[12*k:]), off: le.Uint32(fs[12*k+4:]), line: le.Uint32(fs[12*k+8:])}
+			d := int(b.doc) - int(nFiles)
+			if d < 0 || d > 1<<24 {
+				return nil, fmt.Errorf("%w: blocks", ErrCorrupt)
+			}
+			for len(m.docFile) <= d {
+				m.docFile = append(m.docFile, ^uint32(0))
+				m.docBlock = append(m.docBlock, 0)
+			}
+			m.docFile[d], m.docBlock[d] = i, uint16(k+1)
+			fm.blocks = append(fm.blocks, b)
+		}
+		fs = fs[12*nb:]
 		m.files = append(m.files, fm)
 		m.byPath[fm.path] = i
-		fs = fs[19+n:]
 	}
 	return m, nil
+}
+
+// fileOf returns the file that holds the document doc and its place in
+// it (0: the first block); false for none.
+func (m *mapped) fileOf(doc uint32) (file uint32, block int, ok bool) {
+	if int(doc) < len(m.files) {
+		return doc, 0, true
+	}
+	d := int(doc) - len(m.files)
+	if d >= len(m.docFile) || m.docFile[d] == ^uint32(0) {
+		return 0, 0, false
+	}
+	return m.docFile[d], int(m.docBlock[d]), true
+}
+
+// fileSet returns the files that hold a document of docs.
+func (m *mapped) fileSet(docs *roaring.Bitmap) *roaring.Bitmap {
+	if len(m.docFile) == 0 {
+		return docs
+	}
+	out := docs.Clone()
+	out.RemoveRange(uint64(len(m.files)), uint64(len(m.files)+len(m.docFile)))
+	it := docs.Iterator()
+	it.AdvanceIfNeeded(uint32(len(m.files)))
+	for it.HasNext() {
+		if f, _, ok := m.fileOf(it.Next()); ok {
+			out.Add(f)
+		}
+	}
+	return out
 }
 
 func (m *mapped) close() {

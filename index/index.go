@@ -123,11 +123,14 @@ type Tree struct {
 	// the build under way started): whether each was there before.
 	names, sinceN map[string]bool
 	// The listing of the tree the index was made from, by a walk with
-	// ignoreFrom's rules; ids maps its files to the index's; listed holds
-	// its paths. structural: the tree's names changed since (a grep walks).
+	// ignoreFrom's rules; inv maps the index's files to its (-1: not
+	// listed); always holds those of its files the index does not answer
+	// for (not in it, or skipped); listed maps its paths to their indices.
+	// structural: the tree's names changed since (a grep walks).
 	listing    *search.Listing
-	ids        []int32
-	listed     map[string]bool
+	inv        []int32
+	always     *roaring.Bitmap
+	listed     map[string]int32
 	ignoreFrom string
 	structural bool
 	loaded     time.Time     // when the index was made or taken from disk
@@ -144,6 +147,13 @@ type Tree struct {
 
 	gate     chan struct{} // closed when the first grep is done (Scanned)
 	gateOnce sync.Once
+	// saved: an index file of the tree was on disk when the daemon met
+	// it (a restart): taking it is quick, so the load does not wait for
+	// the gate and the first grep waits for the load (first, closed when
+	// it is over) rather than scan.
+	saved     bool
+	first     chan struct{}
+	firstOnce sync.Once
 
 	// Sync: a name created in syncDir, watched by the tree's watcher, comes
 	// back as an event after every event queued before it (one inotify
@@ -234,7 +244,10 @@ func (m *Manager) treeFor(dir, ignoreFrom string) (*Tree, string) {
 	ctx, stop := context.WithCancel(m.ctx)
 	t := &Tree{root: dir, file: filepath.Join(m.opt.Dir, hex.EncodeToString(sum[:12])+".idx"), m: m,
 		state: StateBuilding, used: time.Now(), prog: &progress{}, stop: stop, rebuild: make(chan struct{}, 1),
-		waiters: map[string]chan struct{}{}, gate: make(chan struct{})}
+		waiters: map[string]chan struct{}{}, gate: make(chan struct{}), first: make(chan struct{})}
+	if _, err := os.Stat(t.file); err == nil {
+		t.saved = true
+	}
 	m.trees[dir] = t
 	m.wg.Add(1)
 	go func() {
@@ -332,11 +345,14 @@ var errWatchLimit = errors.New("watch limit reached")
 // start watches the tree, then loads its index from disk when it is
 // there and sound, else builds it; ends when the manager closes.
 func (t *Tree) start(ctx context.Context, ignoreFrom string) {
-	select {
-	case <-t.gate:
-	case <-time.After(startDelay):
-	case <-ctx.Done():
-		return
+	defer t.firstDone()
+	if !t.saved { // a build: after the first grep, not beside it
+		select {
+		case <-t.gate:
+		case <-time.After(startDelay):
+		case <-ctx.Done():
+			return
+		}
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -360,7 +376,9 @@ func (t *Tree) start(ctx context.Context, ignoreFrom string) {
 	t.mu.Unlock()
 	go t.watch(w, t.rebuild)
 	for ctx.Err() == nil {
-		if err := t.load(ctx, w, ignoreFrom); err != nil {
+		err := t.load(ctx, w, ignoreFrom)
+		t.firstDone()
+		if err != nil {
 			if ctx.Err() == nil {
 				t.fail(err.Error())
 			}
@@ -375,6 +393,14 @@ func (t *Tree) start(ctx context.Context, ignoreFrom string) {
 	}
 }
 
+// firstDone lets the greps waiting for the first load go on.
+func (t *Tree) firstDone() {
+	t.firstOnce.Do(func() { close(t.first) })
+}
+
+// firstWait bounds the wait of a grep for an index taken from disk.
+const firstWait = 5 * time.Second
+
 func (t *Tree) fail(reason string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -383,11 +409,13 @@ func (t *Tree) fail(reason string) {
 
 // Plan is how a grep of a tree goes: with Listing set, through the
 // listing the index was made from (no walk: the tree's names have not
-// changed since), searching the files Keep keeps; else, when Candidate
-// is set, walking and passing over the files it rules out; else a scan.
+// changed since), searching the files Pick names (indices into
+// Listing.Files, ascending); else, when Candidate is set, walking and
+// passing over the files it rules out; else a scan.
 type Plan struct {
 	Listing   *search.Listing
-	Keep      func(i int) bool
+	Pick      []int32
+	Parts     map[int32]*search.Parts // of large files, the blocks that may match
 	Candidate func(rel string) bool
 }
 
@@ -397,6 +425,12 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	t, prefix := m.treeFor(dir, ignoreFrom)
 	if t == nil {
 		return Plan{}
+	}
+	if t.saved && q != nil {
+		select { // quicker than a scan
+		case <-t.first:
+		case <-time.After(firstWait):
+		}
 	}
 	synced := q != nil && t.sync(syncTimeout)
 	t.mu.Lock()
@@ -415,16 +449,84 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	}
 	t.hits.Add(1)
 	if prefix != "" || noIgnore || ignoreFrom != t.ignoreFrom || !t.settle() {
-		return Plan{Candidate: t.matcher(bm, prefix)}
+		return Plan{Candidate: t.matcher(t.idx.fileSet(bm), prefix)}
 	}
-	idx, ids, dirty, listing := t.idx, t.ids, maps(t.dirty), t.listing
-	return Plan{Listing: listing, Keep: func(i int) bool {
-		id := ids[i]
-		if id < 0 || idx.files[id].flags&flagSkipped != 0 || dirty[listing.Files[i].Rel] {
-			return true
+	pick, parts := t.pick(bm)
+	return Plan{Listing: t.listing, Pick: pick, Parts: parts}
+}
+
+// pick lists the listing's files a grep searches: those with a document
+// in bm, those the index does not answer for, and those changed since;
+// and of large files, the blocks that may match. Under t.mu.
+func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts) {
+	idx := t.idx
+	out := t.always.Clone()
+	var blocks map[uint32][]int // of files in blocks: the candidate blocks
+	it := bm.Iterator()
+	for it.HasNext() {
+		f, k, ok := idx.fileOf(it.Next())
+		if !ok || int(f) >= len(t.inv) || t.inv[f] < 0 {
+			continue
 		}
-		return bm.Contains(uint32(id))
-	}}
+		out.Add(uint32(t.inv[f]))
+		if len(idx.files[f].blocks) > 0 {
+			if blocks == nil {
+				blocks = map[uint32][]int{}
+			}
+			blocks[f] = append(blocks[f], k)
+		}
+	}
+	for p := range t.dirty {
+		if i, ok := t.listed[p]; ok {
+			out.Add(uint32(i))
+		}
+	}
+	pick := make([]int32, 0, out.GetCardinality())
+	out.Iterate(func(i uint32) bool {
+		pick = append(pick, int32(i))
+		return true
+	})
+	var parts map[int32]*search.Parts
+	for f, ks := range blocks {
+		meta := &idx.files[f]
+		if t.dirty[meta.path] || len(ks) == len(meta.blocks)+1 {
+			continue // searched whole
+		}
+		if parts == nil {
+			parts = map[int32]*search.Parts{}
+		}
+		parts[t.inv[f]] = meta.parts(ks)
+	}
+	return pick, parts
+}
+
+// parts are the ranges of the blocks ks (ascending numbers, 0 the first)
+// of the file, adjacent ones joined while they stay under maxBlock (a
+// longer piece is searched whole: search's maxPart).
+func (f *fileMeta) parts(ks []int) *search.Parts {
+	slices.Sort(ks)
+	p := &search.Parts{Size: f.size, Mtime: f.mtime}
+	for _, k := range ks {
+		off, line := int64(0), 1
+		if k > 0 {
+			off, line = int64(f.blocks[k-1].off), int(f.blocks[k-1].line)
+		}
+		end := f.size
+		if k < len(f.blocks) {
+			end = int64(f.blocks[k].off)
+		}
+		if n := len(p.Ranges); n > 0 && p.Ranges[n-1].End == off && end-p.Ranges[n-1].Off <= int64(maxBlock) {
+			p.Ranges[n-1].End = end
+			continue
+		}
+		p.Ranges = append(p.Ranges, search.Range{Off: off, End: end, Line: line})
+	}
+	return p
+}
+
+func (t *Tree) isListed(name string) bool {
+	_, ok := t.listed[name]
+	return ok
 }
 
 // rebuildAfter is how old an index must be before a change to the tree's
@@ -497,7 +599,7 @@ func (t *Tree) settle() bool {
 		switch {
 		case base == ".gitignore" || base == ".ignore" || name == ".git" || strings.HasPrefix(name, ".git/"):
 			t.structural = true
-		case t.listed[name]:
+		case t.isListed(name):
 			t.structural = !now || !(fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0)
 		default:
 			t.structural = before || now

@@ -48,6 +48,9 @@ func genTree(t testing.TB, n int, seed uint64) string {
 					fmt.Fprint(&b, r.IntN(100))
 				}
 			}
+			if i%50 == 7 && l%5 == 2 { // a long line: parts read past it
+				b.WriteString(strings.Repeat(" "+words[r.IntN(len(words))], 3000))
+			}
 			if l%7 == 3 {
 				b.WriteByte('\r')
 			}
@@ -58,6 +61,13 @@ func genTree(t testing.TB, n int, seed uint64) string {
 			body = "bin\x00" + body
 		}
 		write(fmt.Sprintf("d%d/e%d/f%03d.c", i%5, i%3, i), body)
+	}
+	// Symlinked files: one within the tree (searched through the root),
+	// one out of it (refused).
+	for link, target := range map[string]string{"d0/link.c": "e0/f000.c", "d1/out.c": "/etc/passwd"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -93,8 +103,9 @@ func waitState(t testing.TB, m *Manager, dir, state string) Stats {
 	}
 }
 
-// listingGreps counts the greps that went through the listing.
-var listingGreps int
+// listingGreps counts the greps that went through the listing;
+// partsGreps those of them that searched parts of files.
+var listingGreps, partsGreps int
 
 // grepBoth greps dir by scan and through the index and fails on any
 // difference; it reports whether the index answered.
@@ -122,7 +133,10 @@ func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.G
 	opt.Candidate = nil
 	if p := m.Plan(dir, query, "", false); p.Listing != nil {
 		listingGreps++
-		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Keep, opt)
+		if len(p.Parts) > 0 {
+			partsGreps++
+		}
+		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Pick, p.Parts, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,17 +172,28 @@ func genPatterns(r *rand.Rand, n int) []search.Query {
 // grep through the index answers what a scan answers, with and without
 // limits.
 func TestIndexMatchesScan(t *testing.T) {
+	for _, block := range []int{blockSize, 64} {
+		t.Run(fmt.Sprintf("block%d", block), func(t *testing.T) {
+			defer func(b int) { blockSize = b }(blockSize)
+			blockSize = block // 64: most files in blocks, searched in parts
+			testIndexMatchesScan(t)
+		})
+	}
+}
+
+func testIndexMatchesScan(t *testing.T) {
 	n, np := 200, 200
 	if testenv.Long() {
 		n, np = 800, 600 // 2000 by 2000 took 383 s under -race
 	}
 	dir := genTree(t, n, 1)
+	listingGreps, partsGreps = 0, 0
 	m := newManager(t, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
 	waitState(t, m, dir, StateReady)
 	r := rand.New(rand.NewPCG(3, 4))
 	hits := 0
-	opts := []search.GrepOptions{{Limit: 7, Context: 1}, {MaxBytes: 300}, {Glob: "d1/**"}, {Limit: 1}}
+	opts := []search.GrepOptions{{Limit: 7, Context: 1}, {MaxBytes: 300}, {Glob: "d1/**"}, {Limit: 1}, {Context: 3}, {Context: 12, Limit: 40}}
 	for i, q := range append(fixedPatterns, genPatterns(r, np)...) {
 		for _, opt := range []search.GrepOptions{{}, opts[i%len(opts)]} {
 			if grepBoth(t, m, dir, q, opt) {
@@ -179,6 +204,10 @@ func TestIndexMatchesScan(t *testing.T) {
 	if hits < np || listingGreps < np {
 		t.Errorf("the index answered only %d greps, %d through the listing", hits, listingGreps)
 	}
+	if blockSize < 1000 && partsGreps < np/4 {
+		t.Errorf("only %d greps searched parts of files", partsGreps)
+	}
+	t.Logf("%d greps through the index, %d through the listing, %d in parts", hits, listingGreps, partsGreps)
 	// A subdirectory is answered by the tree's index.
 	if !grepBoth(t, m, filepath.Join(dir, "d2"), search.Query{Pattern: "mutex_lock"}, search.GrepOptions{}) {
 		t.Error("a subdirectory's grep scanned")
@@ -200,6 +229,8 @@ func FuzzQueryFor(f *testing.F) {
 		f.Add(q.Pattern, q.IgnoreCase, q.Literal)
 	}
 	dir := genTree(f, 60, 2)
+	defer func(b int) { blockSize = b }(blockSize)
+	blockSize = 100 // most files in blocks: greps search parts of them
 	m := newManager(f, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
 	waitState(f, m, dir, StateReady)

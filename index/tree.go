@@ -11,7 +11,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/search"
 )
@@ -25,43 +27,11 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	t.since, t.sinceD, t.sinceN = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	gen := t.overflows
 	t.mu.Unlock()
-	// Listed, watched, listed again: what changes after the watch is
-	// seen, and the listing the fast path uses is the second.
-	first, err := search.Files(ctx, t.root, search.GrepOptions{IgnoreFrom: ignoreFrom})
-	if err != nil {
-		return fmt.Errorf("listing %s: %w", t.root, err)
-	}
-	if err := t.watchDirs(w, first.Dirs); err != nil {
-		t.fail(err.Error())
-		return nil
-	}
-	listing, err := search.Files(ctx, t.root, search.GrepOptions{IgnoreFrom: ignoreFrom})
-	if err != nil {
-		return fmt.Errorf("listing %s: %w", t.root, err)
-	}
-	if err := t.watchDirs(w, newDirs(first.Dirs, listing.Dirs)); err != nil {
-		t.fail(err.Error())
-		return nil
-	}
-	files := make([]string, len(listing.Files))
-	for i, f := range listing.Files {
-		files[i] = f.Rel
-	}
-	root, err := os.OpenRoot(t.root)
-	if err != nil {
+	lo, err := t.prepare(ctx, w, ignoreFrom)
+	if err != nil || lo == nil {
 		return err
 	}
-	defer root.Close()
-	start := time.Now()
-	idx, reused := t.reuse(root)
-	if idx == nil {
-		if err := build(ctx, root, files, t.file, t.prog); err != nil {
-			return fmt.Errorf("building the index of %s: %w", t.root, err)
-		}
-		if idx, err = openIndex(t.file); err != nil {
-			return err
-		}
-	}
+	idx, listing, reused := lo.idx, lo.listing, lo.changed
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if ctx.Err() != nil { // dropped (over the quota) or closed meanwhile
@@ -74,21 +44,13 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	t.since, t.sinceD = nil, nil
 	t.listing, t.ignoreFrom, t.structural, t.loaded = listing, ignoreFrom, false, time.Now()
 	t.gen++
-	t.ids = make([]int32, len(listing.Files))
-	t.listed = make(map[string]bool, len(listing.Files))
-	for i, f := range listing.Files {
-		t.listed[f.Rel] = true
-		t.ids[i] = -1
-		if id, ok := idx.byPath[f.Rel]; ok {
-			t.ids[i] = int32(id)
-		}
-	}
+	t.inv, t.always, t.listed = listingMaps(idx, listing)
 	for _, p := range reused {
 		t.dirty[p] = true
 	}
 	old.close()
-	if !reused.any() {
-		t.builtMs = time.Since(start).Milliseconds()
+	if lo.built {
+		t.builtMs = lo.ms
 	}
 	if t.overflows != gen {
 		t.state = StateScanning // events were lost meanwhile: again
@@ -96,9 +58,111 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 		return nil
 	}
 	t.state, t.reason = StateReady, ""
-	t.m.log.Info("index ready", "root", t.root, "files", len(idx.files), "bytes", len(idx.data), "ms", time.Since(start).Milliseconds())
+	t.m.log.Info("index ready", "root", t.root, "files", len(idx.files), "bytes", len(idx.data), "ms", lo.ms, "built", lo.built)
 	go t.m.evict(t.file)
 	return nil
+}
+
+// listingMaps maps the index's files to the listing's (inv), lists the
+// listing's files the index does not answer for (always), and maps the
+// listing's paths to their indices (listed).
+func listingMaps(idx *mapped, l *search.Listing) (inv []int32, always *roaring.Bitmap, listed map[string]int32) {
+	inv = make([]int32, len(idx.files))
+	for i := range inv {
+		inv[i] = -1
+	}
+	always = roaring.New()
+	listed = make(map[string]int32, len(l.Files))
+	for i, f := range l.Files {
+		listed[f.Rel] = int32(i)
+		id, ok := idx.byPath[f.Rel]
+		if !ok || f.Symlink || idx.files[id].flags&flagSkipped != 0 {
+			always.Add(uint32(i))
+			continue
+		}
+		inv[id] = int32(i)
+	}
+	always.RunOptimize()
+	return inv, always, listed
+}
+
+// loaded is what prepare made ready: the index, the listing it answers
+// for, its files changed since (taken from disk), and the time it took.
+type loaded struct {
+	idx     *mapped
+	listing *search.Listing
+	changed changed
+	built   bool
+	ms      int64
+}
+
+// prepare watches the tree's directories, lists it, then takes its index
+// from disk when it is sound and current, else builds it; nil (and no
+// error) past the watch limit, the tree left scanning. Watched, then
+// listed: what changes after the watch is seen. The directories watched
+// first are those of the index file a run before left (a restart: one
+// walk fewer), else those of a first listing; the listing's are watched
+// next (what appeared between).
+func (t *Tree) prepare(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string) (*loaded, error) {
+	opt := search.GrepOptions{IgnoreFrom: ignoreFrom}
+	saved := t.savedIndex()
+	var dirs []string
+	if saved != nil {
+		dirs = saved.dirs()
+	} else {
+		t.firstDone() // a build: the greps waiting scan meanwhile
+		first, err := search.Files(ctx, t.root, opt)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", t.root, err)
+		}
+		dirs = first.Dirs
+	}
+	listing, err := t.watchAndList(ctx, w, dirs, opt)
+	if err != nil || listing == nil {
+		saved.close()
+		return nil, err
+	}
+	root, err := os.OpenRoot(t.root)
+	if err != nil {
+		saved.close()
+		return nil, err
+	}
+	defer root.Close()
+	start := time.Now()
+	if saved != nil {
+		if ch := t.changedSince(root, saved); ch != nil {
+			return &loaded{idx: saved, listing: listing, changed: ch, ms: time.Since(start).Milliseconds()}, nil
+		}
+		saved.close()
+	}
+	t.firstDone() // a build: the greps waiting scan meanwhile
+	if err := build(ctx, root, listing.Files, t.file, t.prog); err != nil {
+		return nil, fmt.Errorf("building the index of %s: %w", t.root, err)
+	}
+	idx, err := openIndex(t.file)
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{idx: idx, listing: listing, built: true, ms: time.Since(start).Milliseconds()}, nil
+}
+
+// watchAndList watches dirs, lists the tree, and watches the directories
+// of the listing that were not in dirs; nil past the watch limit (the
+// tree then scans).
+func (t *Tree) watchAndList(ctx context.Context, w *fsnotify.Watcher, dirs []string, opt search.GrepOptions) (*search.Listing, error) {
+	if err := t.watchDirs(w, dirs); err != nil {
+		t.fail(err.Error())
+		return nil, nil
+	}
+	listing, err := search.Files(ctx, t.root, opt)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", t.root, err)
+	}
+	if err := t.watchDirs(w, newDirs(dirs, listing.Dirs)); err != nil {
+		t.fail(err.Error())
+		return nil, nil
+	}
+	return listing, nil
 }
 
 // changed lists files whose size or mtime differ from the index's.
@@ -106,31 +170,132 @@ type changed []string
 
 func (c changed) any() bool { return c != nil }
 
-// reuse opens the index file left by an earlier run: sound (checksum)
-// and with every file's size and mtime checked, those that differ being
-// candidates until the next build. nil when there is none or it is
-// corrupt (then removed).
-func (t *Tree) reuse(root *os.Root) (*mapped, changed) {
+// savedIndex opens the index file left by an earlier run (or build),
+// when it is sound (checksum); nil when there is none or it is corrupt
+// (then removed).
+func (t *Tree) savedIndex() *mapped {
 	idx, err := openIndex(t.file)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			t.m.log.Warn("index file unusable: rebuilding", "file", t.file, "err", err)
 			os.Remove(t.file)
 		}
-		return nil, nil
+		return nil
 	}
+	return idx
+}
+
+// changedSince checks the size and mtime of each file of idx: those that
+// differ are candidates until the next build. nil when too many differ
+// (a build is worth it).
+func (t *Tree) changedSince(root *os.Root, idx *mapped) changed {
 	ch := changed{}
+	st := newStatter(root)
+	defer st.close()
 	for _, f := range idx.files {
-		fi, err := root.Stat(f.path)
-		if err != nil || fi.Size() != f.size || fi.ModTime().UnixNano() != f.mtime {
+		size, mtime, ok := st.stat(f.path)
+		if !ok || size != f.size || mtime != f.mtime {
 			ch = append(ch, f.path)
 		}
 	}
 	if len(ch) > t.m.opt.DirtyLimit {
-		idx.close()
-		return nil, nil
+		return nil
 	}
-	return idx, ch
+	return ch
+}
+
+// dirs lists the directories of idx's files and their ancestors, the
+// tree's own ("") first.
+func (m *mapped) dirs() []string {
+	seen := map[string]bool{"": true}
+	out := []string{""}
+	for _, f := range m.files {
+		for d := f.path; ; {
+			i := strings.LastIndexByte(d, '/')
+			if i < 0 {
+				break
+			}
+			d = d[:i]
+			if seen[d] {
+				break
+			}
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// statter stats the files of a tree in walk order, each beneath its
+// directory opened once (openat2, no symlink followed: the tree's
+// os.Root resolves every component of every path, twice the time).
+type statter struct {
+	root   *os.Root
+	rootFd int    // the tree's directory, -1 without openat2
+	dir    string // the directory dirFd is
+	dirFd  int
+}
+
+func newStatter(root *os.Root) *statter {
+	s := &statter{root: root, rootFd: -1, dirFd: -1}
+	if f, err := root.Open("."); err == nil {
+		if fd, err := unix.Dup(int(f.Fd())); err == nil {
+			s.rootFd = fd
+		}
+		f.Close()
+	}
+	return s
+}
+
+// stat returns the size and mtime (ns) of the file rel, following a
+// symlink within the tree.
+func (s *statter) stat(rel string) (size, mtime int64, ok bool) {
+	dir, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i], rel[i+1:]
+	}
+	if dir != s.dir || s.dirFd < 0 {
+		s.closeDir()
+		s.dir, s.dirFd = dir, s.openDir(dir)
+	}
+	var st unix.Stat_t
+	if s.dirFd < 0 || unix.Fstatat(s.dirFd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		fi, err := s.root.Stat(rel)
+		if err != nil {
+			return 0, 0, false
+		}
+		return fi.Size(), fi.ModTime().UnixNano(), true
+	}
+	return st.Size, st.Mtim.Nano(), true
+}
+
+func (s *statter) openDir(dir string) int {
+	if s.rootFd < 0 {
+		return -1
+	}
+	if dir == "" {
+		dir = "."
+	}
+	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
+	fd, err := unix.Openat2(s.rootFd, dir, &how)
+	if err != nil {
+		return -1
+	}
+	return fd
+}
+
+func (s *statter) closeDir() {
+	if s.dirFd >= 0 {
+		unix.Close(s.dirFd)
+		s.dirFd = -1
+	}
+}
+
+func (s *statter) close() {
+	s.closeDir()
+	if s.rootFd >= 0 {
+		unix.Close(s.rootFd)
+	}
 }
 
 // newDirs lists the directories of b not in a.

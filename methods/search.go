@@ -48,7 +48,7 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 			defer svc.Search.Scanned(dir) // a first grep's build waits for it
 		}
 		if plan.Listing != nil {
-			res, err = search.GrepListing(ctx, m, dir, plan.Listing, plan.Keep, opt)
+			res, err = search.GrepListing(ctx, m, dir, plan.Listing, plan.Pick, plan.Parts, opt)
 		} else {
 			opt.Candidate = plan.Candidate
 			res, err = search.Grep(ctx, m, dir, opt)

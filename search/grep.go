@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -246,6 +245,11 @@ type jobFile struct {
 	// own path is joined only where it is needed (a match, a symlink).
 	name, dir string
 	symlink   bool
+	// beneath: name is a path beneath dir (a listed file), opened with
+	// openBeneath.
+	beneath bool
+	// parts, when set, are the only pieces of the file that may match.
+	parts *Parts
 	// ignored is how many entries the walk had ignored when it met this
 	// file, so that the count follows walk order wherever the search stops.
 	ignored int
@@ -279,9 +283,10 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 
 // GrepListing searches the files of l, a Listing of the directory dir
 // whose tree has not changed since (as an index's watcher knows), that
-// keep says may match, without walking the tree: the reply is the one a
-// grep of dir would give. Files are opened through the tree's os.Root.
-func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, keep func(i int) bool, opt GrepOptions) (*GrepResult, error) {
+// pick names (indices into l.Files, ascending: those that may match),
+// of some only the parts given, without walking the tree: the reply is
+// the one a grep of dir would give.
+func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick []int32, parts map[int32]*Parts, opt GrepOptions) (*GrepResult, error) {
 	if err := CheckGlob(opt.Glob); err != nil {
 		return nil, err
 	}
@@ -297,7 +302,7 @@ func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, keep f
 		}
 	}
 	return grepJobs(ctx, m, dir, &opt, func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error {
-		return listGiven(ctx, root, l, keep, &opt, pending, jobs)
+		return listGiven(ctx, root, l, pick, parts, &opt, pending, jobs)
 	})
 }
 
@@ -448,12 +453,15 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 	return err
 }
 
-// listGiven sends the files of l that keep keeps (and the glob) as jobs:
-// a regular file beneath its directory, opened once through the root for
-// the files of it that are searched (as the walk opens it), a symlinked
-// file through the root.
-func listGiven(ctx context.Context, root *os.Root, l *Listing, keep func(int) bool, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+// listGiven sends the files of l that pick names (and the glob keeps) as
+// jobs: each opened beneath the tree's directory, opened once through the
+// root, by its whole path in one openat2 (openBeneath), a symlinked file
+// (or every file, without openat2) through the root.
+func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts map[int32]*Parts, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
 	g := newGlob(opt.Glob)
+	top := openListedDir(root)
+	defer top.release()
+	beneath := top != nil && beneathOK()
 	send := func(j *fileJob) error {
 		for _, ch := range []chan<- *fileJob{pending, jobs} {
 			select {
@@ -469,52 +477,28 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, keep func(int) bo
 		return nil
 	}
 	var cur *fileJob
-	var h *dirHandle
-	hDir := "\x00" // the directory h is, none yet
-	defer func() { h.release() }()
-	flush := func() error {
-		j := cur
-		cur = nil
-		if j == nil {
-			return nil
-		}
-		return send(j)
-	}
-	for i := range l.Files {
+	for _, i := range pick {
 		f := &l.Files[i]
-		slash := strings.LastIndexByte(f.Rel, '/')
-		dir, name := "", f.Rel
-		if slash >= 0 {
-			dir, name = f.Rel[:slash], f.Rel[slash+1:]
-		}
-		if !g.match(f.Rel, name) || !keep(i) {
+		if !g.match(f.Rel, f.Rel[strings.LastIndexByte(f.Rel, '/')+1:]) {
 			continue
 		}
-		var fh *dirHandle
-		if !f.Symlink {
-			if dir != hDir {
-				h.release()
-				h, hDir = openListedDir(root, dir), dir
-			}
-			fh = h
+		if cur == nil {
+			top.acquire()
+			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
 		}
-		if cur != nil && (cur.dir != fh || len(cur.files) == batchSize) {
-			if err := flush(); err != nil {
+		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: parts[i], ignored: f.Ignored})
+		if len(cur.files) == batchSize {
+			j := cur
+			cur = nil
+			if err := send(j); err != nil {
 				return err
 			}
 		}
-		if cur == nil {
-			fh.acquire()
-			cur = &fileJob{dir: fh, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
-		}
-		jf := jobFile{name: f.Rel, symlink: true, ignored: f.Ignored}
-		if fh != nil {
-			jf = jobFile{name: name, dir: dir, ignored: f.Ignored}
-		}
-		cur.files = append(cur.files, jf)
 	}
-	if err := flush(); err != nil {
-		return err
+	if cur != nil {
+		if err := send(cur); err != nil {
+			return err
+		}
 	}
 	last := &fileJob{ignored: l.Ignored, out: make(chan []outcome, 1)}
 	last.out <- nil
@@ -526,11 +510,10 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, keep func(int) bo
 	}
 }
 
-// openListedDir opens the directory rel of the tree through its root (no
-// symlink followed out of it); nil when it cannot, and its files are then
-// opened through the root one by one.
-func openListedDir(root *os.Root, rel string) *dirHandle {
-	f, err := root.Open(cmp.Or(rel, "."))
+// openListedDir opens the tree's directory through its root; nil when it
+// cannot (its files are then opened through the root one by one).
+func openListedDir(root *os.Root) *dirHandle {
+	f, err := root.Open(".")
 	if err != nil {
 		return nil
 	}
@@ -625,11 +608,21 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 		defer r.Close()
 		return w.scan(r, size, 0)
 	}
-	fd, err := openFile(dir.fd, f.name, &w.name)
+	open := openFile
+	if f.beneath {
+		open = openBeneathScratch
+	}
+	fd, err := open(dir.fd, f.name, &w.name)
 	if err != nil {
 		return outcome{skip: skipOther}
 	}
 	defer unix.Close(fd)
+	if f.parts != nil {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil && f.parts.usable(&st) {
+			return w.scanParts(fd, st.Size, f.parts)
+		}
+	}
 	// Most files of a tree are small: one read into the worker's buffer
 	// holds them whole, and a read that comes back short of the buffer
 	// has met the file's end (as a regular file's read does), so neither
