@@ -102,11 +102,16 @@ func (o *orphans) stopReaping() {
 }
 
 // reap waits for every exited child that is not a leader os/exec waits for.
+//
+// The children are listed before the lock is taken, so that a start waits
+// for no scan of /proc: a leader started during the scan has been named
+// (forking holds the lock's read side until then) by the time the lock is
+// held, and one started after is not listed.
 func (r *Runner) reap() {
 	o := &r.orphans
+	pids, _ := proc.Children()
 	o.reapMu.Lock()
 	defer o.reapMu.Unlock()
-	pids, _ := proc.Children()
 	for _, pid := range pids {
 		if !o.isLeader(pid) {
 			var ws unix.WaitStatus
