@@ -145,15 +145,28 @@ func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
 		// A word of failure inside a report a rule opened is part of it.
 		d.left--
 		d.appendLine(n, line)
+		d.exceptionHit(n, body)
 	case r != nil:
 		d.hit(n, line, body, r, h)
 	case d.left > 0 && d.continues(body):
 		d.left--
 		d.appendLine(n, line)
+		d.exceptionHit(n, body)
 	default:
 		d.left = 0
 	}
 	d.push(n, line)
+}
+
+// exceptionHit makes the exception line that ends a Python traceback
+// (column 0, after the indented frames) its group's hit: the line a
+// model must see when the budget shows a line or two of the group, as it
+// does when the frames' code lines are long.
+func (d *Detector) exceptionHit(n int64, body []byte) {
+	if g := d.cur; g != nil && d.rule != nil && d.rule.Cont == contTraceback && g.ToLine == n &&
+		g.Rule == d.rule.Name && indentOf(body) == 0 && len(bytes.TrimSpace(body)) > 0 {
+		g.Hit = n
+	}
 }
 
 // Gap tells the detector that lines were skipped unread: the current group
@@ -322,6 +335,8 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	if r.Severity > g.Severity || weakRule(g.Rule) && !r.weak() {
 		// The group is known by its worst hit.
 		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, d.key(body), n
+	} else if prev := d.rule; prev != nil && prev.Cont == contTraceback && g.Rule == prev.Name && d.left > 0 {
+		d.exceptionHit(n, body)
 	}
 	g.Hits++
 	d.lastHit = n

@@ -53,3 +53,32 @@ func TestRareAmongMany(t *testing.T) {
 		}
 	}
 }
+
+// TestTracebackHitIsException: a Python traceback's group is hit at its
+// exception line, which a preview shows first when the budget keeps a line
+// or two of the group (frames of code lines thousands of characters long
+// left groups of the "Traceback" and "File" lines alone).
+func TestTracebackHitIsException(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		b.WriteString("Traceback (most recent call last):\n")
+		b.WriteString("  File \"app.py\", line 10, in <module>\n")
+		b.WriteString("    x = compute(" + strings.Repeat("a, ", 1000) + ")\n")
+		fmt.Fprintf(&b, "ValueError: bad value %d\n", i)
+		for j := range 30 {
+			fmt.Fprintf(&b, "ok step %d\n", j)
+		}
+	}
+	r := Scan([]byte(b.String()), Options{})
+	if len(r.Groups) == 0 {
+		t.Fatal("no groups")
+	}
+	for _, g := range r.Groups {
+		if g.Rule != "py-traceback" {
+			continue
+		}
+		if i := g.Hit - g.FromLine; i < 0 || int(i) >= len(g.Lines) || !strings.HasPrefix(g.Lines[i], "ValueError: ") {
+			t.Errorf("group %d-%d hit at %d: %q", g.FromLine, g.ToLine, g.Hit, g.Lines)
+		}
+	}
+}
