@@ -3,9 +3,13 @@
 // to lower case; no positions), so that a repeated grep searches only the
 // files that can match. It owns the index's build, its file on disk, the
 // query a pattern makes and the fsnotify watch that keeps it fresh; the
-// grep itself stays search's: the index only says which files the walk
-// may pass over (search.GrepOptions.Candidate), so a reply is byte for
-// byte what a scan gives (same walk, same order, counts and limits).
+// grep itself stays search's: the index only says which files (and, of a
+// file over 16 KiB, which blocks of about 16 KiB ending at a newline) may
+// match, so a reply is byte for byte what a scan gives (same order, counts
+// and limits). Of an unchanged tree the grep visits only the candidates,
+// in the listing's walk order (search.GrepListing, search.Parts: a block's
+// context lines read from around it); of a changed one it walks, passing
+// over the files ruled out (search.GrepOptions.Candidate).
 //
 // Design, after Russ Cox's codesearch (index/regexp.go, index/read.go) and
 // zoekt's design notes:
