@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Unknown is a params field that the params type does not know: a client's
@@ -70,9 +71,23 @@ type field struct {
 	typ  reflect.Type
 }
 
+// fieldCache holds jsonFields' answer per type: every request's params are
+// checked against their type's fields (exactKeys, UnknownFields).
+var fieldCache sync.Map // reflect.Type → []field
+
 // jsonFields are t's fields as encoding/json names them, embedded structs
 // flattened, in declaration order.
 func jsonFields(t reflect.Type) []field {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.([]field)
+	}
+	fs := structFields(t)
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+// structFields is jsonFields without the cache.
+func structFields(t reflect.Type) []field {
 	var fs []field
 	for i := range t.NumField() {
 		sf := t.Field(i)
@@ -87,7 +102,7 @@ func jsonFields(t reflect.Type) []field {
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				fs = append(fs, jsonFields(et)...)
+				fs = append(fs, structFields(et)...)
 				continue
 			}
 		}
@@ -120,9 +135,14 @@ func exactKeys(params json.RawMessage, t reflect.Type) json.RawMessage {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == nil || t.Kind() != reflect.Struct {
+	if t == nil || t.Kind() != reflect.Struct || !mayFold(params, t) {
 		return params
 	}
+	return dropFolded(params, t)
+}
+
+// dropFolded is exactKeys without mayFold's shortcut; t is a struct type.
+func dropFolded(params json.RawMessage, t reflect.Type) json.RawMessage {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(params, &obj) != nil {
 		return params
@@ -182,4 +202,73 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// casings maps each field name of a struct type, at any depth, lowered, to
+// the casings its fields have; cached per type.
+var casings sync.Map // reflect.Type → map[string][]string
+
+func typeCasings(t reflect.Type) map[string][]string {
+	if m, ok := casings.Load(t); ok {
+		return m.(map[string][]string)
+	}
+	m := map[string][]string{}
+	var walk func(t reflect.Type, depth int)
+	walk = func(t reflect.Type, depth int) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || depth > 8 {
+			return
+		}
+		for _, f := range jsonFields(t) {
+			low := strings.ToLower(f.name)
+			if !slices.Contains(m[low], f.name) {
+				m[low] = append(m[low], f.name)
+			}
+			walk(f.typ, depth+1)
+		}
+	}
+	walk(t, 0)
+	casings.Store(t, m)
+	return m
+}
+
+// mayFold reports whether some key of params could name a field of t only
+// by folding case: a key whose lowered form is a field's name lowered and
+// that is not that field's name, the only casing of it. It reads the keys
+// off the bytes, without decoding, so that params with none (nearly all)
+// cost exactKeys no decode; an escaped key counts as one.
+func mayFold(params []byte, t reflect.Type) bool {
+	m := typeCasings(t)
+	inString, escaped, start := false, false, 0
+	for i, c := range params {
+		switch {
+		case !inString:
+			if c == '"' {
+				inString, start = true, i+1
+			}
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+			j := i + 1
+			for j < len(params) && (params[j] == ' ' || params[j] == '\t' || params[j] == '\n' || params[j] == '\r') {
+				j++
+			}
+			if j == len(params) || params[j] != ':' {
+				continue // a value, not a key
+			}
+			key := string(params[start:i])
+			if strings.IndexByte(key, '\\') >= 0 {
+				return true
+			}
+			if cs := m[strings.ToLower(key)]; len(cs) > 1 || len(cs) == 1 && cs[0] != key {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -70,3 +70,20 @@ func FuzzUnknownFields(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMayFold: where mayFold finds no key that folds, dropping the folded
+// keys changes nothing (its shortcut loses no key).
+func FuzzMayFold(f *testing.F) {
+	for _, s := range []string{`{"path":"a","OFFSET":2}`, `{"inner":{"MaxBytes":1}}`, `{"p\u0061th":"x"}`, `{"env":{"PATH":"x"}}`, `{"a" : {"Path":1}}`} {
+		f.Add(s)
+	}
+	t := reflect.TypeFor[testParams]()
+	f.Fuzz(func(tt *testing.T, params string) {
+		if !json.Valid([]byte(params)) || mayFold([]byte(params), t) {
+			return
+		}
+		if got := dropFolded(json.RawMessage(params), t); string(got) != params {
+			tt.Errorf("mayFold found nothing in %s, dropFolded made %s", params, got)
+		}
+	})
+}
