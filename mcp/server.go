@@ -230,9 +230,9 @@ func (s *Server) call(ctx context.Context, client *rpc.Client, method string, pa
 	if err := client.Call(ctx, method, params, &raw); err != nil {
 		return nil, nil, err
 	}
-	if method == protocol.MethodRead {
-		// Only a range (offset, limit) asks for lines: the contract's "given
-		// no offset or limit"; a byte size alone still gets the outline.
+	if method == protocol.MethodRead && (budget > 0 || !hasArg(params, "maxBytes")) {
+		// A call that gives maxBytes asks for the lines (budget is 0 when
+		// it gave a size).
 		raw = outlineLarge(ctx, client, params, raw)
 	}
 	if method == protocol.MethodProcessList {
@@ -307,3 +307,17 @@ func (s *Server) relayProgress(ctx context.Context, client *rpc.Client, ss *sdk.
 	return remove
 }
 
+// hasArg reports whether params (a tool call's arguments) give name.
+func hasArg(params any, name string) bool {
+	switch p := params.(type) {
+	case map[string]json.RawMessage:
+		v, ok := p[name]
+		return ok && string(v) != "null"
+	case json.RawMessage:
+		var m map[string]json.RawMessage
+		if json.Unmarshal(p, &m) == nil {
+			return hasArg(m, name)
+		}
+	}
+	return false
+}
