@@ -552,7 +552,10 @@ func TestExitGroupCounted(t *testing.T) {
 		omitted func(int) bool
 	}{
 		{`seq 1 5000; echo "error: x"; seq 1 3000; exit $0`, func(n int) bool { return n == 0 }},
-		{`for i in $(seq 1 600); do echo "step $i"; echo "error: e$i failed"; done; seq 1 3000; exit $0`, func(n int) bool { return n > 0 }},
+		// Far from head and tail (which show a group without counting it),
+		// two lines between errors: groups (an error and the line before
+		// it) never touch, so none is merged with another when shown.
+		{`seq 1 3000; for i in $(seq 1 600); do echo "step $i"; echo "ok $i"; echo "error: e$i failed"; done; seq 1 3000; exit $0`, func(n int) bool { return n > 0 }},
 	}
 	for _, tt := range tests {
 		omitted := map[string]int{}
@@ -572,6 +575,37 @@ func TestExitGroupCounted(t *testing.T) {
 		// (its last group held them), never one less.
 		if d := omitted["3"] - omitted["0"]; d != 0 && d != 1 {
 			t.Errorf("%q: shown+omitted %d on exit 0, %d on exit 3", tt.script, omitted["0"], omitted["3"])
+		}
+	}
+}
+
+// TestHighlightsLeftOutForTheBudget: groups are left out for the budget,
+// not for the detector's MaxGroups: 40 distinct errors in the middle (more
+// than the 32 it keeps best) are all shown while the budget has room, and
+// none is counted omitted; a small budget leaves some out and counts them.
+func TestHighlightsLeftOutForTheBudget(t *testing.T) {
+	r := newRunner(t)
+	_, d := newSpool(t)
+	script := `seq 1 3000; for i in $(seq 1 40); do echo "cp: cannot stat /data/f$i: No such file or directory"; seq 1 30; done; seq 1 3000`
+	for _, c := range []struct {
+		maxBytes, shown, omitted int
+	}{{51200, 40, 0}, {2048, -1, -1}} {
+		spec := exec.Spec{Argv: []string{"bash", "-c", script}, Output: truncate.PreviewOptions{MaxLines: 2000, MaxBytes: c.maxBytes, Clean: true}, Spool: spoolTo(d)}
+		res, err := r.Run(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.Stdout
+		if c.shown >= 0 && (len(st.Highlights) != c.shown || st.HighlightsOmitted != c.omitted) {
+			t.Errorf("maxBytes %d: %d shown, %d omitted; want %d, %d", c.maxBytes, len(st.Highlights), st.HighlightsOmitted, c.shown, c.omitted)
+		}
+		if c.shown < 0 && (st.HighlightsOmitted == 0 || len(st.Highlights)+st.HighlightsOmitted != 40) {
+			t.Errorf("maxBytes %d: %d shown, %d omitted; want some omitted, 40 in all", c.maxBytes, len(st.Highlights), st.HighlightsOmitted)
+		}
+		for _, h := range st.Highlights {
+			if !strings.Contains(h.Text, "cp: cannot stat /data/f") {
+				t.Errorf("maxBytes %d: group %d-%d %q", c.maxBytes, h.FromLine, h.ToLine, h.Text)
+			}
 		}
 	}
 }

@@ -127,10 +127,10 @@ func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to
 			raw := lines(ev.FromLine, ev.ToLine)
 			if raw != nil && int64(bytes.Count(raw, []byte{'\n'})) >= ev.ToLine-ev.FromLine {
 				ranked = append(ranked, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine,
-					Lines: splitLines(raw), Hit: ev.FromLine})
+					Lines: splitLines(raw), Hit: ev.FromLine, Spare: g.Spare})
 			}
 		}
-		ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit})
+		ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit, Spare: g.Spare})
 	}
 	preview := func(opt truncate.PreviewOptions) Preview {
 		pr := Preview{PreviewResult: o.Preview(ranked, opt)}

@@ -53,6 +53,10 @@ type Group struct {
 	// first of its kind when found, or a kind of at most rareKind lines.
 	Rare bool
 	kind int // the template of its first hit (see templates), -1 for none
+	// Spare: pushed out of the MaxGroups kept, kept besides while they fit
+	// (see Detector.spare); Rank places it after every group kept, and a
+	// preview shows it only whole, with what the others left of the budget.
+	Spare bool
 	// Evidence are lines far before the group that it needs, no longer in
 	// memory: the log lines a go test printed under its "=== RUN" line,
 	// whose "--- FAIL" verdict this group holds. The caller reads them from
@@ -77,11 +81,17 @@ type Detector struct {
 	indent   int    // of the hit that opened the continuation
 	closed   int64  // last line of the groups closed so far
 
-	kept  []*Group // closed groups kept, in output order, but for the newest
-	last  *Group   // the newest closed group, always kept
-	keys  map[string]bool
-	found int
-	sev   [3]int // groups found per severity
+	kept []*Group // closed groups kept, in output order, but for the newest
+	last *Group   // the newest closed group, always kept
+	// spare are groups the kept ones pushed out, while they are at most
+	// maxSpare and maxSpareBytes: a preview with budget left after the
+	// kept groups shows them, so that a group is left out for the
+	// budget, not for MaxGroups.
+	spare      []*Group
+	spareBytes int
+	keys       map[string]bool
+	found      int
+	sev        [3]int // groups found per severity
 
 	tests  goTests
 	py     pyTests
@@ -199,8 +209,13 @@ func (d *Detector) evidence(body []byte) (Span, bool) {
 // (see templates.noise), which are not counted either.
 func (d *Detector) Finish() Result {
 	d.close()
-	gs := make([]Group, 0, len(d.kept)+1)
-	for _, g := range append(d.kept, d.last) {
+	all := append(d.kept, d.spare...)
+	if len(d.spare) > 0 {
+		slices.SortFunc(all, func(a, b *Group) int { return cmp.Compare(a.FromLine, b.FromLine) })
+	}
+	all = append(all, d.last) // the newest
+	gs := make([]Group, 0, len(all))
+	for _, g := range all {
 		if g != nil && !(weakRule(g.Rule) && d.tmpl.noise(g.kind, d.seen)) {
 			if g.kind >= 0 && d.tmpl.kinds[g.kind].Count <= rareKind {
 				g.Rare = true
@@ -496,7 +511,33 @@ func (d *Detector) keep(g *Group) {
 			v = i
 		}
 	}
+	d.keepSpare(d.kept[v])
 	d.kept = append(d.kept[:v], d.kept[v+1:]...)
+}
+
+// The bounds of Detector.spare: with the kept groups, 256 groups, and four
+// times the most a preview shows (protocol's cap of maxBytes, 256 KiB).
+const (
+	maxSpare      = 224
+	maxSpareBytes = 1 << 20
+)
+
+// keepSpare keeps g, pushed out of the kept groups, among the spare ones
+// while they fit their bounds (the first pushed out stay).
+func (d *Detector) keepSpare(g *Group) {
+	if len(d.spare) >= maxSpare {
+		return
+	}
+	n := 0
+	for _, l := range g.Lines {
+		n += len(l)
+	}
+	if d.spareBytes+n > maxSpareBytes {
+		return
+	}
+	g.Spare = true
+	d.spare = append(d.spare, g)
+	d.spareBytes += n
 }
 
 // priority: errors before warnings, the first of a kind of line before

@@ -49,8 +49,19 @@ func TestBounded(t *testing.T) {
 		}
 	}
 	r := d.Finish()
-	if len(r.Groups) > opt.MaxGroups {
-		t.Fatalf("%d groups kept", len(r.Groups))
+	kept, spare, spareBytes := 0, 0, 0
+	for _, g := range r.Groups {
+		if !g.Spare {
+			kept++
+			continue
+		}
+		spare++
+		for _, l := range g.Lines {
+			spareBytes += len(l)
+		}
+	}
+	if kept > opt.MaxGroups || spare > maxSpare || spareBytes > maxSpareBytes {
+		t.Fatalf("%d groups kept, %d spare (%d bytes)", kept, spare, spareBytes)
 	}
 	if r.Found != lines/opt.MaxGroupLines || r.Errors != r.Found {
 		t.Fatalf("found %d (%d errors), want %d", r.Found, r.Errors, lines/opt.MaxGroupLines)

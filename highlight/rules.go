@@ -167,6 +167,9 @@ func table() []Rule {
 		{Name: "sanitizer-summary", Severity: Error, Need: kStart | kErr | kVocab, Lits: []string{"Sanitizer"}, Re: re(`^SUMMARY: \w*Sanitizer: `)},
 		{Name: "ubsan", Severity: Error, Need: kErr | kVocab, Lits: []string{"runtime error: "}, Re: re(`^\S+:\d+:\d+: runtime error: `), Before: 1},
 		{Name: "valgrind-clean", Need: kStart, Re: re(`^==\d+== (?:ERROR SUMMARY: 0 errors|\S.* 0 bytes in 0 blocks|Memcheck, a memory error detector|For (?:lists|counts) of detected and suppressed errors)`)},
+		// The same count of none with its prefix cut away (grep, a tool that
+		// relays valgrind's lines): no "ERROR" level line.
+		{Name: "valgrind-clean-bare", Need: kErr, Lits: []string{"ERROR SUMMARY: 0 "}, Re: re(`^ERROR SUMMARY: 0 errors`)},
 		{Name: "valgrind-summary", Severity: Error, Need: kStart, Re: re(`^==\d+== ERROR SUMMARY: [1-9]`)},
 		{Name: "valgrind", Severity: Error, Need: kStart, Re: re(`^==\d+== (?:Invalid (?:read|write|free)|Conditional jump|Use of uninitialised|Mismatched free|Syscall param|Source and destination overlap|Process terminating|\S.* (?:definitely|possibly) lost in )`), Cont: contPID, After: 20},
 

@@ -37,8 +37,14 @@ func scanLines(data []byte, opt Options) Result {
 		if i == 0 {
 			i = len(data)
 		}
-		n++
 		line := truncate.CleanLine(data[:i])
+		if len(line) == 0 {
+			// A last line with no newline that cleans to nothing is no
+			// line to a stream fed cleaned blocks (Scan, exec's capture):
+			// nothing is left of it to feed.
+			break
+		}
+		n++
 		d.sampleLine(line)
 		d.Line(n, line)
 		data = data[i:]

@@ -44,6 +44,12 @@ func outlineLarge(ctx context.Context, client *rpc.Client, params any, raw json.
 	if err != nil || o.Outline == nil || len(o.Outline.Entries) == 0 {
 		return raw
 	}
+	if w.PartialLine {
+		if b := outlineLongLine(&w, &o); b != nil {
+			return b
+		}
+		return raw
+	}
 	first := firstLines(w.Content, protocol.MCPFirstLines, protocol.MCPFirstBytes)
 	n := int64(strings.Count(first, "\n"))
 	// The window of those lines: the session saw them (the daemon records
@@ -71,14 +77,31 @@ func outlineLarge(ctx context.Context, client *rpc.Client, params any, raw json.
 
 // isLarge says whether a read of args that answered w is answered with the
 // file's outline and first lines: a text file over MCPOutlineBytes read
-// with no range (and no outline or ifChanged of its own).
+// with no range (and no outline or ifChanged of its own), its first line
+// whole or not.
 func isLarge(args map[string]json.RawMessage, w *protocol.Window) bool {
 	for _, k := range []string{"offset", "limit", "outline", "ifChanged"} {
 		if _, ok := args[k]; ok {
 			return false
 		}
 	}
-	return !w.Binary && w.Image == nil && !w.PartialLine && w.TotalBytes > protocol.MCPOutlineBytes
+	return !w.Binary && w.Image == nil && w.TotalBytes > protocol.MCPOutlineBytes
+}
+
+// outlineLongLine is outlineLarge's answer when the file's first line alone
+// is longer than a window (minified JSON, a bundle): the outline and no
+// lines, the notice naming the readBytes call that slices line 1. The
+// session saw none of the file.
+func outlineLongLine(w, o *protocol.Window) json.RawMessage {
+	o.Content, o.StartLine, o.EndLine, o.StartByte, o.EndByte = "", 1, 0, 0, 0
+	o.Truncated = true
+	o.TruncatedBy, o.Next = ptr(protocol.ByBytes), &protocol.Next{StartByte: ptr(int64(0))}
+	o.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFileLongLine(w.TotalBytes, o.TotalLines, protocol.MCPWindowBytes)))
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // firstLines is text's first whole lines, at most maxLines and maxBytes.

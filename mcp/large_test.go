@@ -37,6 +37,25 @@ func TestReadLarge(t *testing.T) {
 		t.Errorf("structuredContent: endLine %d format %q", w.EndLine, w.Outline.Format)
 	}
 
+	// A byte size asks for that many bytes of lines (the contract's "a
+	// call that asks for more gets more"): no outline.
+	if text, _ = s.call(t, "read", map[string]any{"path": path, "maxBytes": 100000}); !strings.HasPrefix(text, "     1\t# Chapter 0\n") || len(text) < 90000 {
+		t.Errorf("with maxBytes: %.300q", text)
+	}
+	// A first line longer than a window (minified JSON): the outline, and
+	// the readBytes call that slices it.
+	var j strings.Builder
+	j.WriteString(`{"items":[`)
+	for i := 0; j.Len() < 100<<10; i++ {
+		fmt.Fprintf(&j, `{"id":%d,"name":"item %d"},`, i, i)
+	}
+	j.WriteString(`{"id":-1}],"total":1}`)
+	min := writeFile(t, "min.json", j.String())
+	text, res = s.call(t, "read", map[string]any{"path": min})
+	if res.IsError || !strings.Contains(text, "key items") || strings.Contains(text, `{"id":0`) ||
+		!strings.Contains(text, "Line 1 alone is longer than a window: read it in slices with readBytes startByte=0 maxBytes=16384") {
+		t.Errorf("minified JSON:\n%.2000s", text)
+	}
 	text, _ = s.call(t, "read", map[string]any{"path": path, "offset": 1, "limit": 3})
 	if text != "     1\t# Chapter 0\n     2\t\n     3\tSentence 0 of chapter 0, long enough to fill a book.\n"+lastLine(text) {
 		t.Errorf("with a range: %q", text)

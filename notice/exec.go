@@ -3,8 +3,11 @@ package notice
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/truncate"
@@ -131,7 +134,7 @@ func DropSpool(n string, s *protocol.SpoolRef) string {
 func UnknownParams(fields, nearest []string) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
-		parts[i] = f
+		parts[i] = paramName(f)
 		if nearest[i] != "" {
 			parts[i] += " (did you mean " + nearest[i] + "?)"
 		}
@@ -141,6 +144,19 @@ func UnknownParams(fields, nearest []string) string {
 		noun = "params"
 	}
 	return "[Unknown " + noun + " ignored: " + strings.Join(parts, ", ") + "]"
+}
+
+// paramName is a client's param name as a notice shows it: on one line
+// (quoted, as Go quotes, when it holds a control character or invalid
+// UTF-8) and at most 64 characters, since a notice is one line.
+func paramName(f string) string {
+	if !utf8.ValidString(f) || strings.IndexFunc(f, unicode.IsControl) >= 0 {
+		f = strconv.Quote(f)
+	}
+	if r := []rune(f); len(r) > 64 {
+		f = string(r[:64]) + "…"
+	}
+	return f
 }
 
 // maxRanges bounds the highlighted ranges a notice names.

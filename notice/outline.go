@@ -220,6 +220,14 @@ func OutlineEntry(e protocol.OutlineEntry) string {
 	return b.String()
 }
 
+// LargeFileLongLine is LargeFile's sentence when the file's first line
+// alone is longer than a window (a minified file): no whole line is shown,
+// and readBytes reads it in slices.
+func LargeFileLongLine(size, totalLines int64, maxBytes int) string {
+	return fmt.Sprintf("[The file is %s, %s: above is its outline. Line 1 alone is longer than a window: read it in slices with readBytes startByte=0 maxBytes=%d]",
+		Size(size), plural(int(totalLines), "1 line", fmt.Sprintf("%d lines", totalLines)), maxBytes)
+}
+
 // LargeFile is toold mcp's notice after the outline and first lines it gives
 // for a read of a large file with no range.
 func LargeFile(size int64, firstLines, totalLines int64) string {

@@ -11,6 +11,10 @@ type Highlight struct {
 	FromLine, ToLine int64    // raw line numbers, 1-based and inclusive
 	Lines            []string // lines FromLine..ToLine, raw or cleaned, with their endings
 	Hit              int64    // the line that made it a group: kept when it must be cut
+	// Spare: a group the detector kept beyond its best (highlight's
+	// Group.Spare): shown only whole, after every other, with what they
+	// left of the budget.
+	Spare bool
 }
 
 // ShownHighlight is a group as a preview shows it: whole lines, cleaned and
@@ -160,11 +164,16 @@ func (p *pick) next() int {
 // maxBytes: the hit line of each while it fits, the rest left out; then, keeping back a head and a tail of two lines each, the
 // groups that fit whole, in rank order (a traceback to its exception
 // line), and the lines around the others' hits, one per group in turn,
-// while they fit.
+// while they fit; then the spare groups (Highlight.Spare) that fit whole.
 func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode string) (taken []group, left []Highlight) {
 	var picks []*pick
+	var spare []Highlight
 	lines, size := 0, 0
 	for _, h := range cands {
+		if h.Spare {
+			spare = append(spare, h)
+			continue
+		}
 		g := w.group(h)
 		i := int(min(max(h.Hit-h.FromLine, 0), int64(len(g.lines)-1)))
 		l := g.lines[i]
@@ -212,6 +221,15 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 			} else {
 				p.full = true
 			}
+		}
+	}
+	// Spare groups last, whole, in rank order, in what is left.
+	for _, h := range spare {
+		if g := w.group(h); len(g.lines) > 0 && lines+len(g.lines) <= maxLines && size+g.shown <= maxBytes {
+			picks = append(picks, &pick{g: g, hi: len(g.lines)})
+			lines, size = lines+len(g.lines), size+g.shown
+		} else {
+			left = append(left, h)
 		}
 	}
 	taken = make([]group, 0, len(picks))
