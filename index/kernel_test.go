@@ -51,7 +51,18 @@ func TestKernelRepeat(t *testing.T) {
 		}
 	}
 	t.Logf("ready after %v (cpu %v): %+v", time.Since(t0), cpuTime(), m.Stats())
-	opt := search.GrepOptions{Limit: 2000, MaxBytes: 262144, MaxFileSize: 64 << 20, IgnoreFrom: tree}
+	// At the caps bench/indexbench sends, then at the protocol's default
+	// limits (what an agent sends).
+	for _, opt := range []search.GrepOptions{
+		{Limit: 2000, MaxBytes: 262144, MaxFileSize: 64 << 20, IgnoreFrom: tree},
+		{Limit: 100, MaxBytes: 51200, MaxLineChars: 500, MaxFileSize: 64 << 20, IgnoreFrom: tree},
+	} {
+		t.Logf("limit %d, maxBytes %d", opt.Limit, opt.MaxBytes)
+		kernelRepeat(t, m, tree, opt)
+	}
+}
+
+func kernelRepeat(t *testing.T, m *Manager, tree string, opt search.GrepOptions) {
 	var all []time.Duration
 	for _, q := range kernelQueries {
 		mt, _ := search.Compile(q)
@@ -67,6 +78,7 @@ func TestKernelRepeat(t *testing.T) {
 			}
 			plans = append(plans, time.Since(t1))
 			kept = len(p.Pick)
+			var err error
 			res, err = search.GrepListing(context.Background(), mt, tree, p.Listing, p.Pick, p.Parts, opt)
 			if err != nil {
 				t.Fatal(err)

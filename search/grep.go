@@ -232,6 +232,8 @@ type fileJob struct {
 	out   chan []outcome
 	// ignored is the walk's final count of ignored entries, in the last job.
 	ignored int
+	// seq is the job's place in walk order (0 the first).
+	seq int64
 
 	// The workers that search the job share it (see worker.search): each
 	// claims the next file, and the one that ends the last sends outs.
@@ -327,11 +329,12 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 	// never closed, since a worker may offer one after the walk ends.
 	help := make(chan *fileJob, 4)
 	var wg sync.WaitGroup
+	ahead := newAhead(opt)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt), help: help}
+			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt), help: help, ahead: ahead}
 			w.run(jobs)
 		}()
 	}
@@ -398,6 +401,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 	}
 	var cur *fileJob
+	var seq int64
 	flush := func() error {
 		j := cur
 		cur = nil
@@ -437,7 +441,8 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		if cur == nil {
 			h.acquire()
-			cur = &fileJob{dir: h, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+			cur = &fileJob{dir: h, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
+			seq++
 		}
 		cur.files = append(cur.files, jobFile{name: e.name, dir: dirRel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
 		return nil
@@ -477,6 +482,7 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 		return nil
 	}
 	var cur *fileJob
+	var seq int64
 	for _, i := range pick {
 		f := &l.Files[i]
 		if !g.match(f.Rel, f.Rel[strings.LastIndexByte(f.Rel, '/')+1:]) {
@@ -484,7 +490,8 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 		}
 		if cur == nil {
 			top.acquire()
-			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
+			seq++
 		}
 		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: parts[i], ignored: f.Ignored})
 		if len(cur.files) == batchSize {
@@ -535,8 +542,9 @@ type worker struct {
 	name []byte // openFile's scratch
 	// help takes the job being searched (job) when one of its files is
 	// large, for an idle worker to share.
-	help chan *fileJob
-	job  *fileJob
+	help  chan *fileJob
+	job   *fileJob
+	ahead *ahead
 }
 
 // run searches the jobs sent on jobs, and those offered on help, until
@@ -572,7 +580,13 @@ func (w *worker) search(j *fileJob) {
 		if i >= len(j.files) {
 			return
 		}
-		j.outs[i] = w.searchFile(j.dir, &j.files[i])
+		pos := j.seq*batchSize + int64(i)
+		if w.ahead.past(pos) {
+			j.outs[i] = outcome{skip: skipOther} // never merged: the limit comes before
+		} else {
+			j.outs[i] = w.searchFile(j.dir, &j.files[i])
+			w.ahead.found(pos, &j.outs[i])
+		}
 		if int(j.done.Add(1)) == len(j.files) {
 			j.dir.release()
 			j.out <- j.outs
