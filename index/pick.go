@@ -66,35 +66,59 @@ func listingMaps(idx *mapped, l *search.Listing, root string) *listMaps {
 			lm.inv[id], lm.fwd[i] = int32(i), int32(id)
 		}
 	}
+	var dirs map[string]bool
 	for _, i := range links {
-		if target, ok := lm.listed[linkTarget(root, l.Files[i].Rel)]; ok && lm.fwd[target] >= 0 {
-			lm.aliases = append(lm.aliases, alias{link: i, target: target})
+		target, isDir := linkTarget(root, l.Files[i].Rel)
+		if t, ok := lm.listed[target]; ok && !isDir && lm.fwd[t] >= 0 {
+			lm.aliases = append(lm.aliases, alias{link: i, target: t})
 			continue
 		}
-		setBit(lm.always, i)
+		if isDir && dirs == nil {
+			dirs = make(map[string]bool, len(l.Dirs))
+			for _, d := range l.Dirs {
+				dirs[d] = true
+			}
+		}
+		if !isDir || !dirs[target] {
+			setBit(lm.always, i) // a link to a walked directory is never searched
+		}
 	}
 	return lm
 }
 
-// linkTarget is the path, relative to root, of the file the symlink rel
-// leads to; "" when it leads out of the tree or nowhere.
-func linkTarget(root, rel string) string {
-	real, err := filepath.EvalSymlinks(filepath.Join(root, rel))
+// linkTarget is the path, relative to root, of what the symlink rel
+// leads to in one hop (its target names no other symlink) and whether
+// that is a directory; "" when it leads out of the tree, nowhere, or
+// through another link (which may lie where no watch sees it change).
+func linkTarget(root, rel string) (string, bool) {
+	link := filepath.Join(root, rel)
+	to, err := os.Readlink(link)
 	if err != nil {
-		return ""
+		return "", false
+	}
+	if !filepath.IsAbs(to) {
+		to = filepath.Join(filepath.Dir(link), to)
+	}
+	real, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return "", false
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	r, err := filepath.Rel(realRoot, real)
 	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-		return ""
+		return "", false
 	}
-	if fi, err := os.Lstat(real); err != nil || !fi.Mode().IsRegular() {
-		return ""
+	if lexical, err := filepath.Rel(root, to); err != nil || lexical != r {
+		return "", false
 	}
-	return filepath.ToSlash(r)
+	fi, err := os.Lstat(real)
+	if err != nil || !fi.Mode().IsRegular() && !fi.IsDir() {
+		return "", false
+	}
+	return filepath.ToSlash(r), fi.IsDir()
 }
 
 func setBit(set []uint64, i int32) { set[i>>6] |= 1 << (i & 63) }
