@@ -9,7 +9,10 @@
 // and limits). Of an unchanged tree the grep visits only the candidates,
 // in the listing's walk order (search.GrepListing, search.Parts: a block's
 // context lines read from around it); of a changed one it walks, passing
-// over the files ruled out (search.GrepOptions.Candidate).
+// over the files ruled out (search.GrepOptions.Candidate). The pick is bit
+// sets over the listing, made at load (files the index does not answer
+// for, symlinks standing for their targets) and as events come (files
+// changed), and is kept per query until the tree changes (pick.go).
 //
 // Design, after Russ Cox's codesearch (index/regexp.go, index/read.go) and
 // zoekt's design notes:

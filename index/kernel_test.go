@@ -107,11 +107,12 @@ func kernelRepeat(t *testing.T, m *Manager, tree string, opt search.GrepOptions)
 			}
 			t.Logf("  %d files: whole %d MB (%d MB over 1 MB), %d in parts: %d MB", len(p.Pick), total>>20, big>>20, len(p.Parts), parted>>20)
 		}
+		firstPlan := plans[0] // not cached yet at the caps
 		slices.Sort(ds)
 		slices.Sort(plans)
 		slices.Sort(cpus)
 		all = append(all, ds[2])
-		t.Logf("%-30q plan %5.2f ms %7.1f ms cpu %7.1f ms  candidates %6d  files %5d matches %5d", q.Pattern, float64(plans[2].Microseconds())/1000, float64(ds[2].Microseconds())/1000, float64(cpus[2].Microseconds())/1000, kept, len(res.Files), res.TotalMatches)
+		t.Logf("%-30q plan first %5.2f ms median %5.2f ms %7.1f ms cpu %7.1f ms  candidates %6d  files %5d matches %5d", q.Pattern, float64(firstPlan.Microseconds())/1000, float64(plans[2].Microseconds())/1000, float64(ds[2].Microseconds())/1000, float64(cpus[2].Microseconds())/1000, kept, len(res.Files), res.TotalMatches)
 	}
 	slices.Sort(all)
 	t.Logf("p50 %v p90 %v", all[len(all)/2], all[len(all)*9/10])
