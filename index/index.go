@@ -129,7 +129,7 @@ type Tree struct {
 	lm      *listMaps
 	// plans are the picks of queries of the tree as it is, by query.
 	plans      map[string]cachedPlan
-	planFiles  int
+	planBytes  int
 	ignoreFrom string
 	structural bool
 	loaded     time.Time     // when the index was made or taken from disk
@@ -472,27 +472,34 @@ type cachedPlan struct {
 	parts map[int32]*search.Parts
 }
 
-// maxCachedPicks bounds the files of the picks cached (4 bytes each and
-// a little for the parts): a few MiB.
-const maxCachedPicks = 1 << 20
+// maxCachedBytes bounds the memory of the plans cached, estimated:
+// 4 bytes a file picked, partBytes a file in parts.
+const (
+	maxCachedBytes = 8 << 20
+	partBytes      = 160 // its map entry, Parts, a range or two
+)
 
 // cachePlan keeps c for key until the tree changes (forgetPlans). Under
 // t.mu.
 func (t *Tree) cachePlan(key string, c cachedPlan) {
-	if t.planFiles+len(c.pick) > maxCachedPicks {
+	size := 4*len(c.pick) + partBytes*len(c.parts)
+	if size > maxCachedBytes/4 {
+		return // a query that picks most of the tree: not worth the memory
+	}
+	if t.planBytes+size > maxCachedBytes {
 		t.forgetPlans()
 	}
 	if t.plans == nil {
 		t.plans = map[string]cachedPlan{}
 	}
 	t.plans[key] = c
-	t.planFiles += len(c.pick)
+	t.planBytes += size
 }
 
 // forgetPlans drops the cached plans: the tree or its index changed.
 // Under t.mu.
 func (t *Tree) forgetPlans() {
-	t.plans, t.planFiles = nil, 0
+	t.plans, t.planBytes = nil, 0
 }
 
 func (t *Tree) isListed(name string) bool {

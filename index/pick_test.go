@@ -3,6 +3,7 @@ package index
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,32 @@ func TestLinkTarget(t *testing.T) {
 		got, isDir := linkTarget(dir, tt.link)
 		if got != tt.want || isDir != tt.dir {
 			t.Errorf("linkTarget(%s) = %q, %v; want %q, %v", tt.link, got, isDir, tt.want, tt.dir)
+		}
+	}
+}
+
+// TestPlanCacheForgets: a query's pick, kept for its repeats, is
+// dropped when a file changes: the repeat after an append in place
+// finds the new line.
+func TestPlanCacheForgets(t *testing.T) {
+	dir := genTree(t, 40, 11)
+	m := newManager(t, Options{Logger: quiet()})
+	m.Candidates(dir, nil, "")
+	waitState(t, m, dir, StateReady)
+	for i := range 3 {
+		tok := "zqcached" + string(rune('a'+i))
+		want := []string(nil)
+		for range 2 { // the second asks the cache
+			if got := hitsOf(t, m, dir, tok); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("round %d: grep %s found %q, want %q", i, tok, got, want)
+			}
+		}
+		sh(t, dir, "printf '"+tok+"\\n' >> d1/e1/f001.c")
+		want = []string{"d1/e1/f001.c"}
+		for range 2 {
+			if got := hitsOf(t, m, dir, tok); strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Fatalf("round %d after the append: grep %s found %q, want %q", i, tok, got, want)
+			}
 		}
 	}
 }
