@@ -412,9 +412,12 @@ func (t *Tree) fail(reason string) {
 // Listing.Files, ascending); else, when Candidate is set, walking and
 // passing over the files it rules out; else a scan.
 type Plan struct {
-	Listing   *search.Listing
-	Pick      []int32
-	Parts     map[int32]*search.Parts // of large files, the blocks that may match
+	Listing *search.Listing
+	Pick    []int32
+	Parts   map[int32]*search.Parts // of large files, the blocks that may match
+	// Text says which files of Listing are text as they are (for
+	// search.GrepOptions.Text).
+	Text      func(i int32) bool
 	Candidate func(rel string) bool
 }
 
@@ -446,7 +449,7 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	key := q.String()
 	if c, ok := t.plans[key]; ok && listing {
 		t.hits.Add(1)
-		return Plan{Listing: t.listing, Pick: c.pick, Parts: c.parts}
+		return Plan{Listing: t.listing, Pick: c.pick, Parts: c.parts, Text: textOf(c.text)}
 	}
 	bm, err := t.idx.eval(q)
 	if err != nil {
@@ -460,9 +463,15 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	if !listing {
 		return Plan{Candidate: t.matcher(t.idx.fileSet(bm), prefix)}
 	}
-	pick, parts := t.pick(bm)
-	t.cachePlan(key, cachedPlan{pick: pick, parts: parts})
-	return Plan{Listing: t.listing, Pick: pick, Parts: parts}
+	pick, parts, text := t.pick(bm)
+	t.cachePlan(key, cachedPlan{pick: pick, parts: parts, text: text})
+	return Plan{Listing: t.listing, Pick: pick, Parts: parts, Text: textOf(text)}
+}
+
+// textOf is a Plan's Text: whether the listing's file i is in the bit
+// set text.
+func textOf(text []uint64) func(i int32) bool {
+	return func(i int32) bool { return i >= 0 && int(i>>6) < len(text) && hasBit(text, i) }
 }
 
 // cachedPlan is a grep's pick of an unchanged tree, kept for the next
@@ -470,6 +479,7 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 type cachedPlan struct {
 	pick  []int32
 	parts map[int32]*search.Parts
+	text  []uint64
 }
 
 // maxCachedBytes bounds the memory of the plans cached, estimated:
@@ -482,7 +492,7 @@ const (
 // cachePlan keeps c for key until the tree changes (forgetPlans). Under
 // t.mu.
 func (t *Tree) cachePlan(key string, c cachedPlan) {
-	size := 4*len(c.pick) + partBytes*len(c.parts)
+	size := 4*len(c.pick) + partBytes*len(c.parts) + 8*len(c.text)
 	if size > maxCachedBytes/4 {
 		return // a query that picks most of the tree: not worth the memory
 	}

@@ -79,6 +79,7 @@ func kernelRepeat(t *testing.T, m *Manager, tree string, opt search.GrepOptions)
 			plans = append(plans, time.Since(t1))
 			kept = len(p.Pick)
 			var err error
+			opt.Text = p.Text
 			res, err = search.GrepListing(context.Background(), mt, tree, p.Listing, p.Pick, p.Parts, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -29,8 +29,9 @@ type listMaps struct {
 	// and read, through the root, by every grep.
 	aliases []alias
 	listed  map[string]int32
-	// dirty is a bit set of the listing's files in Tree.dirty.
-	dirty []uint64
+	// dirty is a bit set of the listing's files in Tree.dirty; text of
+	// those the index judged text (flagText).
+	dirty, text []uint64
 }
 
 // markDirty notes that the file rel (a path of Tree.dirty) changed.
@@ -48,6 +49,7 @@ type alias struct{ link, target int32 }
 func listingMaps(idx *mapped, l *search.Listing, root string) *listMaps {
 	lm := &listMaps{inv: make([]int32, len(idx.files)), fwd: make([]int32, len(l.Files)),
 		always: make([]uint64, (len(l.Files)+63)/64), dirty: make([]uint64, (len(l.Files)+63)/64),
+		text:   make([]uint64, (len(l.Files)+63)/64),
 		listed: make(map[string]int32, len(l.Files))}
 	for i := range lm.inv {
 		lm.inv[i] = -1
@@ -64,6 +66,9 @@ func listingMaps(idx *mapped, l *search.Listing, root string) *listMaps {
 			setBit(lm.always, int32(i))
 		default:
 			lm.inv[id], lm.fwd[i] = int32(i), int32(id)
+			if idx.files[id].flags&flagText != 0 {
+				setBit(lm.text, int32(i))
+			}
 		}
 	}
 	var dirs map[string]bool
@@ -127,8 +132,9 @@ func hasBit(set []uint64, i int32) bool { return set[i>>6]&(1<<(i&63)) != 0 }
 
 // pick lists the listing's files a grep searches: those with a document
 // in bm, those the index does not answer for, and those changed since;
-// and of large files, the blocks that may match. Under t.mu.
-func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts) {
+// of large files, the blocks that may match; and which files are text
+// as they are (judged so and unchanged since). Under t.mu.
+func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts, []uint64) {
 	idx, lm := t.idx, t.lm
 	set := slices.Clone(lm.always)
 	var blocks []uint64 // of files in blocks: listing index<<32 | block
@@ -165,7 +171,11 @@ func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts) {
 			pick = append(pick, int32(i*64+bits.TrailingZeros64(w)))
 		}
 	}
-	return pick, t.parts(blocks)
+	text := make([]uint64, len(lm.text))
+	for i, w := range lm.text {
+		text[i] = w &^ lm.dirty[i]
+	}
+	return pick, t.parts(blocks), text
 }
 
 // parts groups the candidate blocks (listing index<<32 | block) by file:

@@ -44,7 +44,8 @@ func TestLinkTarget(t *testing.T) {
 
 // TestPlanCacheForgets: a query's pick, kept for its repeats, is
 // dropped when a file changes: the repeat after an append in place
-// finds the new line.
+// finds the new line; a text file rewritten in place as binary is
+// judged again (the index knew it as text).
 func TestPlanCacheForgets(t *testing.T) {
 	dir := genTree(t, 40, 11)
 	m := newManager(t, Options{Logger: quiet()})
@@ -65,5 +66,10 @@ func TestPlanCacheForgets(t *testing.T) {
 				t.Fatalf("round %d after the append: grep %s found %q, want %q", i, tok, got, want)
 			}
 		}
+	}
+	hitsOf(t, m, dir, "zqctl") // none, kept
+	sh(t, dir, "{ printf 'zqctl\\n'; head -c 3000 /dev/zero | tr '\\0' '\\1'; } > d2/e2/f002.c")
+	if got := hitsOf(t, m, dir, "zqctl"); len(got) != 0 { // binary now: skipped, as a scan has it
+		t.Fatalf("a binary file's match shown: %q", got)
 	}
 }

@@ -76,6 +76,10 @@ type GrepOptions struct {
 	// index's answer, by path relative to the searched directory): the
 	// others are passed over as files without a match.
 	Candidate func(rel string) bool
+	// Text, when set, says which files of a GrepListing's listing (by
+	// index) are text as they are now (an index judged them with IsBinary
+	// and they have not changed since): their judgement is skipped.
+	Text func(i int32) bool
 }
 
 // Match is one matching line.
@@ -252,6 +256,8 @@ type jobFile struct {
 	beneath bool
 	// parts, when set, are the only pieces of the file that may match.
 	parts *Parts
+	// text: the file is known to be text (GrepOptions.Text).
+	text bool
 	// ignored is how many entries the walk had ignored when it met this
 	// file, so that the count follows walk order wherever the search stops.
 	ignored int
@@ -493,7 +499,8 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
 			seq++
 		}
-		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: parts[i], ignored: f.Ignored})
+		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: parts[i], ignored: f.Ignored,
+			text: opt.Text != nil && opt.Text(i)})
 		if len(cur.files) == batchSize {
 			j := cur
 			cur = nil
@@ -545,6 +552,7 @@ type worker struct {
 	help  chan *fileJob
 	job   *fileJob
 	ahead *ahead
+	text  bool // the file being searched is known text: not judged
 }
 
 // run searches the jobs sent on jobs, and those offered on help, until
@@ -614,6 +622,7 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 	if err := w.ctx.Err(); err != nil {
 		return outcome{skip: skipOther}
 	}
+	w.text = f.text
 	if f.symlink {
 		r, size, err := openJob(w.ctx, w.root, dir, f)
 		if err != nil {
@@ -680,6 +689,7 @@ func (w *worker) scan(r io.ReaderAt, size int64, have int) outcome {
 	}
 	s := w.s
 	s.reset()
+	s.judged = w.text
 	switch err := s.scanReaderAt(w.ctx, r, size, &w.buf, have); {
 	case errors.Is(err, errBinary):
 		return outcome{skip: skipBinary}
@@ -696,6 +706,7 @@ func (w *worker) scan(r io.ReaderAt, size int64, have int) outcome {
 func (w *worker) scanAll(buf []byte) outcome {
 	s := w.s
 	s.reset()
+	s.judged = w.text
 	if err := s.scanBuffer(buf); err != nil {
 		return outcome{skip: skipBinary}
 	}

@@ -53,6 +53,7 @@ func (w *worker) scanParts(fd int, size int64, p *Parts) outcome {
 		return outcome{skip: skipTooLarge}
 	}
 	s.reset()
+	s.judged = w.text
 	s.lazyFd, s.lazySize = fd+1, size // read at the first match: most files have none
 	for i, r := range p.Ranges {
 		start, err := w.contextStart(fd, r.Off, s.opt.Context)

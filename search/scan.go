@@ -308,6 +308,12 @@ func show(line []byte, maxChars int, clean bool) (string, int) {
 	return text, 0
 }
 
+// IsBinary reports whether grep judges a file binary whose first bytes
+// are sample (at most 8 KiB of it are looked at): an index that knows a
+// file is text, and that it has not changed since, spares a grep the
+// judgement (GrepOptions.Text).
+func IsBinary(sample []byte) bool { return isBinary(sample) }
+
 // isBinary is truncate.IsBinary(sample), eight bytes at a time: a NUL, or
 // more than one byte in 16 that text never holds (a control character
 // other than \a to \r and ESC, or DEL). Source code has a tab or a newline
