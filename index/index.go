@@ -414,7 +414,7 @@ func (t *Tree) fail(reason string) {
 type Plan struct {
 	Listing *search.Listing
 	Pick    []int32
-	Parts   map[int32]*search.Parts // of large files, the blocks that may match
+	Parts   []search.FileParts // of large files, the blocks that may match
 	// Text says which files of Listing are text as they are (for
 	// search.GrepOptions.Text).
 	Text      func(i int32) bool
@@ -478,7 +478,7 @@ func textOf(text []uint64) func(i int32) bool {
 // grep of the same query (agents repeat theirs): read-only once cached.
 type cachedPlan struct {
 	pick  []int32
-	parts map[int32]*search.Parts
+	parts []search.FileParts
 	text  []uint64
 }
 
@@ -486,7 +486,7 @@ type cachedPlan struct {
 // 4 bytes a file picked, partBytes a file in parts.
 const (
 	maxCachedBytes = 8 << 20
-	partBytes      = 160 // its map entry, Parts, a range or two
+	partBytes      = 80 // its FileParts and a range or two
 )
 
 // cachePlan keeps c for key until the tree changes (forgetPlans). Under

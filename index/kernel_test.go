@@ -90,12 +90,16 @@ func kernelRepeat(t *testing.T, m *Manager, tree string, opt search.GrepOptions)
 		if os.Getenv("TOOLD_KERNEL_READ") != "" {
 			p := m.Plan(tree, QueryFor(q.Pattern, q.Literal, q.IgnoreCase), tree, false)
 			var total, parted, big int64
+			inParts := map[int32]*search.Parts{}
+			for i := range p.Parts {
+				inParts[p.Parts[i].File] = &p.Parts[i].Parts
+			}
 			for _, i := range p.Pick {
 				fi, err := os.Stat(tree + "/" + p.Listing.Files[i].Rel)
 				if err != nil {
 					continue
 				}
-				if pp := p.Parts[i]; pp != nil {
+				if pp := inParts[i]; pp != nil {
 					for _, r := range pp.Ranges {
 						parted += r.End - r.Off
 					}

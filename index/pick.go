@@ -134,7 +134,7 @@ func hasBit(set []uint64, i int32) bool { return set[i>>6]&(1<<(i&63)) != 0 }
 // in bm, those the index does not answer for, and those changed since;
 // of large files, the blocks that may match; and which files are text
 // as they are (judged so and unchanged since). Under t.mu.
-func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts, []uint64) {
+func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, []search.FileParts, []uint64) {
 	idx, lm := t.idx, t.lm
 	set := slices.Clone(lm.always)
 	var blocks []uint64 // of files in blocks: listing index<<32 | block
@@ -180,15 +180,20 @@ func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts, []uin
 
 // parts groups the candidate blocks (listing index<<32 | block) by file:
 // the parts of each file that may match, unless all of it may or it
-// changed since (searched whole). Under t.mu.
-func (t *Tree) parts(blocks []uint64) map[int32]*search.Parts {
+// changed since (searched whole), by file. Under t.mu.
+func (t *Tree) parts(blocks []uint64) []search.FileParts {
 	if len(blocks) == 0 {
 		return nil
 	}
 	slices.Sort(blocks)
-	parts := map[int32]*search.Parts{}
-	all := make([]search.Parts, 0, 64) // one allocation for many
-	ranges := make([]search.Range, 0, len(blocks))
+	files := 0
+	for i := range blocks {
+		if i == 0 || blocks[i]>>32 != blocks[i-1]>>32 {
+			files++
+		}
+	}
+	parts := make([]search.FileParts, 0, files)
+	ranges := make([]search.Range, 0, len(blocks)) // the ranges of all
 	var ks []int
 	for i := 0; i < len(blocks); {
 		li := int32(blocks[i] >> 32)
@@ -200,13 +205,9 @@ func (t *Tree) parts(blocks []uint64) map[int32]*search.Parts {
 		if len(ks) == len(meta.blocks)+1 || hasBit(t.lm.dirty, li) {
 			continue // searched whole
 		}
-		if len(all) == cap(all) {
-			all = make([]search.Parts, 0, 2*cap(all))
-		}
-		all = append(all, meta.parts(ks, ranges[len(ranges):len(ranges)]))
-		p := &all[len(all)-1]
+		p := meta.parts(ks, ranges[len(ranges):len(ranges)])
 		ranges = ranges[:len(ranges)+len(p.Ranges)]
-		parts[li] = p
+		parts = append(parts, search.FileParts{File: li, Parts: p})
 	}
 	return parts
 }

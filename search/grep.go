@@ -292,9 +292,10 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 // GrepListing searches the files of l, a Listing of the directory dir
 // whose tree has not changed since (as an index's watcher knows), that
 // pick names (indices into l.Files, ascending: those that may match),
-// of some only the parts given, without walking the tree: the reply is
+// of some only the parts given (ascending by file), without walking the
+// tree: the reply is
 // the one a grep of dir would give.
-func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick []int32, parts map[int32]*Parts, opt GrepOptions) (*GrepResult, error) {
+func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick []int32, parts []FileParts, opt GrepOptions) (*GrepResult, error) {
 	if err := CheckGlob(opt.Glob); err != nil {
 		return nil, err
 	}
@@ -468,7 +469,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 // jobs: each opened beneath the tree's directory, opened once through the
 // root, by its whole path in one openat2 (openBeneath), a symlinked file
 // (or every file, without openat2) through the root.
-func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts map[int32]*Parts, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts []FileParts, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
 	g := newGlob(opt.Glob)
 	top := openListedDir(root)
 	defer top.release()
@@ -494,12 +495,19 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 		if !g.match(f.Rel, f.Rel[strings.LastIndexByte(f.Rel, '/')+1:]) {
 			continue
 		}
+		for len(parts) > 0 && parts[0].File < i {
+			parts = parts[1:]
+		}
+		var fp *Parts
+		if len(parts) > 0 && parts[0].File == i {
+			fp = &parts[0].Parts
+		}
 		if cur == nil {
 			top.acquire()
 			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
 			seq++
 		}
-		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: parts[i], ignored: f.Ignored,
+		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: fp, ignored: f.Ignored,
 			text: opt.Text != nil && opt.Text(i)})
 		if len(cur.files) == batchSize {
 			j := cur

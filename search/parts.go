@@ -18,6 +18,12 @@ type Parts struct {
 	Ranges []Range
 }
 
+// FileParts are the Parts of the file File of a Listing (its index).
+type FileParts struct {
+	File  int32
+	Parts Parts
+}
+
 // Range is a piece of a file: bytes Off to End, whose first line is
 // number Line.
 type Range struct {
