@@ -30,7 +30,9 @@
 //     every core at nice 19 (per thread), in segments of a bounded number of
 //     postings merged at the end, so its anonymous memory stays small
 //     whatever the tree. Binary files (a NUL in the first 8 KiB), files over
-//     64 MiB and unreadable ones are not indexed: always candidates.
+//     64 MiB and unreadable ones are not indexed: always candidates. The
+//     others are judged as grep judges them (search.IsBinary): a text file
+//     unchanged since is not judged again (search.GrepOptions.Text).
 //   - Freshness: every directory that holds an indexed file (and its
 //     ancestors) is watched before any file is read; a file written,
 //     created, removed or renamed is a candidate (a name created, removed or
