@@ -3,8 +3,10 @@
 # beside ripgrep in the same run: the first grep (a scan; --index=off's speed), the
 # index build's time and bytes, 23 agent-like repeat greps (identifiers, error
 # messages, regexps with literal parts, -i) each beside rg, interleaved (medians,
-# p50/p90, ratios, match counts), the daemon's RssAnon, and a restart. Then the
-# first search of the engine alone (bench/search, index off) beside rg and GNU find.
+# p50/p90, ratios, match counts), once at the caps (limit 2000, maxBytes 262144)
+# and once at the protocol's default limits (what an agent sends), the daemon's
+# RssAnon, and a restart. Then the first search of the engine alone (bench/search,
+# index off) beside rg and GNU find.
 #
 #   bench/index.sh                 # KERNEL_DIR=/work/kernel, RUNS=3
 #   WRITE=1 bench/index.sh         # also write bench/index-results.md

@@ -190,6 +190,9 @@ func (r *reader) index(id uint32, meta *fileMeta, prog *progress, out chan<- fil
 		out <- fileTris{id: id}
 		return
 	}
+	if !search.IsBinary(data) {
+		meta.flags |= flagText
+	}
 	end := blockEnd(data, 0)
 	out <- fileTris{id: id, tris: r.trigrams(data[:end])}
 	for line := 1 + bytes.Count(data[:end], nl); end < len(data); {

@@ -9,7 +9,10 @@
 // and limits). Of an unchanged tree the grep visits only the candidates,
 // in the listing's walk order (search.GrepListing, search.Parts: a block's
 // context lines read from around it); of a changed one it walks, passing
-// over the files ruled out (search.GrepOptions.Candidate).
+// over the files ruled out (search.GrepOptions.Candidate). The pick is bit
+// sets over the listing, made at load (files the index does not answer
+// for, symlinks standing for their targets) and as events come (files
+// changed), and is kept per query until the tree changes (pick.go).
 //
 // Design, after Russ Cox's codesearch (index/regexp.go, index/read.go) and
 // zoekt's design notes:
@@ -27,7 +30,9 @@
 //     every core at nice 19 (per thread), in segments of a bounded number of
 //     postings merged at the end, so its anonymous memory stays small
 //     whatever the tree. Binary files (a NUL in the first 8 KiB), files over
-//     64 MiB and unreadable ones are not indexed: always candidates.
+//     64 MiB and unreadable ones are not indexed: always candidates. The
+//     others are judged as grep judges them (search.IsBinary): a text file
+//     unchanged since is not judged again (search.GrepOptions.Text).
 //   - Freshness: every directory that holds an indexed file (and its
 //     ancestors) is watched before any file is read; a file written,
 //     created, removed or renamed is a candidate (a name created, removed or

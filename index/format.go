@@ -46,6 +46,10 @@ const (
 	flagSkipped = 1 << iota
 	// flagSymlink: a symlinked file (skipped too); only for the build.
 	flagSymlink
+	// flagText: grep judges the file text (search.IsBinary) as indexed:
+	// while it is unchanged, a grep need not judge it again. An index
+	// written before the flag has none: its files are judged.
+	flagText
 )
 
 // fileMeta is one file of the index.

@@ -41,7 +41,7 @@ func hitsOf(t *testing.T, m *Manager, dir, pattern string) []string {
 	var res *search.GrepResult
 	var err error
 	if p := m.Plan(dir, QueryFor(pattern, false, false), "", false); p.Listing != nil {
-		res, err = search.GrepListing(t.Context(), mt, dir, p.Listing, p.Pick, p.Parts, search.GrepOptions{})
+		res, err = search.GrepListing(t.Context(), mt, dir, p.Listing, p.Pick, p.Parts, search.GrepOptions{Text: p.Text})
 	} else {
 		res, err = search.Grep(t.Context(), mt, dir, search.GrepOptions{Candidate: p.Candidate})
 	}

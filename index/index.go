@@ -123,14 +123,13 @@ type Tree struct {
 	// the build under way started): whether each was there before.
 	names, sinceN map[string]bool
 	// The listing of the tree the index was made from, by a walk with
-	// ignoreFrom's rules; inv maps the index's files to its (-1: not
-	// listed); always holds those of its files the index does not answer
-	// for (not in it, or skipped); listed maps its paths to their indices.
-	// structural: the tree's names changed since (a grep walks).
-	listing    *search.Listing
-	inv        []int32
-	always     *roaring.Bitmap
-	listed     map[string]int32
+	// ignoreFrom's rules, and its maps to the index (lm); structural: the
+	// tree's names changed since (a grep walks).
+	listing *search.Listing
+	lm      *listMaps
+	// plans are the picks of queries of the tree as it is, by query.
+	plans      map[string]cachedPlan
+	planBytes  int
 	ignoreFrom string
 	structural bool
 	loaded     time.Time     // when the index was made or taken from disk
@@ -413,9 +412,12 @@ func (t *Tree) fail(reason string) {
 // Listing.Files, ascending); else, when Candidate is set, walking and
 // passing over the files it rules out; else a scan.
 type Plan struct {
-	Listing   *search.Listing
-	Pick      []int32
-	Parts     map[int32]*search.Parts // of large files, the blocks that may match
+	Listing *search.Listing
+	Pick    []int32
+	Parts   []search.FileParts // of large files, the blocks that may match
+	// Text says which files of Listing are text as they are (for
+	// search.GrepOptions.Text).
+	Text      func(i int32) bool
 	Candidate func(rel string) bool
 }
 
@@ -429,7 +431,11 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	if t.saved && q != nil {
 		select { // quicker than a scan
 		case <-t.first:
-		case <-time.After(firstWait):
+		default:
+			select {
+			case <-t.first:
+			case <-time.After(firstWait):
+			}
 		}
 	}
 	synced := q != nil && t.sync(syncTimeout)
@@ -438,6 +444,12 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	if t.state != StateReady || q == nil || !synced {
 		t.scans.Add(1)
 		return Plan{}
+	}
+	listing := prefix == "" && !noIgnore && ignoreFrom == t.ignoreFrom && t.settle()
+	key := q.String()
+	if c, ok := t.plans[key]; ok && listing {
+		t.hits.Add(1)
+		return Plan{Listing: t.listing, Pick: c.pick, Parts: c.parts, Text: textOf(c.text)}
 	}
 	bm, err := t.idx.eval(q)
 	if err != nil {
@@ -448,84 +460,60 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 		return Plan{}
 	}
 	t.hits.Add(1)
-	if prefix != "" || noIgnore || ignoreFrom != t.ignoreFrom || !t.settle() {
+	if !listing {
 		return Plan{Candidate: t.matcher(t.idx.fileSet(bm), prefix)}
 	}
-	pick, parts := t.pick(bm)
-	return Plan{Listing: t.listing, Pick: pick, Parts: parts}
+	pick, parts, text := t.pick(bm)
+	t.cachePlan(key, cachedPlan{pick: pick, parts: parts, text: text})
+	return Plan{Listing: t.listing, Pick: pick, Parts: parts, Text: textOf(text)}
 }
 
-// pick lists the listing's files a grep searches: those with a document
-// in bm, those the index does not answer for, and those changed since;
-// and of large files, the blocks that may match. Under t.mu.
-func (t *Tree) pick(bm *roaring.Bitmap) ([]int32, map[int32]*search.Parts) {
-	idx := t.idx
-	out := t.always.Clone()
-	var blocks map[uint32][]int // of files in blocks: the candidate blocks
-	it := bm.Iterator()
-	for it.HasNext() {
-		f, k, ok := idx.fileOf(it.Next())
-		if !ok || int(f) >= len(t.inv) || t.inv[f] < 0 {
-			continue
-		}
-		out.Add(uint32(t.inv[f]))
-		if len(idx.files[f].blocks) > 0 {
-			if blocks == nil {
-				blocks = map[uint32][]int{}
-			}
-			blocks[f] = append(blocks[f], k)
-		}
-	}
-	for p := range t.dirty {
-		if i, ok := t.listed[p]; ok {
-			out.Add(uint32(i))
-		}
-	}
-	pick := make([]int32, 0, out.GetCardinality())
-	out.Iterate(func(i uint32) bool {
-		pick = append(pick, int32(i))
-		return true
-	})
-	var parts map[int32]*search.Parts
-	for f, ks := range blocks {
-		meta := &idx.files[f]
-		if t.dirty[meta.path] || len(ks) == len(meta.blocks)+1 {
-			continue // searched whole
-		}
-		if parts == nil {
-			parts = map[int32]*search.Parts{}
-		}
-		parts[t.inv[f]] = meta.parts(ks)
-	}
-	return pick, parts
+// textOf is a Plan's Text: whether the listing's file i is in the bit
+// set text.
+func textOf(text []uint64) func(i int32) bool {
+	return func(i int32) bool { return i >= 0 && int(i>>6) < len(text) && hasBit(text, i) }
 }
 
-// parts are the ranges of the blocks ks (ascending numbers, 0 the first)
-// of the file, adjacent ones joined while they stay under maxBlock (a
-// longer piece is searched whole: search's maxPart).
-func (f *fileMeta) parts(ks []int) *search.Parts {
-	slices.Sort(ks)
-	p := &search.Parts{Size: f.size, Mtime: f.mtime}
-	for _, k := range ks {
-		off, line := int64(0), 1
-		if k > 0 {
-			off, line = int64(f.blocks[k-1].off), int(f.blocks[k-1].line)
-		}
-		end := f.size
-		if k < len(f.blocks) {
-			end = int64(f.blocks[k].off)
-		}
-		if n := len(p.Ranges); n > 0 && p.Ranges[n-1].End == off && end-p.Ranges[n-1].Off <= int64(maxBlock) {
-			p.Ranges[n-1].End = end
-			continue
-		}
-		p.Ranges = append(p.Ranges, search.Range{Off: off, End: end, Line: line})
+// cachedPlan is a grep's pick of an unchanged tree, kept for the next
+// grep of the same query (agents repeat theirs): read-only once cached.
+type cachedPlan struct {
+	pick  []int32
+	parts []search.FileParts
+	text  []uint64
+}
+
+// maxCachedBytes bounds the memory of the plans cached, estimated:
+// 4 bytes a file picked, partBytes a file in parts.
+const (
+	maxCachedBytes = 8 << 20
+	partBytes      = 80 // its FileParts and a range or two
+)
+
+// cachePlan keeps c for key until the tree changes (forgetPlans). Under
+// t.mu.
+func (t *Tree) cachePlan(key string, c cachedPlan) {
+	size := 4*len(c.pick) + partBytes*len(c.parts) + 8*len(c.text)
+	if size > maxCachedBytes/4 {
+		return // a query that picks most of the tree: not worth the memory
 	}
-	return p
+	if t.planBytes+size > maxCachedBytes {
+		t.forgetPlans()
+	}
+	if t.plans == nil {
+		t.plans = map[string]cachedPlan{}
+	}
+	t.plans[key] = c
+	t.planBytes += size
+}
+
+// forgetPlans drops the cached plans: the tree or its index changed.
+// Under t.mu.
+func (t *Tree) forgetPlans() {
+	t.plans, t.planBytes = nil, 0
 }
 
 func (t *Tree) isListed(name string) bool {
-	_, ok := t.listed[name]
+	_, ok := t.lm.listed[name]
 	return ok
 }
 

@@ -60,6 +60,9 @@ func genTree(t testing.TB, n int, seed uint64) string {
 		if i%37 == 5 {
 			body = "bin\x00" + body
 		}
+		if i%41 == 9 { // binary by its control characters, yet indexed
+			body = strings.Repeat("\x01\x02", 300) + body
+		}
 		write(fmt.Sprintf("d%d/e%d/f%03d.c", i%5, i%3, i), body)
 	}
 	// Symlinked files: one within the tree (searched through the root),
@@ -136,6 +139,7 @@ func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.G
 		if len(p.Parts) > 0 {
 			partsGreps++
 		}
+		opt.Text = p.Text
 		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Pick, p.Parts, opt)
 		if err != nil {
 			t.Fatal(err)

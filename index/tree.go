@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
@@ -32,6 +31,7 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 		return err
 	}
 	idx, listing, reused := lo.idx, lo.listing, lo.changed
+	lm := listingMaps(idx, listing, t.root)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if ctx.Err() != nil { // dropped (over the quota) or closed meanwhile
@@ -44,9 +44,13 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	t.since, t.sinceD = nil, nil
 	t.listing, t.ignoreFrom, t.structural, t.loaded = listing, ignoreFrom, false, time.Now()
 	t.gen++
-	t.inv, t.always, t.listed = listingMaps(idx, listing)
+	t.lm = lm
+	t.forgetPlans()
 	for _, p := range reused {
 		t.dirty[p] = true
+	}
+	for p := range t.dirty {
+		lm.markDirty(p)
 	}
 	old.close()
 	if lo.built {
@@ -61,29 +65,6 @@ func (t *Tree) load(ctx context.Context, w *fsnotify.Watcher, ignoreFrom string)
 	t.m.log.Info("index ready", "root", t.root, "files", len(idx.files), "bytes", len(idx.data), "ms", lo.ms, "built", lo.built)
 	go t.m.evict(t.file)
 	return nil
-}
-
-// listingMaps maps the index's files to the listing's (inv), lists the
-// listing's files the index does not answer for (always), and maps the
-// listing's paths to their indices (listed).
-func listingMaps(idx *mapped, l *search.Listing) (inv []int32, always *roaring.Bitmap, listed map[string]int32) {
-	inv = make([]int32, len(idx.files))
-	for i := range inv {
-		inv[i] = -1
-	}
-	always = roaring.New()
-	listed = make(map[string]int32, len(l.Files))
-	for i, f := range l.Files {
-		listed[f.Rel] = int32(i)
-		id, ok := idx.byPath[f.Rel]
-		if !ok || f.Symlink || idx.files[id].flags&flagSkipped != 0 {
-			always.Add(uint32(i))
-			continue
-		}
-		inv[id] = int32(i)
-	}
-	always.RunOptimize()
-	return inv, always, listed
 }
 
 // loaded is what prepare made ready: the index, the listing it answers
@@ -372,6 +353,10 @@ func (t *Tree) mark(ev fsnotify.Event) {
 			m[rel] = true
 		}
 	}
+	if t.lm != nil {
+		t.lm.markDirty(rel)
+	}
+	t.forgetPlans()
 	if ev.Op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 {
 		for _, m := range []map[string]bool{t.dirtyD, t.sinceD} {
 			if m != nil {

@@ -48,6 +48,7 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 			defer svc.Search.Scanned(dir) // a first grep's build waits for it
 		}
 		if plan.Listing != nil {
+			opt.Text = plan.Text
 			res, err = search.GrepListing(ctx, m, dir, plan.Listing, plan.Pick, plan.Parts, opt)
 		} else {
 			opt.Candidate = plan.Candidate

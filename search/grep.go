@@ -76,6 +76,10 @@ type GrepOptions struct {
 	// index's answer, by path relative to the searched directory): the
 	// others are passed over as files without a match.
 	Candidate func(rel string) bool
+	// Text, when set, says which files of a GrepListing's listing (by
+	// index) are text as they are now (an index judged them with IsBinary
+	// and they have not changed since): their judgement is skipped.
+	Text func(i int32) bool
 }
 
 // Match is one matching line.
@@ -232,6 +236,8 @@ type fileJob struct {
 	out   chan []outcome
 	// ignored is the walk's final count of ignored entries, in the last job.
 	ignored int
+	// seq is the job's place in walk order (0 the first).
+	seq int64
 
 	// The workers that search the job share it (see worker.search): each
 	// claims the next file, and the one that ends the last sends outs.
@@ -250,6 +256,8 @@ type jobFile struct {
 	beneath bool
 	// parts, when set, are the only pieces of the file that may match.
 	parts *Parts
+	// text: the file is known to be text (GrepOptions.Text).
+	text bool
 	// ignored is how many entries the walk had ignored when it met this
 	// file, so that the count follows walk order wherever the search stops.
 	ignored int
@@ -284,9 +292,10 @@ func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*G
 // GrepListing searches the files of l, a Listing of the directory dir
 // whose tree has not changed since (as an index's watcher knows), that
 // pick names (indices into l.Files, ascending: those that may match),
-// of some only the parts given, without walking the tree: the reply is
+// of some only the parts given (ascending by file), without walking the
+// tree: the reply is
 // the one a grep of dir would give.
-func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick []int32, parts map[int32]*Parts, opt GrepOptions) (*GrepResult, error) {
+func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick []int32, parts []FileParts, opt GrepOptions) (*GrepResult, error) {
 	if err := CheckGlob(opt.Glob); err != nil {
 		return nil, err
 	}
@@ -327,11 +336,12 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 	// never closed, since a worker may offer one after the walk ends.
 	help := make(chan *fileJob, 4)
 	var wg sync.WaitGroup
+	ahead := newAhead(opt)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt), help: help}
+			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt), help: help, ahead: ahead}
 			w.run(jobs)
 		}()
 	}
@@ -398,6 +408,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 	}
 	var cur *fileJob
+	var seq int64
 	flush := func() error {
 		j := cur
 		cur = nil
@@ -437,7 +448,8 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		if cur == nil {
 			h.acquire()
-			cur = &fileJob{dir: h, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+			cur = &fileJob{dir: h, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
+			seq++
 		}
 		cur.files = append(cur.files, jobFile{name: e.name, dir: dirRel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
 		return nil
@@ -457,7 +469,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 // jobs: each opened beneath the tree's directory, opened once through the
 // root, by its whole path in one openat2 (openBeneath), a symlinked file
 // (or every file, without openat2) through the root.
-func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts map[int32]*Parts, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts []FileParts, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
 	g := newGlob(opt.Glob)
 	top := openListedDir(root)
 	defer top.release()
@@ -477,16 +489,26 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 		return nil
 	}
 	var cur *fileJob
+	var seq int64
 	for _, i := range pick {
 		f := &l.Files[i]
 		if !g.match(f.Rel, f.Rel[strings.LastIndexByte(f.Rel, '/')+1:]) {
 			continue
 		}
+		for len(parts) > 0 && parts[0].File < i {
+			parts = parts[1:]
+		}
+		var fp *Parts
+		if len(parts) > 0 && parts[0].File == i {
+			fp = &parts[0].Parts
+		}
 		if cur == nil {
 			top.acquire()
-			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1)}
+			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
+			seq++
 		}
-		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: parts[i], ignored: f.Ignored})
+		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: fp, ignored: f.Ignored,
+			text: opt.Text != nil && opt.Text(i)})
 		if len(cur.files) == batchSize {
 			j := cur
 			cur = nil
@@ -535,8 +557,10 @@ type worker struct {
 	name []byte // openFile's scratch
 	// help takes the job being searched (job) when one of its files is
 	// large, for an idle worker to share.
-	help chan *fileJob
-	job  *fileJob
+	help  chan *fileJob
+	job   *fileJob
+	ahead *ahead
+	text  bool // the file being searched is known text: not judged
 }
 
 // run searches the jobs sent on jobs, and those offered on help, until
@@ -572,7 +596,13 @@ func (w *worker) search(j *fileJob) {
 		if i >= len(j.files) {
 			return
 		}
-		j.outs[i] = w.searchFile(j.dir, &j.files[i])
+		pos := j.seq*batchSize + int64(i)
+		if w.ahead.past(pos) {
+			j.outs[i] = outcome{skip: skipOther} // never merged: the limit comes before
+		} else {
+			j.outs[i] = w.searchFile(j.dir, &j.files[i])
+			w.ahead.found(pos, &j.outs[i])
+		}
 		if int(j.done.Add(1)) == len(j.files) {
 			j.dir.release()
 			j.out <- j.outs
@@ -600,6 +630,7 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 	if err := w.ctx.Err(); err != nil {
 		return outcome{skip: skipOther}
 	}
+	w.text = f.text
 	if f.symlink {
 		r, size, err := openJob(w.ctx, w.root, dir, f)
 		if err != nil {
@@ -666,6 +697,7 @@ func (w *worker) scan(r io.ReaderAt, size int64, have int) outcome {
 	}
 	s := w.s
 	s.reset()
+	s.judged = w.text
 	switch err := s.scanReaderAt(w.ctx, r, size, &w.buf, have); {
 	case errors.Is(err, errBinary):
 		return outcome{skip: skipBinary}
@@ -682,6 +714,7 @@ func (w *worker) scan(r io.ReaderAt, size int64, have int) outcome {
 func (w *worker) scanAll(buf []byte) outcome {
 	s := w.s
 	s.reset()
+	s.judged = w.text
 	if err := s.scanBuffer(buf); err != nil {
 		return outcome{skip: skipBinary}
 	}

@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"io"
-	"slices"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,6 +16,12 @@ type Parts struct {
 	// Ranges ascend, do not overlap, and start and end at line starts
 	// (or the file's end).
 	Ranges []Range
+}
+
+// FileParts are the Parts of the file File of a Listing (its index).
+type FileParts struct {
+	File  int32
+	Parts Parts
 }
 
 // Range is a piece of a file: bytes Off to End, whose first line is
@@ -54,10 +59,8 @@ func (w *worker) scanParts(fd int, size int64, p *Parts) outcome {
 		return outcome{skip: skipTooLarge}
 	}
 	s.reset()
-	s.sample = slices.Grow(s.sample[:0], sniffLen)[:min(size, sniffLen)]
-	if _, err := fdReader(fd).ReadAt(s.sample, 0); err != nil {
-		return outcome{skip: skipOther}
-	}
+	s.judged = w.text
+	s.lazyFd, s.lazySize = fd+1, size // read at the first match: most files have none
 	for i, r := range p.Ranges {
 		start, err := w.contextStart(fd, r.Off, s.opt.Context)
 		if err != nil {
@@ -68,7 +71,10 @@ func (w *worker) scanParts(fd int, size int64, p *Parts) outcome {
 			return outcome{skip: skipOther}
 		}
 		line := s.scan(buf, int(r.Off-start), r.Line, true)
-		if s.binary {
+		switch {
+		case s.lazyErr != nil:
+			return outcome{skip: skipOther}
+		case s.binary:
 			return outcome{skip: skipBinary}
 		}
 		next := size

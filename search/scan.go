@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math/bits"
+	"slices"
 
 	"github.com/toold/toold/truncate"
 )
@@ -45,6 +46,12 @@ type scanner struct {
 	// match (judged); a binary file's scan ends there.
 	sample         []byte
 	judged, binary bool
+	// lazyFd, when set (fd+1), is the file whose first lazySize bytes are
+	// the sample, read at the first match (a file searched in parts: most
+	// have none); lazyErr says it could not be.
+	lazyFd   int
+	lazySize int64
+	lazyErr  error
 	// own holds a copy of the sample when the file is read in chunks.
 	own []byte
 }
@@ -141,6 +148,14 @@ func (s *scanner) scanBuffer(buf []byte) error {
 	return nil
 }
 
+// readSample reads the sample from the file lazyFd names.
+func (s *scanner) readSample() error {
+	s.own = slices.Grow(s.own[:0], sniffLen)[:min(s.lazySize, sniffLen)]
+	s.sample = s.own
+	_, err := fdReader(s.lazyFd-1).ReadAt(s.sample, 0)
+	return err
+}
+
 // maxLine is the longest line searched whole: maxLineBuf, or less for a
 // test's small chunks.
 func (s *scanner) maxLine() int {
@@ -163,6 +178,12 @@ func (s *scanner) scan(buf []byte, from, line int, more bool) int {
 		}
 		if !s.judged {
 			s.judged = true
+			if s.lazyFd > 0 {
+				if s.lazyErr = s.readSample(); s.lazyErr != nil {
+					s.binary = true // ends the scan; the caller skips the file
+					return line
+				}
+			}
 			if s.binary = isBinary(s.sample); s.binary {
 				return line
 			}
@@ -286,6 +307,12 @@ func show(line []byte, maxChars int, clean bool) (string, int) {
 	}
 	return text, 0
 }
+
+// IsBinary reports whether grep judges a file binary whose first bytes
+// are sample (at most 8 KiB of it are looked at): an index that knows a
+// file is text, and that it has not changed since, spares a grep the
+// judgement (GrepOptions.Text).
+func IsBinary(sample []byte) bool { return isBinary(sample) }
 
 // isBinary is truncate.IsBinary(sample), eight bytes at a time: a NUL, or
 // more than one byte in 16 that text never holds (a control character
