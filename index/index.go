@@ -446,7 +446,7 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 		return Plan{}
 	}
 	listing := prefix == "" && !noIgnore && ignoreFrom == t.ignoreFrom && t.settle()
-	key := q.String()
+	key := q.key()
 	if c, ok := t.plans[key]; ok && listing {
 		t.hits.Add(1)
 		return Plan{Listing: t.listing, Pick: c.pick, Parts: c.parts, Text: textOf(c.text)}
@@ -515,6 +515,18 @@ func (t *Tree) forgetPlans() {
 func (t *Tree) isListed(name string) bool {
 	_, ok := t.lm.listed[name]
 	return ok
+}
+
+// sameKind reports whether fi, what the listed file name is now, is of
+// the kind the listing says (a regular file, or a symlink opened through
+// the root): a file renamed over by a link, or a link by a file, must be
+// walked again, since the listing opens each as it was.
+func (t *Tree) sameKind(name string, fi os.FileInfo) bool {
+	link := fi.Mode()&os.ModeSymlink != 0
+	if !link && !fi.Mode().IsRegular() {
+		return false
+	}
+	return t.listing.Files[t.lm.listed[name]].Symlink == link
 }
 
 // rebuildAfter is how old an index must be before a change to the tree's
@@ -588,7 +600,7 @@ func (t *Tree) settle() bool {
 		case base == ".gitignore" || base == ".ignore" || name == ".git" || strings.HasPrefix(name, ".git/"):
 			t.structural = true
 		case t.isListed(name):
-			t.structural = !now || !(fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0)
+			t.structural = !now || !t.sameKind(name, fi)
 		default:
 			t.structural = before || now
 		}

@@ -98,7 +98,11 @@ func listingMaps(idx *mapped, l *search.Listing, root string) *listMaps {
 func linkTarget(root, rel string) (string, bool) {
 	link := filepath.Join(root, rel)
 	to, err := os.Readlink(link)
-	if err != nil {
+	if err != nil || filepath.Clean(to) != to {
+		// Not clean ("s/../f.c"): a name on the way that is not on the
+		// target's path (s) could change, later, where it leads, and no
+		// event beneath the target would say so. A leading "../" climbs
+		// the link's own directories, which the tree watches.
 		return "", false
 	}
 	if !filepath.IsAbs(to) {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -311,6 +312,27 @@ func (q *Query) String() string {
 		op = "or"
 	}
 	return op + "(" + strings.Join(parts, " ") + ")"
+}
+
+// key is q as a map key: unlike String, which prints trigrams as their
+// bytes (a space or a parenthesis among them), it is one query's alone.
+func (q *Query) key() string {
+	if q == nil || q.Op == OpAll {
+		return "*"
+	}
+	b := []byte{'&'}
+	if q.Op == OpOr {
+		b[0] = '|'
+	}
+	b = append(b, '(')
+	for _, t := range q.Trigrams {
+		b = strconv.AppendUint(b, uint64(t), 16)
+		b = append(b, ',')
+	}
+	for _, s := range q.Sub {
+		b = append(append(b, s.key()...), ',')
+	}
+	return string(append(b, ')'))
 }
 
 func tri(a, b, c byte) uint32 { return uint32(a)<<16 | uint32(b)<<8 | uint32(c) }
