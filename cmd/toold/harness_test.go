@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)
-	os.Exit(code)
+	testenv.Exit(code)
 }
 
 // message is any JSON-RPC message the daemon writes.

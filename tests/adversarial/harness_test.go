@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)
-	os.Exit(code)
+	testenv.Exit(code)
 }
 
 // long reports whether the long variants run: TOOLD_LONG=1 or the
