@@ -342,7 +342,12 @@ func startProcess(t testing.TB, headers bool, env ...string) *peer {
 
 // startBinary runs the built toold with args and serves a peer on its stdio.
 func startBinary(t testing.TB, headers bool, args []string, env ...string) *peer {
-	cmd := exec.Command(binPath, args...)
+	return startExe(t, binPath, headers, args, env...)
+}
+
+// startExe runs the toold binary exe with args and serves a peer on its stdio.
+func startExe(t testing.TB, exe string, headers bool, args []string, env ...string) *peer {
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
