@@ -340,6 +340,21 @@ func startProcess(t testing.TB, headers bool, env ...string) *peer {
 	return p
 }
 
+// plainProcess is startProcess with toold built without -race (the binary
+// tests/adversarial runs, from the same cache): for the cases whose cost
+// under -race is volume that one goroutine handles (a 16 MiB message, a
+// 100 MiB spool), not what the race detector checks.
+func plainProcess(t testing.TB, headers bool) *peer {
+	exe, err := testenv.Build(false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "spool")
+	p := startExe(t, exe, headers, []string{"--spool-root", root, "--log-level", "debug"})
+	p.spoolRoot = root
+	return p
+}
+
 // startBinary runs the built toold with args and serves a peer on its stdio.
 func startBinary(t testing.TB, headers bool, args []string, env ...string) *peer {
 	return startExe(t, binPath, headers, args, env...)
