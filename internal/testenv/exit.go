@@ -24,8 +24,12 @@ func Main(m *testing.M) {
 // a test binary does not need it: m.Run has already failed the run, and
 // returned non-zero, if the detector reported a race at any time in it,
 // tests or not ("race detected outside of test execution"), and Exit
-// leaves a failed run to os.Exit. The sleep cost every test package a
-// second of wall time, about 25 s of the suite's.
+// leaves a failed run to os.Exit. What is given up: a race that happens
+// after m.Run returns (in a TestMain's cleanup, or in a goroutine a test
+// left running that races only in that second) is still printed, but no
+// longer fails the run; the leak checks are what catch such goroutines.
+// The sleep cost every test package a second of wall time: some 12 s of
+// the suite's 25 packages two at a time.
 //
 // With coverage on, Exit calls os.Exit, whose exit hooks write the
 // counters.
