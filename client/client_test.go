@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	testenv.Exit(m.Run())
 }
 
 // ways are the three ways to reach toold, each with a fresh daemon.

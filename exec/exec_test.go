@@ -228,6 +228,7 @@ func TestStartFailures(t *testing.T) {
 }
 
 func TestTimeoutEndsTheGroup(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	res, err := r.Run(context.Background(), exec.Spec{
 		Command: "sleep 60 & echo $!; sleep 60 & echo $!; wait",
@@ -248,6 +249,7 @@ func TestTimeoutEndsTheGroup(t *testing.T) {
 }
 
 func TestTimeoutEscalatesToSIGKILL(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	res, err := r.Run(context.Background(), exec.Spec{
 		Command: "trap '' TERM; echo $$; sleep 60",
@@ -344,6 +346,7 @@ func TestStdin(t *testing.T) {
 }
 
 func TestLargeOutputSpooled(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	m, d := newSpool(t)
 	var want bytes.Buffer
@@ -412,6 +415,7 @@ func TestSpoolCapAndFailure(t *testing.T) {
 // TestOutputRebuilt checks on real processes that head, the spool's omitted
 // lines and tail give back the whole output.
 func TestOutputRebuilt(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	_, d := newSpool(t)
 	dir := t.TempDir()

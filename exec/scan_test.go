@@ -17,6 +17,7 @@ import (
 // TestScanner: fed a stream in chunks of any size, the scanner finds what
 // highlight.Scan finds over the whole output.
 func TestScanner(t *testing.T) {
+	t.Parallel() // its own runner and commands
 	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestScannerSkips(t *testing.T) {
 // finds; where the spool stops (its cap) it finds only lines the spool
 // keeps, at the numbers they have in the output.
 func TestScannerFollowsSpool(t *testing.T) {
+	t.Parallel() // its own runner and commands
 	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if err != nil {
 		t.Fatal(err)

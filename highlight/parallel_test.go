@@ -20,10 +20,11 @@ import (
 // the same blocks finds, gaps between them included: from the first byte
 // on (inline 0) and after the inline start.
 func TestParallelIsDetector(t *testing.T) {
-	outs := append([][]byte{errorLog(1 << 20), logText(256 << 10)}, sampleOutputs(t)...)
+	outs := append([][]byte{errorLog(testenv.Size(256<<10, 1<<20)), logText(testenv.Size(64<<10, 256<<10))}, sampleOutputs(t)...)
 	// The quick run feeds blocks of one size (4 KiB: the more block edges,
 	// the more the two goroutines hand over) to the corpus as tests load it
-	// (its generated cases smaller); TOOLD_LONG=1 adds 64 KiB blocks.
+	// (its generated cases smaller) and generated logs of 256 and 64 KiB;
+	// TOOLD_LONG=1 adds 64 KiB blocks and logs of 1 MiB and 256 KiB.
 	blocks := []int{4 << 10}
 	if testenv.Long() {
 		blocks = append(blocks, 64<<10)

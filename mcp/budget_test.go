@@ -126,6 +126,7 @@ func TestCodexReadsTheText(t *testing.T) {
 // protocol.MCPResultBytes whatever the output, and still shows what
 // matters; a call that gives a size gets what it asks for.
 func TestBudget(t *testing.T) {
+	t.Parallel() // a daemon of its own; its commands run beside the other waits
 	s, _ := start(t)
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.txt")

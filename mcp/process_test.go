@@ -18,6 +18,7 @@ import (
 // notifications/progress while a command runs, before its result; one that
 // gives none gets none.
 func TestProgress(t *testing.T) {
+	t.Parallel() // waits on a command that sleeps, on a daemon of its own
 	dm := newDaemon(t)
 	srv := NewServer("test", dm.connect, testLogger(t))
 	var mu sync.Mutex

@@ -161,6 +161,7 @@ func TestOutlineWithoutCtags(t *testing.T) {
 // following next.offset with outline: true gives every top-level entry,
 // each once and in order.
 func TestOutlinePaged(t *testing.T) {
+	t.Parallel() // a service of its own; runs beside the waits
 	svc, s := newTestService(t)
 	var md bytes.Buffer
 	for i := 0; i < 2000; i++ {

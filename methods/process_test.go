@@ -155,6 +155,7 @@ func TestProcessWrite(t *testing.T) {
 
 // TestWaitProgress: a wait reports the process's progress.
 func TestWaitProgress(t *testing.T) {
+	t.Parallel() // waits on a process of its own
 	svc, s := newExecService(t, nil)
 	r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": `for i in 1 2 3 4 5 6; do echo $i; sleep 0.1; done`, "background": true})
 	ctx, rec := progressCtx(50 * time.Millisecond)

@@ -46,6 +46,7 @@ func (r *recorder) done() []json.RawMessage {
 }
 
 func TestExecProgress(t *testing.T) {
+	t.Parallel() // waits on a command of its own
 	svc, s := newExecService(t, nil)
 	ctx, rec := progressCtx(100 * time.Millisecond)
 	params, _ := json.Marshal(map[string]any{"command": `for i in 1 2 3 4 5 6 7 8; do echo line$i; echo warn$i >&2; sleep 0.1; done`})

@@ -116,6 +116,7 @@ var walkFiles = map[string][]byte{
 // byte or three at a time: 13 s each under -race); the long middle line at
 // 100 bytes and the multibyte file a byte at a time cut the same runes.
 func TestReadBytesWalk(t *testing.T) {
+	t.Parallel() // a service of its own; runs beside the waits
 	svc, _ := newTestService(t)
 	maxSteps := testenv.Size(20000, 1<<30)
 	for name, data := range walkFiles {
@@ -132,6 +133,7 @@ func TestReadBytesWalk(t *testing.T) {
 }
 
 func TestReadWalk(t *testing.T) {
+	t.Parallel() // a service of its own; runs beside the waits
 	svc, _ := newTestService(t)
 	for name, data := range walkFiles {
 		path := writeFile(t, data)

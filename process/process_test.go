@@ -233,6 +233,7 @@ func TestLongSpan(t *testing.T) {
 }
 
 func TestWait(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	cases := []struct {
 		name, cmd string
 		until     process.Until
@@ -256,6 +257,7 @@ func TestWait(t *testing.T) {
 	tb, spec := newTable(t, 0)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // the waits overlap
 			p := start(t, tb, spec(c.cmd))
 			defer p.Kill(context.Background(), 0)
 			if c.name == "pattern printed just before exit wins" {
@@ -333,6 +335,7 @@ func alive(pid int) bool {
 }
 
 func TestKill(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	tb, spec := newTable(t, 0)
 	ctx := context.Background()
 	p := start(t, tb, spec(`sleep 60 & echo $!; sleep 60`))

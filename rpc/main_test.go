@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"os"
 	"testing"
 
 	"github.com/toold/toold/internal/testenv"
@@ -11,5 +10,5 @@ import (
 // on the progress interval) eight at a time, not two on two cores.
 func TestMain(m *testing.M) {
 	testenv.Parallel()
-	os.Exit(m.Run())
+	testenv.Exit(m.Run())
 }

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,7 @@ func (s *served) progressUntilReply(id, token string) (int, message) {
 }
 
 func TestProgress(t *testing.T) {
+	t.Parallel() // its cases wait beside the package's other waits
 	cases := []struct {
 		name, params, token string
 		min, max            int // notifications before the reply
@@ -118,21 +120,28 @@ func TestProgressBadToken(t *testing.T) {
 // TestProgressNeverAfterReply races reports against the reply: a handler
 // that reports until the moment it returns, many times over.
 func TestProgressNeverAfterReply(t *testing.T) {
-	t.Parallel() // it waits on progress intervals, on a server of its own
-	s := serve(t, FramingLines, nil)
-	for i := range 8 {
-		id := json.RawMessage(strings.Repeat("9", 1+i%3))
-		s.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"progress","params":{"workDoneToken":"x","ms":` + []string{"499", "500", "501", "0"}[i%4] + `,"report":true}}`)
-		s.progressUntilReply(string(id), `"x"`)
-	}
-	s.send(`{"jsonrpc":"2.0","id":"end","method":"echo"}`)
-	time.Sleep(ProgressInterval)
-	if m := s.recvMessage(); string(m.ID) != `"end"` {
-		t.Fatalf("got %+v, want the last reply", m)
+	t.Parallel() // it waits on progress intervals, on servers of its own
+	// Two servers of four requests each, at once: the waits overlap.
+	for half := range 2 {
+		t.Run(fmt.Sprint(half), func(t *testing.T) {
+			t.Parallel()
+			s := serve(t, FramingLines, nil)
+			for i := half * 4; i < half*4+4; i++ {
+				id := json.RawMessage(strings.Repeat("9", 1+i%3))
+				s.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"progress","params":{"workDoneToken":"x","ms":` + []string{"499", "500", "501", "0"}[i%4] + `,"report":true}}`)
+				s.progressUntilReply(string(id), `"x"`)
+			}
+			s.send(`{"jsonrpc":"2.0","id":"end","method":"echo"}`)
+			time.Sleep(ProgressInterval)
+			if m := s.recvMessage(); string(m.ID) != `"end"` {
+				t.Fatalf("got %+v, want the last reply", m)
+			}
+		})
 	}
 }
 
 func TestClientOnProgress(t *testing.T) {
+	t.Parallel() // its cases wait beside the package's other waits
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			t.Parallel() // it waits on progress intervals, on a server of its own

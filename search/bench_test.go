@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // goroot is the benchmarks' real tree: the Go toolchain's own source.
@@ -84,7 +86,7 @@ func TestMain(m *testing.M) {
 			os.RemoveAll(d.dir)
 		}
 	}
-	os.Exit(code)
+	testenv.Exit(code)
 }
 
 // wideDir is a directory of 100,000 small files, made once per run.

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // helperEnv makes the test binary a daemon stand-in: it opens a Manager on
@@ -39,7 +41,7 @@ func TestMain(m *testing.M) {
 		time.Sleep(time.Minute)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	testenv.Exit(m.Run())
 }
 
 func newManager(t *testing.T) *Manager {

@@ -503,8 +503,9 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 
 // toold mcp gives a model the rendered text once: no outputSchema and no
 // structuredContent unless --structured, and at its default limits at most
-// 24 KB of text whatever the output (here a million lines on each stream),
-// with the daemon in its process and on the shared socket.
+// 24 KB of text whatever the output (here 100,000 lines, 589 KB, on each
+// stream; a million with TOOLD_LONG=1), with the daemon in its process and
+// on the shared socket.
 func TestMCPStructuredAndBudget(t *testing.T) {
 	t.Parallel()
 	sock, _ := startSocketDaemon(t)
@@ -534,11 +535,12 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 				}
 			}
 			var res toolResult
-			p.mustCall("tools/call", map[string]any{"name": "exec", "arguments": map[string]any{"command": "seq 1 1000000; seq 1 1000000 >&2"}}, &res)
+			n := strconv.Itoa(testenv.Size(100000, 1000000))
+			p.mustCall("tools/call", map[string]any{"name": "exec", "arguments": map[string]any{"command": "seq 1 " + n + "; seq 1 " + n + " >&2"}}, &res)
 			if res.IsError || len(res.Content) != 1 || (res.Data != nil) != structured {
 				t.Fatalf("exec: %d contents, isError %v, structuredContent %.100s", len(res.Content), res.IsError, res.Data)
 			}
-			if text := res.Content[0].Text; len(text) > 24<<10 || !strings.Contains(text, "\n1000000\n--- stderr ---\n1\n") {
+			if text := res.Content[0].Text; len(text) > 24<<10 || !strings.Contains(text, "\n"+n+"\n--- stderr ---\n1\n") {
 				t.Errorf("exec: %d bytes of text:\n%.3000s", len(text), text)
 			}
 		})

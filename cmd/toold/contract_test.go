@@ -774,8 +774,11 @@ func TestContractPage(t *testing.T) {
 func TestContractSpoolCap(t *testing.T) {
 	t.Parallel()
 	// One mode: 110 MB through the daemon is about the spool, not the
-	// transport, and would cost seconds in each of six modes.
-	p := startProcess(t, false)
+	// transport, and would cost seconds in each of six modes. The daemon
+	// is the binary built without -race (plainProcess): the volume is what
+	// is tested, and the same pipeline runs under -race in every exec case
+	// (exec's TestSpoolCapAndFailure caps a spool under -race).
+	p := plainProcess(t, false)
 	// The detector reads the 100 MiB back from the spool before the reply:
 	// 5 s alone under -race, 30 s and more beside the other tests at a
 	// load of 10. Past two minutes the reply waits for something else.
@@ -985,12 +988,15 @@ func TestContractMessageSizeBoundary(t *testing.T) {
 	// rpc.FrameReader (TestFrameReaderRoundTrip, TestHeadersInAnyOrder).
 	// The quick run decodes the message of exactly 16 MiB in line framing
 	// only (rpc's TestOversizeMessage has the boundary in both framings);
-	// the one a byte over, dropped unread, goes in both.
+	// the one a byte over, dropped unread, goes in both. The daemon is
+	// built without -race (plainProcess): the decode is one goroutine's,
+	// which the race detector has nothing to say of, and under -race it
+	// took 6 CPU-seconds.
 	for _, headers := range []bool{false, true} {
 		exact := !headers || testenv.Long()
 		t.Run("headers="+strconv.FormatBool(headers), func(t *testing.T) {
 			t.Parallel()
-			p := startProcess(t, headers)
+			p := plainProcess(t, headers)
 			// Decoding 16 MiB under -race takes seconds alone and far longer
 			// beside the rest of the suite on 2 cores: a generous bound.
 			p.replyWait = 3 * time.Minute

@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)
-	os.Exit(code)
+	testenv.Exit(code)
 }
 
 // message is any JSON-RPC message the daemon writes.
@@ -340,9 +340,29 @@ func startProcess(t testing.TB, headers bool, env ...string) *peer {
 	return p
 }
 
+// plainProcess is startProcess with toold built without -race (the binary
+// tests/adversarial runs, from the same cache): for the cases whose cost
+// under -race is volume that one goroutine handles (a 16 MiB message, a
+// 100 MiB spool), not what the race detector checks.
+func plainProcess(t testing.TB, headers bool) *peer {
+	exe, err := testenv.Build(false, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "spool")
+	p := startExe(t, exe, headers, []string{"--spool-root", root, "--log-level", "debug"})
+	p.spoolRoot = root
+	return p
+}
+
 // startBinary runs the built toold with args and serves a peer on its stdio.
 func startBinary(t testing.TB, headers bool, args []string, env ...string) *peer {
-	cmd := exec.Command(binPath, args...)
+	return startExe(t, binPath, headers, args, env...)
+}
+
+// startExe runs the toold binary exe with args and serves a peer on its stdio.
+func startExe(t testing.TB, exe string, headers bool, args []string, env ...string) *peer {
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -16,10 +16,9 @@ import (
 // TestSearchHugeDirectory greps, finds and lists a directory of 100,000
 // files (TOOLD_LONG=1; 3,000 in the quick run, over grep's limit of 2,000)
 // with toold call (a daemon in the process) and checks the answers, and that the process's peak RSS
-// stays under 64 MiB. The long run builds toold without -race, whose shadow
-// memory would be most of what is measured; the quick one uses the shared
-// binary (a second flavour would compile every dependency again on a cold
-// cache), under the bound too with -race's shadow memory at 3,000 files.
+// stays under 64 MiB. It runs toold built without -race, as shipped, whose
+// peak RSS is what the bound is for (-race's shadow memory would be most of
+// what is measured); tests/adversarial and plainProcess share that binary.
 func TestSearchHugeDirectory(t *testing.T) {
 	n := testenv.Size(3000, 100000)
 	dir := t.TempDir()
@@ -29,12 +28,9 @@ func TestSearchHugeDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bin := binPath
-	if testenv.Long() {
-		var err error
-		if bin, err = testenv.Build(false, ""); err != nil {
-			t.Fatal(err)
-		}
+	bin, err := testenv.Build(false, "")
+	if err != nil {
+		t.Fatal(err)
 	}
 	last := strconv.Itoa(n - 1)
 	const maxRSS = 64 << 20

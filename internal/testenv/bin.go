@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -81,7 +82,7 @@ func Build(race bool, ldflags string) (string, error) {
 	}
 	tmp := fmt.Sprintf("%s.%d", bin, os.Getpid())
 	args := append(append([]string{"build", "-o", tmp}, flags...), tooldPkg)
-	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+	if out, err := goCmd(args...).CombinedOutput(); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
 	}
@@ -105,11 +106,11 @@ func sourceKey(flags []string) (string, error) {
 	tmpl := `{{if and .Module .Module.Main}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{range .CgoFiles}} {{.}}{{end}}` +
 		`{{range .EmbedFiles}} {{.}}{{end}}{{end}}`
 	args := append(append([]string{"list", "-deps", "-f", tmpl}, flags...), tooldPkg)
-	out, err := exec.Command("go", args...).Output()
+	out, err := goCmd(args...).Output()
 	if err != nil {
 		return "", fmt.Errorf("go list: %w", err)
 	}
-	mod, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	mod, err := goCmd("list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return "", fmt.Errorf("go list -m: %w", err)
 	}
@@ -161,6 +162,25 @@ func hashFile(h io.Writer, root, f string) error {
 // a TestMain may point XDG_CACHE_HOME at a temporary directory (for the
 // search index's files) before or after it asks for a binary.
 var userCacheDir, _ = os.UserCacheDir()
+
+// xdgCache is XDG_CACHE_HOME as the test binary started.
+var xdgCache, xdgCacheSet = os.LookupEnv("XDG_CACHE_HOME")
+
+// goCmd is the go command with args, in the environment of this process
+// but for XDG_CACHE_HOME, which is as the test binary started. A TestMain
+// that points XDG_CACHE_HOME at an empty directory (for the search index's
+// files) would otherwise move go's default build cache there: go list
+// redid cgo's work (a CPU-second) and go build compiled toold and all it
+// imports from nothing (a minute of CPU under -race) on every run.
+func goCmd(args ...string) *exec.Cmd {
+	cmd := exec.Command("go", args...)
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "XDG_CACHE_HOME=") })
+	if xdgCacheSet {
+		env = append(env, "XDG_CACHE_HOME="+xdgCache)
+	}
+	cmd.Env = env
+	return cmd
+}
 
 // cacheDir makes and returns the directory binaries are kept in.
 func cacheDir() (string, error) {

@@ -91,3 +91,21 @@ func TestLong(t *testing.T) {
 		}
 	}
 }
+
+// TestGoCmdKeepsBuildCache: a TestMain that moves XDG_CACHE_HOME (for the
+// index's files) leaves the go command's build cache where it was.
+func TestGoCmdKeepsBuildCache(t *testing.T) {
+	gocache := func() string {
+		t.Helper()
+		out, err := goCmd("env", "GOCACHE").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	before := gocache()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	if after := gocache(); after != before || before == "" {
+		t.Errorf("GOCACHE %q with XDG_CACHE_HOME moved, want %q", after, before)
+	}
+}

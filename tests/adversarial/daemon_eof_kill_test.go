@@ -29,6 +29,7 @@ func TestEOFAnswersCommandsThatIgnoreTERM(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // the three kill delays overlap; the case stays apart from the package's others
 			c, eof := open()
 			ignore := `trap "" TERM; sleep 50`
 			c.send(rawRequest(2, "exec", map[string]any{"command": ignore, "timeoutMs": 300}))

@@ -29,18 +29,22 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
-	// The search index's files go to a cache of the tests' own.
-	cache, err := os.MkdirTemp("", "toold-adversarial-cache-")
-	if err != nil {
-		panic(err)
-	}
-	os.Setenv("XDG_CACHE_HOME", cache)
+	// The binary first: testenv.Build runs go list, which with
+	// XDG_CACHE_HOME at an empty directory finds no build cache and spent
+	// a CPU-second redoing cgo's work each run.
+	var err error
 	if bin := os.Getenv("TOOLD_ADVERSARIAL_BIN"); bin != "" {
 		binPath = bin // as daemonBinary: a given binary (TestSandboxAsNobody's)
 	} else if binPath, err = testenv.Build(false, ""); err != nil {
 		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
+	// The search index's files go to a cache of the tests' own.
+	cache, err := os.MkdirTemp("", "toold-adversarial-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
 	// The cases that mostly wait on daemons of their own run in parallel
 	// (t.Parallel), eight at a time; the floods (peak RSS, another client's
 	// latency), the file rewritten under reads and the cases bound to a
@@ -49,7 +53,7 @@ func TestMain(m *testing.M) {
 	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)
-	os.Exit(code)
+	testenv.Exit(code)
 }
 
 // long reports whether the long variants run: TOOLD_LONG=1 or the

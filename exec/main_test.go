@@ -1,0 +1,15 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/toold/toold/internal/testenv"
+)
+
+// TestMain runs the parallel cases, which mostly wait on commands of their
+// own (timeouts, kill delays), eight at a time, and ends the run without
+// the race runtime's exit sleep (testenv.Exit).
+func TestMain(m *testing.M) {
+	testenv.Parallel()
+	testenv.Exit(m.Run())
+}

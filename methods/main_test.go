@@ -1,0 +1,15 @@
+package methods
+
+import (
+	"testing"
+
+	"github.com/toold/toold/internal/testenv"
+)
+
+// TestMain runs the parallel cases, most of which wait on commands of their
+// own, eight at a time, and ends the run without the race runtime's exit
+// sleep (testenv.Exit).
+func TestMain(m *testing.M) {
+	testenv.Parallel()
+	testenv.Exit(m.Run())
+}
