@@ -238,11 +238,7 @@ func TestBudgetFits(t *testing.T) {
 // and a re-read of it is unchanged, while the lines past it, never shown,
 // are not.
 func TestIfChangedFitted(t *testing.T) {
-	var b strings.Builder
-	for i := 1; i <= 5000; i++ {
-		fmt.Fprintf(&b, "abcdefghi%d\n", i)
-	}
-	path := writeFile(t, "f.txt", b.String())
+	path := fiveThousandLines(t)
 	s, _ := start(t)
 	read := func(args map[string]any) string {
 		args["path"], args["ifChanged"] = path, true
@@ -270,11 +266,7 @@ func TestIfChangedFitted(t *testing.T) {
 // model was shown it: lines the fitting read but the model was not shown
 // (the budget cut the window) are not "unchanged" on a later ifChanged.
 func TestPlainReadFitted(t *testing.T) {
-	var b strings.Builder
-	for i := 1; i <= 5000; i++ {
-		fmt.Fprintf(&b, "abcdefghi%d\n", i)
-	}
-	path := writeFile(t, "f.txt", b.String())
+	path := fiveThousandLines(t)
 	s, _ := start(t)
 	text, r := s.call(t, "read", map[string]any{"path": path, "offset": 1})
 	m := regexp.MustCompile(`Showing lines 1-(\d+) of 5000`).FindStringSubmatch(text)
@@ -290,4 +282,14 @@ func TestPlainReadFitted(t *testing.T) {
 	if strings.Contains(text, "unchanged") || !strings.Contains(text, fmt.Sprintf("abcdefghi%d\n", end+1)) {
 		t.Errorf("lines the fitting read but the model was not shown: %.300q", text)
 	}
+}
+
+// fiveThousandLines writes a file of 5,000 numbered lines, more than the
+// MCP budget shows of it, and returns its path.
+func fiveThousandLines(t *testing.T) string {
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, "abcdefghi%d\n", i)
+	}
+	return writeFile(t, "f.txt", b.String())
 }

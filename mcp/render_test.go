@@ -151,35 +151,31 @@ func TestRenderOther(t *testing.T) {
 // TestRenderProcessTools: process/kill and process/write read as a line of
 // text, as process/list does, not as JSON.
 func TestRenderProcessTools(t *testing.T) {
-	tests := []struct {
-		method, json, want string
-	}{
+	tests := []renderCase{
 		{"process/kill", `{"id":"p1","command":"sleep 9","running":false,"exitCode":null,"signal":"SIGTERM","startedMs":0}`,
 			"p1  killed by SIGTERM  started 1970-01-01 00:00:00Z  sleep 9"},
 		{"process/write", `{"written":1,"notice":null}`, "[Wrote 1 byte to the process's stdin]"},
 		{"process/write", `{"written":6,"notice":"[stdin closed]"}`, "[Wrote 6 bytes to the process's stdin]\n[stdin closed]"},
 	}
-	for _, tt := range tests {
-		c, err := render(tt.method, json.RawMessage(tt.json))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := c[0].(*sdk.TextContent).Text; got != tt.want {
-			t.Errorf("%s %s: got %q, want %q", tt.method, tt.json, got, tt.want)
-		}
-	}
+	checkRendered(t, tests)
 }
 
 func TestRenderSearch(t *testing.T) {
-	tests := []struct {
-		method, json, want string
-	}{
+	tests := []renderCase{
 		{"grep", `{"files":[],"totalMatches":0,"notice":"[No matches]"}`, "[No matches]"},
 		{"grep", `{"files":[{"path":"a","matches":[{"line":2,"text":"x","before":["w"],"after":[]},{"line":3,"text":"y","before":[],"after":["z"]}],"count":2}]}`,
 			"a-1-w\na:2:x\na:3:y\na-4-z"},
 		{"find", `{"entries":["a/","a/b.go"],"total":3,"limitReached":true,"notice":"[2 results limit reached]"}`, "a/\na/b.go\n[2 results limit reached]"},
 		{"ls", `{"entries":["l -> t"],"total":1}`, "l -> t"},
 	}
+	checkRendered(t, tests)
+}
+
+// renderCase is a method's JSON result and the text render makes of it.
+type renderCase struct{ method, json, want string }
+
+func checkRendered(t *testing.T, tests []renderCase) {
+	t.Helper()
 	for _, tt := range tests {
 		c, err := render(tt.method, json.RawMessage(tt.json))
 		if err != nil {
