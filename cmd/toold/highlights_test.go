@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toold/toold/internal/corpus"
@@ -50,7 +51,7 @@ var highlightSample = []string{"go-test-v-subtest", "minified-json-3mb", "go-tes
 // highlightFiles writes highlightCases to files of a directory named as
 // the cases, and returns it with the corpus by name.
 func highlightFiles(t *testing.T) (string, map[string]corpus.Case) {
-	cs, err := corpus.Load("../../testdata/outputs")
+	cs, err := loadCorpus()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +68,12 @@ func highlightFiles(t *testing.T) (string, map[string]corpus.Case) {
 	}
 	return ctFiles(t, files), keys
 }
+
+// loadCorpus loads the corpus once for the tests that share it: its
+// generated cases cost a CPU-second under -race.
+var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) {
+	return corpus.Load("../../testdata/outputs")
+})
 
 // TestProcessHighlights: the output of a background process read through
 // process/wait and process/read shows what exec of the same output shows,

@@ -20,6 +20,7 @@ import (
 // peak RSS is what the bound is for (-race's shadow memory would be most of
 // what is measured); tests/adversarial and plainProcess share that binary.
 func TestSearchHugeDirectory(t *testing.T) {
+	t.Parallel() // its peak RSS is its own process's
 	n := testenv.Size(3000, 100000)
 	dir := t.TempDir()
 	for i := range n {
