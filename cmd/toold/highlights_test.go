@@ -70,9 +70,12 @@ func highlightFiles(t *testing.T) (string, map[string]corpus.Case) {
 }
 
 // loadCorpus loads the corpus once for the tests that share it: its
-// generated cases cost a CPU-second under -race.
+// generated cases cost a CPU-second under -race. The quick run has them at
+// the size the detector's and exec's own tests use (a 256 KiB minified
+// JSON line, 6,000 JSON-lines records: still a line over both budgets and
+// an error record deep in the middle); TOOLD_LONG=1 at full size.
 var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) {
-	return corpus.Load("../../testdata/outputs")
+	return corpus.LoadForTests("../../testdata/outputs")
 })
 
 // TestProcessHighlights: the output of a background process read through
