@@ -96,7 +96,7 @@ type peer struct {
 
 func (p *peer) readLoop(r io.Reader) {
 	defer close(p.done)
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10) // ReadBytes and ReadFull go past it
 	for {
 		var body []byte
 		if p.headers {
