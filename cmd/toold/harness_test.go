@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"net"
@@ -95,7 +96,7 @@ type peer struct {
 
 func (p *peer) readLoop(r io.Reader) {
 	defer close(p.done)
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10) // ReadBytes and ReadFull go past it
 	for {
 		var body []byte
 		if p.headers {
@@ -312,6 +313,11 @@ func startForwarded(t testing.TB, headers bool, env ...string) *peer {
 		for {
 			locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
 			if len(locks) == 0 {
+				logs, _ := filepath.Glob(filepath.Join(root, "*.log"))
+				for _, l := range logs {
+					b, _ := os.ReadFile(l)
+					checkNoRace(t, "the shared daemon", string(b))
+				}
 				return
 			}
 			if time.Now().After(deadline) {
@@ -405,6 +411,7 @@ func startExe(t testing.TB, exe string, headers bool, args []string, env ...stri
 	}
 	t.Cleanup(func() {
 		p.close()
+		checkNoRace(t, "the daemon", stderr.String())
 		if t.Failed() {
 			t.Logf("daemon stderr:\n%s", stderr.String())
 		}
@@ -412,25 +419,70 @@ func startExe(t testing.TB, exe string, headers bool, args []string, env ...stri
 	return p
 }
 
-// forEachMode runs f in each mode, in both framings, the six in parallel;
-// and it makes t parallel too, so the case runs beside the package's other
+// checkNoRace fails t if a -race binary's stderr (or log) holds a race
+// report: the binaries' races would otherwise go unseen, since a daemon
+// that exits with the race detector's code 66 is not asked for one.
+func checkNoRace(t testing.TB, who, stderr string) {
+	if i := strings.Index(stderr, "WARNING: DATA RACE"); i >= 0 {
+		t.Errorf("%s reported a data race:\n%s", who, stderr[i:])
+	}
+}
+
+// forEachMode runs f in each mode, in both framings, in parallel; and it
+// makes t parallel too, so the case runs beside the package's other
 // parallel cases (its cases make daemons of their own and mostly wait on
 // them). A test that cannot run beside others calls t.Setenv before it
 // (which keeps t sequential); one that called t.Parallel itself is fine.
+//
+// With TOOLD_LONG=1 (CI) every case runs in all six. The quick run runs
+// each case in the daemon in process with line framing, where the race
+// detector sees the daemon's code and wholeTable runs whole tables, and in
+// one of the other five, chosen by the case's name (quickMode): each mode
+// and framing runs about a fifth of the cases on every quick run, as gopls
+// runs its default mode alone in -short. The race detector in the
+// binaries is checked too (startExe).
 func forEachMode(t *testing.T, f func(t *testing.T, start func(t testing.TB) *peer)) {
 	parallel(t)
+	other := quickMode(t.Name())
+	for i, mf := range modeFramings() {
+		if i != 0 && i != other && !testenv.Long() {
+			continue
+		}
+		t.Run(mf.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, func(t testing.TB) *peer { return mf.mode.start(t, mf.headers) })
+		})
+	}
+}
+
+// modeFraming is a mode and a framing: a subtest of forEachMode.
+type modeFraming struct {
+	name    string // mode/framing, as the subtest is named
+	mode    mode
+	headers bool
+}
+
+// modeFramings lists the six, in-process with line framing first.
+func modeFramings() []modeFraming {
+	var all []modeFraming
 	for _, m := range modes {
 		for _, headers := range []bool{false, true} {
 			framing := "lines"
 			if headers {
 				framing = "headers"
 			}
-			t.Run(m.name+"/"+framing, func(t *testing.T) {
-				t.Parallel()
-				f(t, func(t testing.TB) *peer { return m.start(t, headers) })
-			})
+			all = append(all, modeFraming{m.name + "/" + framing, m, headers})
 		}
 	}
+	return all
+}
+
+// quickMode is the index in modeFramings of the mode and framing other
+// than in-process/lines that the quick run runs the case named test in.
+func quickMode(test string) int {
+	h := fnv.New32a()
+	h.Write([]byte(test))
+	return 1 + int(h.Sum32()%5)
 }
 
 // wholeTable reports whether a forEachMode case runs the whole of a long
@@ -464,4 +516,35 @@ func sample(t testing.TB, all []string, few ...string) []string {
 func parallel(t *testing.T) {
 	defer func() { _ = recover() }()
 	t.Parallel()
+}
+
+// errorRecorder is a testing.TB that records Errorf instead of failing.
+type errorRecorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *errorRecorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+// TestCheckNoRace: a race report in a daemon's stderr fails the test that
+// ran it (the race runtime's own report, as testenv's TestExit makes one);
+// a daemon's ordinary log does not.
+func TestCheckNoRace(t *testing.T) {
+	report := "time=... level=DEBUG msg=served\n==================\nWARNING: DATA RACE\nWrite at 0x00c000012345 by goroutine 7:\n"
+	for _, tt := range []struct {
+		stderr string
+		fails  bool
+	}{
+		{"time=... level=DEBUG msg=served\n", false},
+		{"", false},
+		{report, true},
+	} {
+		r := &errorRecorder{TB: t}
+		checkNoRace(r, "the daemon", tt.stderr)
+		if got := len(r.errors) > 0; got != tt.fails || tt.fails && !strings.Contains(r.errors[0], "Write at") {
+			t.Errorf("stderr %q: errors %q, want failing %v with the report", tt.stderr, r.errors, tt.fails)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toold/toold/internal/corpus"
@@ -50,7 +51,7 @@ var highlightSample = []string{"go-test-v-subtest", "minified-json-3mb", "go-tes
 // highlightFiles writes highlightCases to files of a directory named as
 // the cases, and returns it with the corpus by name.
 func highlightFiles(t *testing.T) (string, map[string]corpus.Case) {
-	cs, err := corpus.Load("../../testdata/outputs")
+	cs, err := loadCorpus()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +68,15 @@ func highlightFiles(t *testing.T) (string, map[string]corpus.Case) {
 	}
 	return ctFiles(t, files), keys
 }
+
+// loadCorpus loads the corpus once for the tests that share it: its
+// generated cases cost a CPU-second under -race. The quick run has them at
+// the size the detector's and exec's own tests use (a 256 KiB minified
+// JSON line, 6,000 JSON-lines records: still a line over both budgets and
+// an error record deep in the middle); TOOLD_LONG=1 at full size.
+var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) {
+	return corpus.LoadForTests("../../testdata/outputs")
+})
 
 // TestProcessHighlights: the output of a background process read through
 // process/wait and process/read shows what exec of the same output shows,
