@@ -26,7 +26,8 @@ type cacheStats struct {
 // invalidation, and the last lines are always the newest.
 func TestGrowingLogPolled(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	dur := 1500 * time.Millisecond
+	// Polls and appends go on for dur: some tens of each in the quick run.
+	dur := 500 * time.Millisecond
 	if long() {
 		dur = 20 * time.Second
 	}
@@ -81,6 +82,7 @@ func TestGrowingLogPolled(t *testing.T) {
 // TestHardLinksShareAnIndex: many names of one big file cost one index
 // build and one cache entry (main built one per name).
 func TestHardLinksShareAnIndex(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	dir := t.TempDir()
 	path := filepath.Join(dir, "big.log")
 	write(t, path, strings.Repeat("a line that is shared by every link\n", 100_000))
@@ -113,6 +115,7 @@ func TestHardLinksShareAnIndex(t *testing.T) {
 // budget (4 x 64 MiB), so that the GC works before the heap doubles past
 // what is live; GOMEMLIMIT, when set, wins. Main set none.
 func TestSoftMemoryLimit(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	for _, tt := range []struct {
 		env  string
 		want string

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -45,15 +46,33 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
-	// The cases that mostly wait on daemons of their own run in parallel
-	// (t.Parallel), eight at a time; the floods (peak RSS, another client's
-	// latency), the file rewritten under reads and the cases bound to a
-	// few seconds after the end of input (a kill delay, a drain) stay
-	// serial, alone on the machine as far as this package goes.
-	testenv.Parallel()
+	// The cases run in parallel (t.Parallel): each has daemons and files
+	// of its own and mostly waits on them. Only the two floods
+	// (TestDaemonFlood*: a quarter gigabyte through the daemon, quiet
+	// periods that tell its pause, another client's latency) run serially,
+	// first, alone as far as this package goes.
+	allAtOnce()
 	code := m.Run()
 	os.RemoveAll(cache)
 	testenv.Exit(code)
+}
+
+// allAtOnce raises -test.parallel, unless the command line set it, past
+// the number of this package's parallel cases and subtests, so that all
+// start together once the floods are done. The cases that wait seconds
+// idle on a daemon (the drain and cancel timeouts after the end of input,
+// the kill delay: ~7 s for TestDaemonStdioNonReaderEnds) then wait beside
+// the others' work; with a few slots, which the runner hands out in no set
+// order, they started after it and the package took their wait longer.
+func allAtOnce() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "128")
+	}
 }
 
 // long reports whether the long variants run: TOOLD_LONG=1 or the
@@ -224,11 +243,10 @@ func startStdio(t testing.TB, lsp bool, args ...string) *client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var afterStart []io.Closer
+	stdout := outPipe(t, cmd, &afterStart) // not StdoutPipe, which Wait closes: see daemonProc.stdout
 	d := launch(t, cmd)
+	closeAll(afterStart)
 	t.Cleanup(func() {
 		stdin.Close()
 		d.stop(t)
