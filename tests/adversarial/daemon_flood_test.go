@@ -242,12 +242,19 @@ func startNonReader(t *testing.T, requests int) func(*testing.T) {
 	path := daemonFile(t, t.TempDir(), 8192, 128)
 	marker := fmt.Sprintf("TOOLD_NONREADER=%d-%d", os.Getpid(), requests)
 	k, v, _ := strings.Cut(marker, "=")
+	// Each command touches a file as it starts (cheaper to wait on than
+	// scanning every process's environment for the marker).
+	started := t.TempDir()
 	for i := range 3 {
-		if err := c.send(rawRequest(100000+i, "exec", map[string]any{"command": "sleep 300", "env": map[string]string{k: v}})); err != nil {
+		command := fmt.Sprintf("touch %s/%d; sleep 300", started, i)
+		if err := c.send(rawRequest(100000+i, "exec", map[string]any{"command": command, "env": map[string]string{k: v}})); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, 5*time.Second, "the commands to start", func() bool { return len(withEnv(marker)) == 3 })
+	waitFor(t, 10*time.Second, "the commands to start", func() bool {
+		entries, _ := os.ReadDir(started)
+		return len(entries) == 3
+	})
 	var sent atomic.Int64
 	floodReads(c, path, requests, &sent)
 	settle(&sent, requests)

@@ -150,13 +150,13 @@ func readAll(c net.Conn) (string, error) {
 	}
 }
 
-// TestDaemonManyConnections: a flood of connections (500; 10,000 in the
+// TestDaemonManyConnections: a flood of connections (250; 10,000 in the
 // long run), each with a session: the daemon lives, its peak RSS stays
 // under 256 MiB, those past the cap are told so, and another client is
 // still answered.
 func TestDaemonManyConnections(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	n := 500
+	n := 250
 	if daemonLong() {
 		n = 10_000
 	}

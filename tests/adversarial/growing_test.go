@@ -27,7 +27,7 @@ type cacheStats struct {
 func TestGrowingLogPolled(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	// Polls and appends go on for dur: some tens of each in the quick run.
-	dur := 500 * time.Millisecond
+	dur := 300 * time.Millisecond
 	if long() {
 		dur = 20 * time.Second
 	}

@@ -186,16 +186,18 @@ func writeProbes(w *sandboxWorld, bin, sock string) []sandboxProbe {
 	}
 }
 
-// python3 is the interpreter the probes run: PATH's python3, resolved once
-// to the interpreter itself (sys.executable). Where python3 is a version
-// manager's shim (pyenv's: a bash script that runs more of them), naming it
-// cost each probe 0.1 CPU-s and 0.3 s, some 2 CPU-s a run.
+// python3 is how the probes run Python: PATH's python3, resolved once to
+// the interpreter itself (sys.executable), with -S (no site module: the
+// probes import only socket). Where python3 is a version manager's shim
+// (pyenv's: a bash script that runs more of them), naming it cost each
+// probe 0.1 CPU-s and 0.3 s, some 2 CPU-s a run; site's imports were half
+// of what is left.
 var python3 = sync.OnceValue(func() string {
 	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
 	if p := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(p) {
-		return p
+		return p + " -S"
 	}
-	return "python3"
+	return "python3 -S"
 })
 
 // runProbe runs p and checks its result and the outside dir.
