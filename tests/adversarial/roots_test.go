@@ -200,7 +200,7 @@ func TestRootsSymlinkSwap(t *testing.T) {
 }
 
 // swapReads reads d/f n times, 64 in flight, and counts the outcomes. It
-// allows swaps 40 swaps a read: as many as a swapper left to spin made
+// allows 40 swaps a read sent: about as many as a swapper left to spin made
 // beside the reads on an idle machine.
 func swapReads(t *testing.T, c *client, n int, swaps *pacer) (escapes, inside, denied int) {
 	const inFlight = 64

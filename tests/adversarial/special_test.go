@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -241,43 +240,4 @@ func TestFileChangingWhileRead(t *testing.T) {
 		}
 	}
 	t.Logf("outcomes: %v; %d rewrites", counts, rewrites.used.Load())
-}
-
-// pacer lets a goroutine that attacks the daemon's reads (rewrites a file,
-// swaps a directory) act as many times as the reads sent so far allow: its
-// CPU follows the reads, not the clock. Left to spin on its own, it burnt a
-// core for as long as the reads took, longer on a loaded machine.
-type pacer struct {
-	allowed, used atomic.Int64
-	more          chan struct{}
-}
-
-func newPacer() *pacer { return &pacer{more: make(chan struct{}, 1)} }
-
-// allow lets the attacker act n times more.
-func (p *pacer) allow(n int) {
-	p.allowed.Add(int64(n))
-	select {
-	case p.more <- struct{}{}:
-	default:
-	}
-}
-
-// wait blocks until the attacker may act for the i-th time (from 0), and
-// reports false once stop is closed.
-func (p *pacer) wait(i int64, stop <-chan struct{}) bool {
-	for i >= p.allowed.Load() {
-		select {
-		case <-stop:
-			return false
-		case <-p.more:
-		}
-	}
-	select {
-	case <-stop:
-		return false
-	default:
-		p.used.Store(i + 1)
-		return true
-	}
 }
