@@ -194,8 +194,8 @@ func writeProbes(w *sandboxWorld, bin, sock string) []sandboxProbe {
 // of what is left.
 var python3 = sync.OnceValue(func() string {
 	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if p := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(p) {
-		return p + " -S"
+	if p := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(p) && !strings.Contains(p, "'") {
+		return "'" + p + "' -S" // quoted for the shell the probes run in
 	}
 	return "python3 -S"
 })
