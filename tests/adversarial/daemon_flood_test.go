@@ -220,61 +220,79 @@ func TestDaemonFloodSocket(t *testing.T) {
 //
 // The daemon ends about 6 s after its input (the drain's 1 s, then the
 // cancelled requests' 5 s: rpc's CancelTimeout, which has no flag), idle:
-// both daemons are started first and their seconds overlap each other's
-// and the package's other tests (t.Parallel); the subtests then wait.
+// both daemons are started, step by step together, and their inputs ended
+// first, so that their waits overlap each other's and the package's other
+// tests (t.Parallel); the subtests then wait.
 func TestDaemonStdioNonReaderEnds(t *testing.T) {
 	t.Parallel()
-	counts := []int{40, 400}
-	ends := make([]func(*testing.T), len(counts))
-	for i, requests := range counts {
-		ends[i] = startNonReader(t, requests)
+	var cases []*nonReader
+	for _, requests := range []int{40, 400} {
+		cases = append(cases, startNonReader(t, requests))
 	}
-	for i, requests := range counts {
-		t.Run(fmt.Sprint(requests, " requests"), ends[i])
+	for _, nr := range cases {
+		nr.flood(t)
+	}
+	for _, nr := range cases {
+		t.Run(fmt.Sprint(nr.requests, " requests"), nr.check)
 	}
 }
 
-// startNonReader starts a daemon on stdio, three commands and requests
-// more on it, and closes its input; the function it returns checks that
-// the daemon ends, its commands with it.
-func startNonReader(t *testing.T, requests int) func(*testing.T) {
+// nonReader is a stdio daemon whose client does not read.
+type nonReader struct {
+	p        *daemonProc
+	c        *rawClient
+	requests int
+	marker   string // in its commands' environment
+	started  string // the directory its commands touch a file in as they start
+	sent     atomic.Int64
+	closed   time.Time // when its input ended
+}
+
+// startNonReader starts a daemon on stdio and three commands on it.
+func startNonReader(t *testing.T, requests int) *nonReader {
 	p, c := daemonStdio(t)
-	path := daemonFile(t, t.TempDir(), 8192, 128)
-	marker := fmt.Sprintf("TOOLD_NONREADER=%d-%d", os.Getpid(), requests)
-	k, v, _ := strings.Cut(marker, "=")
+	nr := &nonReader{p: p, c: c, requests: requests, started: t.TempDir(),
+		marker: fmt.Sprintf("TOOLD_NONREADER=%d-%d", os.Getpid(), requests)}
+	k, v, _ := strings.Cut(nr.marker, "=")
 	// Each command touches a file as it starts (cheaper to wait on than
 	// scanning every process's environment for the marker).
-	started := t.TempDir()
 	for i := range 3 {
-		command := fmt.Sprintf("touch %s/%d; sleep 300", started, i)
+		command := fmt.Sprintf("touch %s/%d; sleep 300", nr.started, i)
 		if err := c.send(rawRequest(100000+i, "exec", map[string]any{"command": command, "env": map[string]string{k: v}})); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return nr
+}
+
+// flood waits for the commands to run, sends the requests and closes the
+// daemon's input.
+func (nr *nonReader) flood(t *testing.T) {
 	waitFor(t, 10*time.Second, "the commands to start", func() bool {
-		entries, _ := os.ReadDir(started)
+		entries, _ := os.ReadDir(nr.started)
 		return len(entries) == 3
 	})
-	var sent atomic.Int64
-	floodReads(c, path, requests, &sent)
-	settle(&sent, requests)
-	c.w.Close()
-	closed := time.Now()
-	return func(t *testing.T) {
-		// The stdout pipe stays open and unread until the test ends.
-		// The bound tells the ~6 s from the minute of the write timeout,
-		// with room for a loaded machine (6 s failed at a load of 14 on
-		// 2 cores).
-		switch code := p.wait(time.Until(closed.Add(15 * time.Second))); code {
-		case -1:
-			t.Fatalf("the daemon still runs 15 s after its input ended (%d requests written)", sent.Load())
-		case 0:
-		default:
-			t.Fatalf("the daemon exited %d, want 0", code)
-		}
-		if left := withEnv(marker); len(left) > 0 {
-			t.Errorf("its commands outlive it: %v", left)
-		}
+	path := daemonFile(t, t.TempDir(), 8192, 128)
+	floodReads(nr.c, path, nr.requests, &nr.sent)
+	settle(&nr.sent, nr.requests)
+	nr.c.w.Close()
+	nr.closed = time.Now()
+}
+
+// check waits for the daemon to end, its commands with it. The stdout pipe
+// stays open and unread until the test ends. The bound tells the ~6 s from
+// the minute of the write timeout, with room for a loaded machine (6 s
+// failed at a load of 14 on 2 cores).
+func (nr *nonReader) check(t *testing.T) {
+	switch code := nr.p.wait(time.Until(nr.closed.Add(15 * time.Second))); code {
+	case -1:
+		t.Fatalf("the daemon still runs 15 s after its input ended (%d requests written)", nr.sent.Load())
+	case 0:
+	default:
+		t.Fatalf("the daemon exited %d, want 0", code)
+	}
+	if left := withEnv(nr.marker); len(left) > 0 {
+		t.Errorf("its commands outlive it: %v", left)
 	}
 }
 
