@@ -1,6 +1,7 @@
 package adversarial
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -40,25 +41,73 @@ func floodReads(c *rawClient, path string, n int, sent *atomic.Int64) {
 	}()
 }
 
-// drainFlood reads the flood's n replies and fails on any error reply. It
-// looks at each reply's envelope only: decoding gigabytes of windows would
-// make the test slow, not stricter.
+// floodQuiet is how long a flood's writer or the daemon's peak RSS must
+// stand still to count as settled (settle, settledRSS).
+const floodQuiet = 150 * time.Millisecond
+
+// drainFlood reads the flood's n replies and fails on any error reply, or
+// when 30 s pass without one. It looks at each reply's envelope only, in
+// place in the reader's buffer: decoding or copying the quarter gigabyte of
+// windows (a CPU-second of the race-instrumented test's) would make the
+// test slow, not stricter.
 func drainFlood(t *testing.T, c *rawClient, n int) {
 	t.Helper()
-	for i := range n {
-		line, err := c.nextLine(30 * time.Second)
-		if err != nil {
-			t.Fatalf("after %d of %d replies: %v", i, n, err)
+	if c.br == nil {
+		c.br = bufio.NewReaderSize(c.r, 1<<20)
+	}
+	var got atomic.Int64
+	done := make(chan error, 1)
+	go func() { // it ends at the latest when the connection closes at cleanup
+		for i := range n {
+			head, err := readHead(c.br, 64)
+			if err != nil {
+				done <- fmt.Errorf("after %d of %d replies: %w", i, n, err)
+				return
+			}
+			if !bytes.Contains(head, []byte(`,"result":{`)) {
+				done <- fmt.Errorf("reply %d is no result: %q", i, head)
+				return
+			}
+			got.Add(1)
 		}
-		if head := line[:min(len(line), 64)]; !bytes.Contains(head, []byte(`,"result":{`)) {
-			t.Fatalf("reply %d is no result: %q", i, head)
+		done <- nil
+	}()
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	for last := int64(-1); ; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		case <-tick.C:
+			if cur := got.Load(); cur == last {
+				t.Fatalf("after %d of %d replies: no reply within 30 s", cur, n)
+			} else {
+				last = cur
+			}
+		}
+	}
+}
+
+// readHead reads one line from br and returns its first k bytes.
+func readHead(br *bufio.Reader, k int) ([]byte, error) {
+	var head []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(head) < k {
+			head = append(head, chunk[:min(len(chunk), k-len(head))]...)
+		}
+		if err != bufio.ErrBufferFull {
+			return head, err
 		}
 	}
 }
 
 // settle waits until the flood's writer has sent everything or has made no
-// progress for 300 ms (the daemon paused its reads), polling, for at most a
-// minute.
+// progress for floodQuiet (the daemon paused its reads), polling, for at
+// most a minute.
 func settle(sent *atomic.Int64, n int) {
 	last, since := int64(-1), time.Now()
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -67,26 +116,37 @@ func settle(sent *atomic.Int64, n int) {
 			return
 		case cur != last:
 			last, since = cur, time.Now()
-		case time.Since(since) >= 300*time.Millisecond:
+		case time.Since(since) >= floodQuiet:
 			return
 		}
 	}
 }
 
-// settledRSS waits until p's peak RSS has not grown for 300 ms (the daemon
-// has done what it does with what it read), polling, for at most 10 s, and
-// returns it.
+// settledRSS waits until p's peak RSS has not grown for floodQuiet (the
+// daemon has done what it does with what it read), polling, for at most
+// 10 s, and returns it.
 func (p *daemonProc) settledRSS(t *testing.T) int64 {
 	t.Helper()
 	last, since := p.peakRSS(t), time.Now()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if rss := p.peakRSS(t); rss != last {
 			last, since = rss, time.Now()
-		} else if time.Since(since) >= 300*time.Millisecond {
+		} else if time.Since(since) >= floodQuiet {
 			break
 		}
 	}
 	return last
+}
+
+// checkFloodRSS fails t if p's peak RSS, over the flood and its drain,
+// went past the budget; paused is the peak when the flood had settled.
+func checkFloodRSS(t *testing.T, p *daemonProc, paused int64) {
+	t.Helper()
+	rss := p.peakRSS(t) // VmHWM: the peak of the whole run, paused's too
+	t.Logf("peak RSS %d MiB with the flood paused, %d MiB after its drain", paused>>20, rss>>20)
+	if rss > daemonRSSBudget {
+		t.Errorf("peak RSS %d MiB, want under %d", rss>>20, daemonRSSBudget>>20)
+	}
 }
 
 // TestDaemonFloodStdio: issue 8 item 3 on stdio. A client pipelines
@@ -94,6 +154,11 @@ func (p *daemonProc) settledRSS(t *testing.T) int64 {
 // daemon's peak RSS stays under 256 MiB (the original read every request
 // at once and held every reply: past 1 GB for 10,000), and every reply
 // arrives once the client reads.
+//
+// Serial (no t.Parallel), as TestDaemonFloodSocket: it moves a quarter
+// gigabyte through the daemon, on both cores, and its settling waits
+// (settle, settledRSS) tell the daemon's pause by quiet periods that other
+// tests' load would stretch or fake.
 func TestDaemonFloodStdio(t *testing.T) {
 	p, c := daemonStdio(t)
 	path := daemonFile(t, t.TempDir(), 8192, 128) // 1 MiB
@@ -101,18 +166,20 @@ func TestDaemonFloodStdio(t *testing.T) {
 	var sent atomic.Int64
 	floodReads(c, path, n, &sent)
 	settle(&sent, n)
-	rss := p.settledRSS(t)
-	t.Logf("%d requests, %d written before the daemon paused; peak RSS %d MiB", n, sent.Load(), rss>>20)
-	if rss > daemonRSSBudget {
-		t.Errorf("peak RSS %d MiB, want under %d", rss>>20, daemonRSSBudget>>20)
-	}
+	paused := p.settledRSS(t)
+	t.Logf("%d requests, %d written before the daemon paused", n, sent.Load())
 	drainFlood(t, c, n)
+	checkFloodRSS(t, p, paused)
 }
 
 // TestDaemonFloodSocket: issue 8 item 3 on the shared socket, where one
 // client's flood must cost the others nothing: while it is paused, another
 // client's read answers as fast as before the flood (within a generous
 // bound: the point is not to wait behind the flood).
+//
+// Serial (no t.Parallel): the other client's latency is timed, and the
+// tests beside it would time their own load; the peak RSS and the
+// settling as for TestDaemonFloodStdio.
 func TestDaemonFloodSocket(t *testing.T) {
 	p, sock := daemonShared(t, 0)
 	path := daemonFile(t, t.TempDir(), 8192, 128)
@@ -134,15 +201,13 @@ func TestDaemonFloodSocket(t *testing.T) {
 	for i := range 5 {
 		during = max(during, probe(10+i))
 	}
-	rss := p.settledRSS(t)
-	t.Logf("other client's read: %v before the flood, at most %v during it; peak RSS %d MiB", before, during, rss>>20)
-	if rss > daemonRSSBudget {
-		t.Errorf("peak RSS %d MiB, want under %d", rss>>20, daemonRSSBudget>>20)
-	}
+	paused := p.settledRSS(t)
+	t.Logf("other client's read: %v before the flood, at most %v during it", before, during)
 	if during > 2*time.Second {
 		t.Errorf("the other client waited %v during the flood", during)
 	}
 	drainFlood(t, flood, n)
+	checkFloodRSS(t, p, paused)
 }
 
 // TestDaemonStdioNonReaderEnds: issue 8 item 11 and issue 15 item 5a. A
@@ -152,40 +217,82 @@ func TestDaemonFloodSocket(t *testing.T) {
 // (main ran on for the minute of its write timeout above the in-flight cap,
 // where its reads are paused and the end of input is not read). Both below
 // the cap (the end of input is read) and above it.
+//
+// The daemon ends about 6 s after its input (the drain's 1 s, then the
+// cancelled requests' 5 s: rpc's CancelTimeout, which has no flag), idle:
+// both daemons are started, step by step together, and their inputs ended
+// first, so that their waits overlap each other's and the package's other
+// tests (t.Parallel); the subtests then wait.
 func TestDaemonStdioNonReaderEnds(t *testing.T) {
+	t.Parallel()
+	var cases []*nonReader
 	for _, requests := range []int{40, 400} {
-		t.Run(fmt.Sprint(requests, " requests"), func(t *testing.T) {
-			t.Parallel() // each waits seconds for its own daemon to end
-			p, c := daemonStdio(t)
-			path := daemonFile(t, t.TempDir(), 8192, 128)
-			marker := fmt.Sprintf("TOOLD_NONREADER=%d-%d", os.Getpid(), requests)
-			k, v, _ := strings.Cut(marker, "=")
-			for i := range 3 {
-				if err := c.send(rawRequest(100000+i, "exec", map[string]any{"command": "sleep 300", "env": map[string]string{k: v}})); err != nil {
-					t.Fatal(err)
-				}
-			}
-			waitFor(t, 5*time.Second, "the commands to start", func() bool { return len(withEnv(marker)) == 3 })
-			var sent atomic.Int64
-			floodReads(c, path, requests, &sent)
-			settle(&sent, requests)
-			c.w.Close()
-			// The stdout pipe stays open and unread until the test ends.
-			// The daemon ends about 4 s after its input (the drain's 1 s,
-			// then 3 s for the cancelled requests' replies); the bound
-			// tells that from the minute of the write timeout, with room
-			// for a loaded machine (6 s failed at a load of 14 on 2 cores).
-			switch code := p.wait(15 * time.Second); code {
-			case -1:
-				t.Fatalf("the daemon still runs 15 s after its input ended (%d requests written)", sent.Load())
-			case 0:
-			default:
-				t.Fatalf("the daemon exited %d, want 0", code)
-			}
-			if left := withEnv(marker); len(left) > 0 {
-				t.Errorf("its commands outlive it: %v", left)
-			}
-		})
+		cases = append(cases, startNonReader(t, requests))
+	}
+	for _, nr := range cases {
+		nr.flood(t)
+	}
+	for _, nr := range cases {
+		t.Run(fmt.Sprint(nr.requests, " requests"), nr.check)
+	}
+}
+
+// nonReader is a stdio daemon whose client does not read.
+type nonReader struct {
+	p        *daemonProc
+	c        *rawClient
+	requests int
+	marker   string // in its commands' environment
+	started  string // the directory its commands touch a file in as they start
+	sent     atomic.Int64
+	closed   time.Time // when its input ended
+}
+
+// startNonReader starts a daemon on stdio and three commands on it.
+func startNonReader(t *testing.T, requests int) *nonReader {
+	p, c := daemonStdio(t)
+	nr := &nonReader{p: p, c: c, requests: requests, started: t.TempDir(),
+		marker: fmt.Sprintf("TOOLD_NONREADER=%d-%d", os.Getpid(), requests)}
+	k, v, _ := strings.Cut(nr.marker, "=")
+	// Each command touches a file as it starts (cheaper to wait on than
+	// scanning every process's environment for the marker).
+	for i := range 3 {
+		command := fmt.Sprintf("touch %s/%d; sleep 300", nr.started, i)
+		if err := c.send(rawRequest(100000+i, "exec", map[string]any{"command": command, "env": map[string]string{k: v}})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return nr
+}
+
+// flood waits for the commands to run, sends the requests and closes the
+// daemon's input.
+func (nr *nonReader) flood(t *testing.T) {
+	waitFor(t, 10*time.Second, "the commands to start", func() bool {
+		entries, _ := os.ReadDir(nr.started)
+		return len(entries) == 3
+	})
+	path := daemonFile(t, t.TempDir(), 8192, 128)
+	floodReads(nr.c, path, nr.requests, &nr.sent)
+	settle(&nr.sent, nr.requests)
+	nr.c.w.Close()
+	nr.closed = time.Now()
+}
+
+// check waits for the daemon to end, its commands with it. The stdout pipe
+// stays open and unread until the test ends. The bound tells the ~6 s from
+// the minute of the write timeout, with room for a loaded machine (6 s
+// failed at a load of 14 on 2 cores).
+func (nr *nonReader) check(t *testing.T) {
+	switch code := nr.p.wait(time.Until(nr.closed.Add(15 * time.Second))); code {
+	case -1:
+		t.Fatalf("the daemon still runs 15 s after its input ended (%d requests written)", nr.sent.Load())
+	case 0:
+	default:
+		t.Fatalf("the daemon exited %d, want 0", code)
+	}
+	if left := withEnv(nr.marker); len(left) > 0 {
+		t.Errorf("its commands outlive it: %v", left)
 	}
 }
 
@@ -217,6 +324,7 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 // in-flight cap (replies unread) still stops on SIGTERM, and removes its
 // socket.
 func TestDaemonSIGTERMDuringFlood(t *testing.T) {
+	t.Parallel() // no RSS nor latency measured: it waits beside the others
 	p, sock := daemonShared(t, 0)
 	path := daemonFile(t, t.TempDir(), 8192, 128)
 	flood := daemonDial(t, sock)

@@ -61,6 +61,7 @@ func waitGone(marker string, d time.Duration) []int {
 // recorded leader is the launcher that exec'd into the command (started
 // ahead: the session's second exec).
 func TestDaemonKilledCommandsSwept(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	for _, mode := range []string{"off", "workspace-write"} {
 		t.Run(mode, func(t *testing.T) { killedCommandsSwept(t, mode) })
 	}
@@ -71,7 +72,7 @@ func killedCommandsSwept(t *testing.T, mode string) {
 	marker := daemonMarker()
 	p := daemonStart(t, 0, "serve", "--spool-root", root)
 	in, _ := p.cmd.StdinPipe()
-	out, _ := p.cmd.StdoutPipe()
+	out := p.stdout(t)
 	p.run(t)
 	c := newRawClient(t, in, out)
 	if mode != "off" {
@@ -129,10 +130,11 @@ func killedCommandsSwept(t *testing.T, mode string) {
 // daemon is killed under it answers the requests in flight with an error,
 // says so on stderr and exits non-zero (the original exited 0, silent).
 func TestDaemonForwarderDaemonKilled(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	d, sock := daemonShared(t, 0)
 	f := daemonStart(t, 0, "--remote="+sock)
 	in, _ := f.cmd.StdinPipe()
-	out, _ := f.cmd.StdoutPipe()
+	out := f.stdout(t)
 	f.run(t)
 	c := newRawClient(t, in, out)
 	if m := c.call(1, "stats", nil, 10*time.Second); m.Error != nil {

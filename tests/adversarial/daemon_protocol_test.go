@@ -116,6 +116,7 @@ func TestDaemonIDCollision(t *testing.T) {
 // TestDaemonMalformedGoesOn: each message here is refused with its code,
 // and the connection answers the next request.
 func TestDaemonMalformedGoesOn(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	_, c := daemonStdio(t)
 	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
 	cases := []struct {

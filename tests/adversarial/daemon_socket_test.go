@@ -90,6 +90,7 @@ func TestDaemonExecsUnderFewDescriptors(t *testing.T) {
 // TestDaemonConnCapFramings: past --max-conns, the refusal comes in the
 // client's own framing, and a slot freed is a slot served.
 func TestDaemonConnCapFramings(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	_, sock := daemonShared(t, 0, "--max-conns", "2")
 	a, b := daemonServed(t, sock), daemonServed(t, sock)
 	// Headers framing: read the raw reply.
@@ -149,12 +150,13 @@ func readAll(c net.Conn) (string, error) {
 	}
 }
 
-// TestDaemonManyConnections: a flood of connections (500; 10,000 in the
+// TestDaemonManyConnections: a flood of connections (250; 10,000 in the
 // long run), each with a session: the daemon lives, its peak RSS stays
 // under 256 MiB, those past the cap are told so, and another client is
 // still answered.
 func TestDaemonManyConnections(t *testing.T) {
-	n := 500
+	t.Parallel() // daemons and files of its own: it waits beside the others
+	n := 250
 	if daemonLong() {
 		n = 10_000
 	}
@@ -206,6 +208,7 @@ func TestDaemonManyConnections(t *testing.T) {
 // the survivor serves on stays (the original let two listen, and a loser's
 // exit removed the winner's socket).
 func TestDaemonListenRace(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	rounds := 4
 	if daemonLong() {
 		rounds = 25

@@ -15,6 +15,10 @@
 // The default run is short (seconds). TOOLD_LONG=1 (or -tags
 // adversarial_long) runs the long variants, e.g. 100,000 reads under a
 // thread that swaps a directory for a symlink, or 10,000 connections.
+// The two floods run first, alone (their peak RSS, another client's
+// latency); then every other case at once (TestMain's allAtOnce), each
+// with daemons and files of its own, so that the seconds some spend idle
+// on a daemon's timeouts overlap the others' work.
 //
 // The cases run over the three transports where the transport can change
 // the outcome (stdio in both framings, the shared daemon's socket);

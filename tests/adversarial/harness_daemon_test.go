@@ -39,10 +39,43 @@ func daemonBinary(t testing.TB) string {
 
 // daemonProc is a toold process the test started.
 type daemonProc struct {
-	cmd    *exec.Cmd
-	stderr *lockedBuffer
-	exited chan struct{} // closed once Wait has returned
-	err    error         // Wait's; read after exited
+	cmd        *exec.Cmd
+	stderr     *lockedBuffer
+	exited     chan struct{} // closed once Wait has returned
+	err        error         // Wait's; read after exited
+	afterStart []io.Closer   // the child's ends of pipes, closed here once it started
+}
+
+// stdout gives p a pipe for its stdout and returns the end to read, open
+// until the test ends. exec's StdoutPipe would be closed by Wait, which
+// run's waiter calls as soon as the process exits: a reply written just
+// before a daemon ends was lost unread on a loaded machine ("read |0: file
+// already closed").
+func (p *daemonProc) stdout(t testing.TB) *os.File {
+	t.Helper()
+	return outPipe(t, p.cmd, &p.afterStart)
+}
+
+// outPipe makes cmd's stdout a pipe whose reading end it returns, closed
+// when the test ends; the writing end goes to *afterStart, for the caller
+// to close once cmd has started.
+func outPipe(t testing.TB, cmd *exec.Cmd, afterStart *[]io.Closer) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	cmd.Stdout = w
+	*afterStart = append(*afterStart, w)
+	return r
+}
+
+// closeAll closes cs.
+func closeAll(cs []io.Closer) {
+	for _, c := range cs {
+		c.Close()
+	}
 }
 
 // daemonStart starts the binary with args. nofile, when positive, is the
@@ -67,7 +100,9 @@ func daemonStart(t testing.TB, nofile int, args ...string) *daemonProc {
 // run starts p and its waiter.
 func (p *daemonProc) run(t testing.TB) {
 	t.Helper()
-	if err := p.cmd.Start(); err != nil {
+	err := p.cmd.Start()
+	closeAll(p.afterStart)
+	if err != nil {
 		t.Fatal(err)
 	}
 	go func() {
@@ -129,10 +164,7 @@ func daemonStdio(t testing.TB, args ...string) (*daemonProc, *rawClient) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := p.stdout(t)
 	p.run(t)
 	return p, newRawClient(t, in, out)
 }
@@ -326,10 +358,7 @@ func daemonForwarded(t testing.TB) (*daemonProc, *rawClient) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := p.stdout(t)
 	t.Cleanup(func() { daemonKillShared(filepath.Join(runtimeDir, "toold-"+strconv.Itoa(os.Geteuid()))) })
 	p.run(t)
 	return p, newRawClient(t, in, out)

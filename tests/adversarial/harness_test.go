@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -45,15 +47,33 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
-	// The cases that mostly wait on daemons of their own run in parallel
-	// (t.Parallel), eight at a time; the floods (peak RSS, another client's
-	// latency), the file rewritten under reads and the cases bound to a
-	// few seconds after the end of input (a kill delay, a drain) stay
-	// serial, alone on the machine as far as this package goes.
-	testenv.Parallel()
+	// The cases run in parallel (t.Parallel): each has daemons and files
+	// of its own and mostly waits on them. Only the two floods
+	// (TestDaemonFlood*: a quarter gigabyte through the daemon, quiet
+	// periods that tell its pause, another client's latency) run serially,
+	// first, alone as far as this package goes.
+	allAtOnce()
 	code := m.Run()
 	os.RemoveAll(cache)
 	testenv.Exit(code)
+}
+
+// allAtOnce raises -test.parallel, unless the command line set it, past
+// the number of this package's parallel cases and subtests, so that all
+// start together once the floods are done. The cases that wait seconds
+// idle on a daemon (the drain and cancel timeouts after the end of input,
+// the kill delay: ~7 s for TestDaemonStdioNonReaderEnds) then wait beside
+// the others' work; with a few slots, which the runner hands out in no set
+// order, they started after it and the package took their wait longer.
+func allAtOnce() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		flag.Set("test.parallel", "128")
+	}
 }
 
 // long reports whether the long variants run: TOOLD_LONG=1 or the
@@ -224,11 +244,10 @@ func startStdio(t testing.TB, lsp bool, args ...string) *client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	var afterStart []io.Closer
+	stdout := outPipe(t, cmd, &afterStart) // not StdoutPipe, which Wait closes: see daemonProc.stdout
 	d := launch(t, cmd)
+	closeAll(afterStart)
 	t.Cleanup(func() {
 		stdin.Close()
 		d.stop(t)
@@ -334,5 +353,44 @@ func write(t testing.TB, path, content string) {
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// pacer lets a goroutine that attacks the daemon's reads (rewrites a file,
+// swaps a directory) act as many times as the reads sent so far allow: its
+// CPU follows the reads, not the clock. Left to spin on its own, it burnt a
+// core for as long as the reads took, longer on a loaded machine.
+type pacer struct {
+	allowed, used atomic.Int64
+	more          chan struct{}
+}
+
+func newPacer() *pacer { return &pacer{more: make(chan struct{}, 1)} }
+
+// allow lets the attacker act n times more.
+func (p *pacer) allow(n int) {
+	p.allowed.Add(int64(n))
+	select {
+	case p.more <- struct{}{}:
+	default:
+	}
+}
+
+// wait blocks until the attacker may act for the i-th time (from 0), and
+// reports false once stop is closed.
+func (p *pacer) wait(i int64, stop <-chan struct{}) bool {
+	for i >= p.allowed.Load() {
+		select {
+		case <-stop:
+			return false
+		case <-p.more:
+		}
+	}
+	select {
+	case <-stop:
+		return false
+	default:
+		p.used.Store(i + 1)
+		return true
 	}
 }

@@ -14,6 +14,7 @@ import (
 // stdio and on a socket and for mcp, instead of failing every request
 // with an error naming a param the client never sent.
 func TestSandboxBadFlagsStop(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	missing := filepath.Join(t.TempDir(), "nonexist")
 	file := filepath.Join(t.TempDir(), "file")
 	write(t, file, "x")
@@ -55,7 +56,7 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 	p := daemonStart(t, 0, "serve", "--spool-root", filepath.Join(t.TempDir(), "spool"), "--sandbox=workspace-write", "--sandbox-best-effort")
 	p.cmd.Env = append(os.Environ(), "TOOLD_TEST_LANDLOCK_ABI=3")
 	in, _ := p.cmd.StdinPipe()
-	out, _ := p.cmd.StdoutPipe()
+	out := p.stdout(t)
 	p.run(t)
 	c := newRawClient(t, in, out)
 	sandboxCall(t, c, 1, "read", map[string]any{"path": filepath.Join(w.proj, "README")}, nil)

@@ -13,6 +13,7 @@ import (
 // permission denied", here toold's own --logfile outside the project) gets
 // the sandbox's notice, on every transport.
 func TestSandboxNoticeLowercase(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports, _ := sandboxTransports(t)
 	bin := daemonBinary(t)
 	for name, open := range transports {
@@ -47,7 +48,7 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 			c := open(t)
 			sandboxInit(t, c, 1, w, "workspace-write")
 			r := runProbe(t, c, 2, w, sandboxProbe{"the host's loopback",
-				fmt.Sprintf(`python3 -c 'import socket; socket.create_connection(("127.0.0.1", %d), timeout=3)'`, port),
+				fmt.Sprintf(`%s -c 'import socket; socket.create_connection(("127.0.0.1", %d), timeout=3)'`, python3(), port),
 				[]string{"Connection refused"}, false})
 			if r.Notice == nil || !strings.Contains(*r.Notice, "only the command's own loopback is reachable, not the host's; network: true") {
 				t.Errorf("notice %v for %q", deref(r.Notice), r.output())
@@ -88,7 +89,7 @@ func TestSandboxNoticeBlamesRightly(t *testing.T) {
 			c2 := open(t)
 			sandboxCall(t, c2, 1, "initialize", map[string]any{"cwd": w.proj, "roots": []string{w.proj},
 				"sandbox": map[string]any{"mode": "workspace-write", "network": true}}, nil)
-			r = runProbe(t, c2, 2, w, sandboxProbe{"abstract socket", `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("\0` + name + `")'`,
+			r = runProbe(t, c2, 2, w, sandboxProbe{"abstract socket", python3() + ` -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("\0` + name + `")'`,
 				[]string{"Operation not permitted"}, false})
 			if r.Notice == nil || !strings.Contains(*r.Notice, "abstract unix socket") {
 				t.Errorf("abstract socket: notice %v for %q", deref(r.Notice), r.output())

@@ -32,6 +32,7 @@ func unsafeSpoolRoots(t *testing.T) map[string]string {
 // shared socket (the forwarder's daemon is the harness's, with its own
 // spool root).
 func TestSandboxTmpDirNotInUnsafeSpoolRoot(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	for rootName, root := range unsafeSpoolRoots(t) {
 		_, sock := daemonShared(t, 0, "--spool-root", root)
 		for name, open := range map[string]func() *rawClient{

@@ -48,6 +48,7 @@ func sandboxStillConfined(t *testing.T, c *rawClient, id int, w *sandboxWorld) {
 // mode, the network) is -32602 naming sandbox and the sandbox stays; one
 // that names no sandbox keeps it; a stricter one is taken.
 func TestSandboxReinitializeNeverLooser(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports, _ := sandboxTransports(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
@@ -85,6 +86,7 @@ func TestSandboxReinitializeNeverLooser(t *testing.T) {
 // the shared socket), a client asking for off or workspace-write is
 // -32602 naming sandbox, and its commands stay confined.
 func TestSandboxFlagIsAFloor(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	_, sock := daemonShared(t, 0, "--sandbox=read-only")
 	for name, open := range map[string]func() *rawClient{
 		"stdio":  func() *rawClient { _, c := daemonStdio(t, "--sandbox=read-only"); return c },
@@ -108,6 +110,7 @@ func TestSandboxFlagIsAFloor(t *testing.T) {
 // write beneath them (read-only, off, no mode) are -32602 naming
 // sandbox.writable, not dropped without a word, on every transport.
 func TestSandboxWritableNotDropped(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports, _ := sandboxTransports(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {

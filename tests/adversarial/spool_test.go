@@ -29,6 +29,7 @@ func execBig(t *testing.T, c *client) execResult {
 // works, and exec gives its preview with a notice that the output could not
 // be kept. Main exited at start.
 func TestNoSpoolRoot(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	file := filepath.Join(t.TempDir(), "file")
 	write(t, file, "a regular file\n")
 	forModes(t, func(t *testing.T, m mode) {
@@ -114,6 +115,7 @@ func TestSpoolReplaced(t *testing.T) {
 // the session's oldest spools are evicted, and paging one says so; the
 // newest stays whole. Main had no quota (nor the flag).
 func TestSpoolQuotas(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	forModes(t, func(t *testing.T, m mode) {
 		c := m.start(t, "--spool-session-quota", "700000")
 		var spools []string
@@ -147,6 +149,7 @@ func TestSpoolQuotas(t *testing.T) {
 // oldest spools, never another session's; with none left its new spool is
 // cut (capped) instead.
 func TestSpoolDaemonQuota(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	dial := startSocket(t, "--spool-daemon-quota", "450000")
 	a, b := dial(), dial()
 	first := execBig(t, a).Stdout.Spool
@@ -170,6 +173,7 @@ func TestSpoolDaemonQuota(t *testing.T) {
 // TestSpoolDirRemoved: a command that deletes its session's spool directory
 // gets its preview with a notice; the daemon and the session go on.
 func TestSpoolDirRemoved(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	c := startStdio(t, false)
 	var init struct {
 		SpoolDir string `json:"spoolDir"`
@@ -190,6 +194,7 @@ func TestSpoolDirRemoved(t *testing.T) {
 // shared daemon that names no cwd must not get the cwd of whoever started
 // the daemon (here this test's directory); the daemon works from /.
 func TestSharedDaemonCwd(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	c := startSocket(t)()
 	var res execResult
 	c.ok("exec", map[string]any{"command": "pwd"}, &res)
@@ -205,6 +210,7 @@ func TestSharedDaemonCwd(t *testing.T) {
 // TestSharedDaemonRelativeSocket: a socket named relative to the starter's
 // cwd is still where the daemon listens, though it works from /.
 func TestSharedDaemonRelativeSocket(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	dir, err := os.MkdirTemp("", "toold-rel-")
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +228,7 @@ func TestSharedDaemonRelativeSocket(t *testing.T) {
 // it (main refused it and kept no output, the issue saw it used as it was);
 // one owned by another uid is refused, and exec then keeps no output.
 func TestSpoolRootOpenMode(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
 	forModes(t, func(t *testing.T, m mode) {
 		root := filepath.Join(t.TempDir(), fmt.Sprintf("toold-%d", os.Geteuid()))
 		if err := os.Mkdir(root, 0o755); err != nil {
