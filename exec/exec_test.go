@@ -289,14 +289,25 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// ignoresTerm starts a background child that ignores SIGTERM, $p, and
+// returns once it does (it is sleep): a leader that exited before had its
+// group's SIGTERM end the child before its trap was set, now and then.
+const ignoresTerm = `(trap '' TERM; exec sleep 60) & p=$!; until read -r c </proc/$p/comm && [ "$c" = sleep ]; do :; done`
+
+// TestBackgroundChildHoldingPipes: the cases run in parallel, with each
+// other and with the package's other parallel tests: the one that ignores
+// SIGTERM waits for the kill delay's SIGKILL, which the others need not
+// wait for. Its bound on Run's time is far from what a loaded machine adds.
 func TestBackgroundChildHoldingPipes(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	for _, cmd := range []string{
 		"sleep 60 & echo $!",
-		"(trap '' TERM; exec sleep 60) & echo $!",       // ignores SIGTERM: cut off, then SIGKILLed
+		ignoresTerm + "; echo $p",                       // ignores SIGTERM: cut off, then SIGKILLed
 		"setsid sleep 60 & echo $!; echo to stderr >&2", // left the group: cut off
 	} {
 		t.Run(cmd, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			res, err := r.Run(context.Background(), exec.Spec{Command: cmd, Output: defaults})
 			if err != nil {
@@ -322,6 +333,7 @@ func TestBackgroundChildHoldingPipes(t *testing.T) {
 }
 
 func TestStdin(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	big := strings.Repeat("0123456789abcdef\n", 200000) // 3.4 MB, past any pipe buffer
 	res, err := r.Run(context.Background(), exec.Spec{Command: "wc -c", Stdin: &big, Output: defaults})

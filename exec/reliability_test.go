@@ -98,8 +98,14 @@ func TestReliability(t *testing.T) {
 			}
 		}()
 	}
-	for i := range runs {
-		jobs <- i
+	// The runs that need the kill delay's SIGKILL first: the others run
+	// while it passes, and Close waits for the last one.
+	for _, kill := range []bool{true, false} {
+		for i := range runs {
+			if needsKill(i) == kill {
+				jobs <- i
+			}
+		}
 	}
 	close(jobs)
 	wg.Wait()
@@ -149,6 +155,10 @@ func TestReliability(t *testing.T) {
 	}
 }
 
+// needsKill reports whether run i ignores SIGTERM, and so takes the kill
+// delay to end.
+func needsKill(i int) bool { return i%50 == 7 }
+
 func reliabilityRun(r *exec.Runner, d *spool.Dir, env []string, i int) error {
 	spec := exec.Spec{Env: env, Output: defaults, Spool: spoolTo(d)}
 	ctx := context.Background()
@@ -193,8 +203,8 @@ func reliabilityRun(r *exec.Runner, d *spool.Dir, env []string, i int) error {
 		}
 	case 7, 8:
 		spec.Command = "sleep 60 & echo bg"
-		if i%50 == 7 {
-			spec.Command = "(trap '' TERM; sleep 60) & echo bg" // needs the SIGKILL
+		if needsKill(i) {
+			spec.Command = ignoresTerm + "; echo bg" // needs the SIGKILL
 		}
 		check = func(res *exec.Result) error {
 			if res.Stdout.Head != "bg\n" || *res.ExitCode != 0 {
