@@ -14,6 +14,7 @@ import (
 )
 
 func TestRepliesNameTheirRequest(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			s := serve(t, framing, nil)
@@ -40,6 +41,7 @@ func TestRepliesNameTheirRequest(t *testing.T) {
 }
 
 func TestBadInputThenGoodRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		input  string // sent framed, then a good request with id 99
@@ -96,6 +98,7 @@ func TestBadInputThenGoodRequest(t *testing.T) {
 }
 
 func TestHeaderGarbage(t *testing.T) {
+	t.Parallel()
 	good := func(id int) string {
 		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo"}`, id)
 		return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(msg), msg)
@@ -134,6 +137,7 @@ func TestHeaderGarbage(t *testing.T) {
 }
 
 func TestHeaderNamesAndDetection(t *testing.T) {
+	t.Parallel()
 	msg := `{"jsonrpc":"2.0","id":1,"method":"echo"}`
 	tests := []struct {
 		name  string
@@ -164,6 +168,7 @@ func TestHeaderNamesAndDetection(t *testing.T) {
 }
 
 func TestOversizeMessage(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			s := serve(t, framing, nil)
@@ -186,6 +191,7 @@ func TestOversizeMessage(t *testing.T) {
 }
 
 func TestMaxMessageBytesBoundary(t *testing.T) {
+	t.Parallel()
 	const max = 200
 	msgOf := func(n int) string { // a request of exactly n bytes
 		head := `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"s":"`
@@ -214,6 +220,7 @@ func TestMaxMessageBytesBoundary(t *testing.T) {
 }
 
 func TestSlowDoesNotDelayFast(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			s := serve(t, framing, nil)
@@ -230,6 +237,7 @@ func TestSlowDoesNotDelayFast(t *testing.T) {
 }
 
 func TestCancelRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		method string
@@ -270,6 +278,7 @@ func TestCancelRequest(t *testing.T) {
 }
 
 func TestCancelRequestAsRequest(t *testing.T) {
+	t.Parallel()
 	s := serve(t, FramingLines, nil)
 	s.send(`{"id":1,"method":"slow"}`)
 	s.wantStarted("slow")
@@ -284,6 +293,7 @@ func TestCancelRequestAsRequest(t *testing.T) {
 }
 
 func TestPanic(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			s := serve(t, framing, nil)
@@ -307,6 +317,7 @@ func TestPanic(t *testing.T) {
 }
 
 func TestHandlerErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		method  string
 		code    int64
@@ -342,6 +353,7 @@ func TestHandlerErrors(t *testing.T) {
 // fractional, huge, null): each request is answered with its id as written,
 // and $/cancelRequest reaches it.
 func TestAnyIDIsAnswered(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			s := serve(t, framing, nil)
@@ -362,6 +374,7 @@ func TestAnyIDIsAnswered(t *testing.T) {
 }
 
 func TestNotificationsGetNoReply(t *testing.T) {
+	t.Parallel()
 	s := serve(t, FramingLines, nil)
 	s.send(`{"jsonrpc":"2.0","method":"note","params":{"a":1}}`,
 		`{"jsonrpc":"2.0","method":"panic"}`,
@@ -383,6 +396,7 @@ func TestNotificationsGetNoReply(t *testing.T) {
 }
 
 func TestInlineRunsInOrder(t *testing.T) {
+	t.Parallel()
 	inline := func(m string) bool { return m == "set" }
 	for _, framing := range framings {
 		t.Run(framing.String()+"/request", func(t *testing.T) {
@@ -412,6 +426,7 @@ func TestInlineRunsInOrder(t *testing.T) {
 // so the test asserts the order of the events each promise ties, not one
 // whole sequence.
 func TestAdmitRunsInOrder(t *testing.T) {
+	t.Parallel()
 	type key struct{}
 	var mu sync.Mutex
 	var log []string
@@ -483,6 +498,7 @@ func checkAdmitOrder(t *testing.T, framing string, got []string) {
 }
 
 func TestEndOfInputDrains(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String()+"/finishes within the drain timeout", func(t *testing.T) {
 			s := serve(t, framing, &Server{DrainTimeout: time.Hour})
@@ -503,7 +519,11 @@ func TestEndOfInputDrains(t *testing.T) {
 			}
 		})
 		t.Run(framing.String()+"/cancelled after the drain timeout", func(t *testing.T) {
-			s := serve(t, framing, &Server{DrainTimeout: time.Millisecond})
+			// The cancelled requests have a minute to answer (CancelTimeout),
+			// not the drain's millisecond, in which a loaded machine did not
+			// always write their replies before the server aborted them
+			// (TestDrainAbortsBlockedReplies checks the abort).
+			s := serve(t, framing, &Server{DrainTimeout: time.Millisecond, CancelTimeout: time.Minute})
 			s.send(`{"id":1,"method":"slow"}`, `{"id":2,"method":"slowResult"}`)
 			s.wantStarted("slow", "slowResult")
 			if err := s.conn.CloseWrite(); err != nil {
@@ -524,6 +544,7 @@ func TestEndOfInputDrains(t *testing.T) {
 }
 
 func TestWriteErrorCancelsAll(t *testing.T) {
+	t.Parallel()
 	s := serve(t, FramingLines, &Server{DrainTimeout: time.Hour})
 	s.send(`{"id":1,"method":"slow"}`, `{"id":2,"method":"block"}`)
 	s.wantStarted("slow", "block")
@@ -545,6 +566,7 @@ func TestWriteErrorCancelsAll(t *testing.T) {
 }
 
 func TestContextCancelEndsConn(t *testing.T) {
+	t.Parallel()
 	s := serve(t, FramingLines, nil)
 	s.send(`{"id":1,"method":"slow"}`)
 	s.wantStarted("slow")
@@ -568,6 +590,7 @@ func TestContextCancelEndsConn(t *testing.T) {
 }
 
 func TestServeConnWithoutHandler(t *testing.T) {
+	t.Parallel()
 	_, server := socketPair(t)
 	if err := (&Server{}).ServeConn(context.Background(), server); err == nil {
 		t.Fatal("want an error")
