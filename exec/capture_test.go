@@ -200,11 +200,12 @@ func genOutput(r *rand.Rand, size int) []byte {
 	return out
 }
 
-// TestCaptureGenerated: random outputs, budgets, keeps and chunkings: 100
-// in the quick run, the first 100 of the 300 TOOLD_LONG=1 runs.
+// TestCaptureGenerated: random outputs, budgets, keeps and chunkings: 50
+// in the quick run, the first 50 of the 300 TOOLD_LONG=1 runs (each mode
+// and keep as often).
 func TestCaptureGenerated(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range testenv.Size(100, 300) {
+	for i := range testenv.Size(50, 300) {
 		size := r.IntN(40000)
 		if i%10 == 0 {
 			size = r.IntN(200)
