@@ -102,6 +102,7 @@ func pids(t *testing.T, s string) []int {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	cwd := t.TempDir()
 	cwd, _ = filepath.EvalSymlinks(cwd)
@@ -198,6 +199,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "script")
@@ -265,6 +267,8 @@ func TestTimeoutEscalatesToSIGKILL(t *testing.T) {
 	waitGone(t, pids(t, res.Stdout.Head)...)
 }
 
+// TestCancel runs alone, before the parallel tests: it cancels 200 ms in,
+// by when the command must have printed both its lines.
 func TestCancel(t *testing.T) {
 	r := newRunner(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -399,6 +403,7 @@ func TestLargeOutputSpooled(t *testing.T) {
 }
 
 func TestSpoolCapAndFailure(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	m, d := newSpool(t)
 	m.MaxFileBytes = 1000
@@ -498,6 +503,8 @@ func randomOutput(rng *rand.Rand, size int, trailingNewline bool) []byte {
 	return out
 }
 
+// TestCloseCancelsRunning runs alone, before the parallel tests: it gives
+// the command 100 ms to print its pid.
 func TestCloseCancelsRunning(t *testing.T) {
 	r := exec.NewRunner(nil)
 	done := make(chan *exec.Result)
@@ -530,6 +537,7 @@ func TestCloseCancelsRunning(t *testing.T) {
 // error); the same output of a command that succeeded spends the budget on
 // the errors.
 func TestExitWeighsLastLines(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	_, d := newSpool(t)
 	script := `for i in $(seq 1 3000); do echo "step $i"; if [ $((i % 300)) = 0 ]; then echo "cp: cannot stat 'asset_$i.css': No such file or directory"; fi; done; echo "gave up after 3 retries"; exit $0`
@@ -561,6 +569,7 @@ func TestExitWeighsLastLines(t *testing.T) {
 // highlightsOmitted is 0, not -1, and when some are left out it counts
 // exactly those (shown + omitted = found, with or without the exit group).
 func TestExitGroupCounted(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	_, d := newSpool(t)
 	tests := []struct {
@@ -600,6 +609,7 @@ func TestExitGroupCounted(t *testing.T) {
 // than the 32 it keeps best) are all shown while the budget has room, and
 // none is counted omitted; a small budget leaves some out and counts them.
 func TestHighlightsLeftOutForTheBudget(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	_, d := newSpool(t)
 	script := `seq 1 3000; for i in $(seq 1 40); do echo "cp: cannot stat /data/f$i: No such file or directory"; seq 1 30; done; seq 1 3000`

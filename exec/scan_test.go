@@ -49,6 +49,7 @@ func TestScanner(t *testing.T) {
 // cannot keep up with; whatever it skips, the groups it finds are the
 // output's lines at the numbers they claim.
 func TestScannerSkips(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	// 50,000 lines (3 MB) in the quick run, 200,000 with TOOLD_LONG=1.
 	for i := range testenv.Size(50000, 200000) {
@@ -134,6 +135,7 @@ func TestScannerFollowsSpool(t *testing.T) {
 // cancelled) only counts the lines it has not reached; what it found
 // before is at the right lines, and the totals hold.
 func TestScannerStop(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	// Every line an error: 50,000 (3.5 MB, 14 chunks) in the quick run,
 	// 200,000 with TOOLD_LONG=1.
