@@ -28,11 +28,24 @@ func TestMain(m *testing.M) {
 	testenv.Exit(m.Run())
 }
 
-// ways are the three ways to reach toold, each with a fresh daemon.
-var ways = []struct {
+// way is a way to reach toold.
+type way struct {
 	name    string
 	connect func(t *testing.T, ctx context.Context) (*Client, error)
-}{
+}
+
+// parallel makes a subtest of way w run in parallel with the others, but
+// for remote=auto's, whose t.Setenv (the daemon's socket is found through
+// the environment) must not: it runs first, alone, and the others, paused
+// meanwhile, together once it is done.
+func (w way) parallel(t *testing.T) {
+	if w.name != "remote=auto" {
+		t.Parallel()
+	}
+}
+
+// ways are the three ways to reach toold, each with a fresh daemon.
+var ways = []way{
 	{"stdio", func(t *testing.T, ctx context.Context) (*Client, error) {
 		return Start(ctx, binPath, "--spool-root", filepath.Join(t.TempDir(), "spool"))
 	}},
@@ -62,6 +75,7 @@ func TestClient(t *testing.T) {
 	os.WriteFile(file, []byte("one\ntwo\nthree\n"), 0o644)
 	for _, w := range ways {
 		t.Run(w.name, func(t *testing.T) {
+			w.parallel(t)
 			ctx := context.Background()
 			c, err := w.connect(t, ctx)
 			if err != nil {
@@ -143,6 +157,7 @@ func TestSearchAndProcesses(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "sub", "b.txt"), []byte("nothing\nTODO: two\n"), 0o644)
 	for _, w := range ways {
 		t.Run(w.name, func(t *testing.T) {
+			w.parallel(t)
 			ctx := context.Background()
 			c, err := w.connect(t, ctx)
 			if err != nil {

@@ -200,11 +200,13 @@ func genOutput(r *rand.Rand, size int) []byte {
 	return out
 }
 
-// TestCaptureGenerated: random outputs, budgets, keeps and chunkings: 100
-// in the quick run, the first 100 of the 300 TOOLD_LONG=1 runs.
+// TestCaptureGenerated: random outputs, budgets, keeps and chunkings: 50
+// in the quick run, the first 50 of the 300 TOOLD_LONG=1 runs (each mode
+// and keep as often).
 func TestCaptureGenerated(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range testenv.Size(100, 300) {
+	for i := range testenv.Size(50, 300) {
 		size := r.IntN(40000)
 		if i%10 == 0 {
 			size = r.IntN(200)
@@ -222,6 +224,7 @@ func TestCaptureGenerated(t *testing.T) {
 }
 
 func TestCaptureCases(t *testing.T) {
+	t.Parallel()
 	big := bytes.Repeat([]byte("0123456789\n"), 10000)
 	tests := []struct {
 		name string
@@ -251,6 +254,7 @@ func TestCaptureCases(t *testing.T) {
 }
 
 func TestCaptureSpoolKeptWhenClipped(t *testing.T) {
+	t.Parallel()
 	out := []byte(strings.Repeat("w", 50) + "\n")
 	s, sp := runCapture(out, truncate.PreviewOptions{MaxLines: 10, MaxBytes: 1000, MaxLineChars: 10}, 0, nil)
 	if s.Truncated || s.ClippedLines != 1 || s.Head != strings.Repeat("w", 10)+"\n" {
@@ -262,6 +266,7 @@ func TestCaptureSpoolKeptWhenClipped(t *testing.T) {
 }
 
 func TestCaptureCleanFitsWithoutSpool(t *testing.T) {
+	t.Parallel()
 	// Raw bytes past MaxBytes, shown bytes within it: shown whole, no file.
 	out := []byte(strings.Repeat("\x1b[32m#\x1b[0m", 100) + "\r100%\n")
 	s, sp := runCapture(out, truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100, Clean: true}, 0, []int{10})
@@ -275,6 +280,7 @@ type failSpool struct{ memSpool }
 func (f *failSpool) Write(p []byte) (int, error) { return 0, errors.New("boom") }
 
 func TestCaptureSpoolFailures(t *testing.T) {
+	t.Parallel()
 	out := bytes.Repeat([]byte("line\n"), 100)
 	opt := truncate.PreviewOptions{MaxLines: 4, MaxBytes: 1000}
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return nil, errors.New("no room") })

@@ -8,6 +8,7 @@ import (
 // TestUnreadBytes: drain tells a reader that is behind (bytes left in the
 // pipe) from a silent holder of the pipe (none) by unreadBytes.
 func TestUnreadBytes(t *testing.T) {
+	t.Parallel()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -102,6 +102,7 @@ func pids(t *testing.T, s string) []int {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	cwd := t.TempDir()
 	cwd, _ = filepath.EvalSymlinks(cwd)
@@ -198,6 +199,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "script")
@@ -265,6 +267,8 @@ func TestTimeoutEscalatesToSIGKILL(t *testing.T) {
 	waitGone(t, pids(t, res.Stdout.Head)...)
 }
 
+// TestCancel runs alone, before the parallel tests: it cancels 200 ms in,
+// by when the command must have printed both its lines.
 func TestCancel(t *testing.T) {
 	r := newRunner(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -289,14 +293,25 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// ignoresTerm starts a background child that ignores SIGTERM, $p, and
+// returns once it does (it is sleep): a leader that exited before had its
+// group's SIGTERM end the child before its trap was set, now and then.
+const ignoresTerm = `(trap '' TERM; exec sleep 60) & p=$!; until read -r c </proc/$p/comm && [ "$c" = sleep ]; do :; done`
+
+// TestBackgroundChildHoldingPipes: the cases run in parallel, with each
+// other and with the package's other parallel tests: the one that ignores
+// SIGTERM waits for the kill delay's SIGKILL, which the others need not
+// wait for. Its bound on Run's time is far from what a loaded machine adds.
 func TestBackgroundChildHoldingPipes(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	for _, cmd := range []string{
 		"sleep 60 & echo $!",
-		"(trap '' TERM; exec sleep 60) & echo $!",       // ignores SIGTERM: cut off, then SIGKILLed
+		ignoresTerm + "; echo $p",                       // ignores SIGTERM: cut off, then SIGKILLed
 		"setsid sleep 60 & echo $!; echo to stderr >&2", // left the group: cut off
 	} {
 		t.Run(cmd, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			res, err := r.Run(context.Background(), exec.Spec{Command: cmd, Output: defaults})
 			if err != nil {
@@ -322,6 +337,7 @@ func TestBackgroundChildHoldingPipes(t *testing.T) {
 }
 
 func TestStdin(t *testing.T) {
+	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	big := strings.Repeat("0123456789abcdef\n", 200000) // 3.4 MB, past any pipe buffer
 	res, err := r.Run(context.Background(), exec.Spec{Command: "wc -c", Stdin: &big, Output: defaults})
@@ -387,6 +403,7 @@ func TestLargeOutputSpooled(t *testing.T) {
 }
 
 func TestSpoolCapAndFailure(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	m, d := newSpool(t)
 	m.MaxFileBytes = 1000
@@ -486,6 +503,8 @@ func randomOutput(rng *rand.Rand, size int, trailingNewline bool) []byte {
 	return out
 }
 
+// TestCloseCancelsRunning runs alone, before the parallel tests: it gives
+// the command 100 ms to print its pid.
 func TestCloseCancelsRunning(t *testing.T) {
 	r := exec.NewRunner(nil)
 	done := make(chan *exec.Result)
@@ -518,6 +537,7 @@ func TestCloseCancelsRunning(t *testing.T) {
 // error); the same output of a command that succeeded spends the budget on
 // the errors.
 func TestExitWeighsLastLines(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	_, d := newSpool(t)
 	script := `for i in $(seq 1 3000); do echo "step $i"; if [ $((i % 300)) = 0 ]; then echo "cp: cannot stat 'asset_$i.css': No such file or directory"; fi; done; echo "gave up after 3 retries"; exit $0`
@@ -549,6 +569,7 @@ func TestExitWeighsLastLines(t *testing.T) {
 // highlightsOmitted is 0, not -1, and when some are left out it counts
 // exactly those (shown + omitted = found, with or without the exit group).
 func TestExitGroupCounted(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	_, d := newSpool(t)
 	tests := []struct {
@@ -588,6 +609,7 @@ func TestExitGroupCounted(t *testing.T) {
 // than the 32 it keeps best) are all shown while the budget has room, and
 // none is counted omitted; a small budget leaves some out and counts them.
 func TestHighlightsLeftOutForTheBudget(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	_, d := newSpool(t)
 	script := `seq 1 3000; for i in $(seq 1 40); do echo "cp: cannot stat /data/f$i: No such file or directory"; seq 1 30; done; seq 1 3000`

@@ -1,9 +1,7 @@
 package exec_test
 
 import (
-	"context"
 	"errors"
-	"os"
 	osexec "os/exec"
 	"testing"
 	"time"
@@ -11,25 +9,16 @@ import (
 	"github.com/toold/toold/exec"
 )
 
-const startHelper = "TOOLD_EXEC_TEST_START_HELPER"
-
 // TestStartHelperUnderReaper checks Runner.Start in a process that adopts
 // orphans (a child test process, as TestCloseReapsLateOrphans explains):
 // the reaper leaves a helper started so to its own Wait, which returns the
 // helper's exit, where a plain cmd.Start then Wait lost it to the reaper
 // (ECHILD; seen as ctags failing now and then in the daemon).
 func TestStartHelperUnderReaper(t *testing.T) {
-	if os.Getenv(startHelper) != "" {
-		startUnderReaper(t)
+	if inChild(t) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, os.Args[0], "-test.run=^TestStartHelperUnderReaper$", "-test.v")
-	cmd.Env = append(os.Environ(), startHelper+"=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
+	startUnderReaper(t)
 }
 
 func startUnderReaper(t *testing.T) {

@@ -11,6 +11,9 @@ import (
 	"github.com/toold/toold/exec"
 )
 
+// TestMeter runs alone, before the parallel tests: its newest line is the
+// one printed 50 ms after the others, which a reader starved that long
+// would see first.
 func TestMeter(t *testing.T) {
 	cases := []struct {
 		name, command string
@@ -82,6 +85,7 @@ func (o *stdinObserver) Output(stream string, p []byte) {
 }
 
 func TestKeepStdinAndSpoolAll(t *testing.T) {
+	t.Parallel()
 	r := newRunner(t)
 	_, d := newSpool(t)
 	o := &stdinObserver{input: "hello\n"}

@@ -2,19 +2,11 @@ package exec_test
 
 import (
 	"context"
-	"os"
-	osexec "os/exec"
 	"testing"
 	"time"
 
 	"github.com/toold/toold/exec"
 )
-
-// closeHelper, set in a child test process's environment, makes it run
-// closeLateOrphan: the Runner makes its process a child subreaper, which
-// must not be the test binary itself (its other tests run processes of
-// their own that the reaper would reap).
-const closeHelper = "TOOLD_EXEC_TEST_CLOSE_HELPER"
 
 // TestCloseReapsLateOrphans checks that Close returns when a command's group
 // outlives its leader past Close: the member, reparented to the Runner's
@@ -22,22 +14,15 @@ const closeHelper = "TOOLD_EXEC_TEST_CLOSE_HELPER"
 // the group never ends and Close waits for it forever. (A daemon stopped by
 // SIGTERM while a command ran hung so, now and then, when the signal that
 // ended a member came after the reaper had stopped.)
+//
+// In a child test process (inChild): the Runner makes its process a child
+// subreaper, which must not be the test binary itself (its other tests run
+// processes of their own that the reaper would reap).
 func TestCloseReapsLateOrphans(t *testing.T) {
-	if os.Getenv(closeHelper) != "" {
-		closeLateOrphan(t)
+	if inChild(t) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	cmd := osexec.CommandContext(ctx, os.Args[0], "-test.run=^TestCloseReapsLateOrphans$", "-test.v")
-	cmd.Env = append(os.Environ(), closeHelper+"=1")
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("Runner.Close did not return:\n%s", out)
-	}
-	if err != nil {
-		t.Fatalf("helper: %v\n%s", err, out)
-	}
+	closeLateOrphan(t)
 }
 
 func closeLateOrphan(t *testing.T) {

@@ -22,9 +22,15 @@ func TestScanner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cs {
+	for i, c := range cs {
 		want := highlight.Scan(c.Output, highlight.Options{MaxLineBytes: 4096})
-		for _, n := range []int{1 << 10, 64 << 10, 256 << 10} {
+		// Chunks of 1 KiB for every output; of 64 KiB and 256 KiB for every
+		// other one each in the quick run, for all with TOOLD_LONG=1.
+		sizes := []int{1 << 10, 64 << 10, 256 << 10}
+		if !testenv.Long() {
+			sizes = []int{1 << 10, sizes[1+i%2]}
+		}
+		for _, n := range sizes {
 			s := newScanner(truncate.PreviewOptions{Clean: true, MaxLineChars: 1000}, 64<<10)
 			for b := c.Output; len(b) > 0; {
 				k := min(n, len(b))
@@ -43,6 +49,7 @@ func TestScanner(t *testing.T) {
 // cannot keep up with; whatever it skips, the groups it finds are the
 // output's lines at the numbers they claim.
 func TestScannerSkips(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	// 50,000 lines (3 MB) in the quick run, 200,000 with TOOLD_LONG=1.
 	for i := range testenv.Size(50000, 200000) {
@@ -94,8 +101,11 @@ func TestScannerFollowsSpool(t *testing.T) {
 		t.Fatal("no highlight shown: the comparison proves nothing")
 	}
 
+	// Past the spool's cap: 30,000 lines (1.5 MB, 30 errors) in the quick
+	// run, 100,000 with TOOLD_LONG=1; the spool keeps half.
 	var out bytes.Buffer
-	for i := 1; i <= 100000; i++ {
+	n := testenv.Size(30000, 100000)
+	for i := 1; i <= n; i++ {
 		if i%1000 == 0 {
 			fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR job %d failed: connection refused\n", i)
 			continue
@@ -105,7 +115,7 @@ func TestScannerFollowsSpool(t *testing.T) {
 	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
 	limit := int64(out.Len() / 2)
 	st, sp := runCaptureIn(t.TempDir(), true, limit, out.Bytes(), opt, 4096, []int{65536, 1000})
-	if !st.ScanSkipped || st.TotalLines != 100000 || !sp.capped {
+	if !st.ScanSkipped || st.TotalLines != int64(n) || !sp.capped {
 		t.Fatalf("capped at %d: skipped %v, %d lines", limit, st.ScanSkipped, st.TotalLines)
 	}
 	kept := int64(bytes.Count(out.Bytes()[:limit], []byte("\n")))
@@ -128,6 +138,7 @@ func TestScannerFollowsSpool(t *testing.T) {
 // cancelled) only counts the lines it has not reached; what it found
 // before is at the right lines, and the totals hold.
 func TestScannerStop(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	// Every line an error: 50,000 (3.5 MB, 14 chunks) in the quick run,
 	// 200,000 with TOOLD_LONG=1.

@@ -17,9 +17,14 @@ import (
 	"github.com/toold/toold/rpc"
 )
 
-func newDaemon(t *testing.T) *Daemon {
-	d, err := New(Options{Version: "test", SpoolRoot: filepath.Join(t.TempDir(), "spool"),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+// newDaemon returns a daemon that set, if given, changes the options of.
+func newDaemon(t *testing.T, set ...func(*Options)) *Daemon {
+	opts := Options{Version: "test", SpoolRoot: filepath.Join(t.TempDir(), "spool"),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, f := range set {
+		f(&opts)
+	}
+	d, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +52,7 @@ func connect(t *testing.T, d *Daemon) (*rpc.Client, func() int) {
 }
 
 func TestSessionsAreSeparate(t *testing.T) {
+	t.Parallel() // a daemon of its own
 	d := newDaemon(t)
 	ctx := context.Background()
 	a, _ := connect(t, d)
@@ -96,6 +102,7 @@ func TestSessionsAreSeparate(t *testing.T) {
 }
 
 func TestSessionClose(t *testing.T) {
+	t.Parallel() // a daemon of its own
 	d := newDaemon(t)
 	ctx := context.Background()
 	c, _ := connect(t, d)
@@ -145,6 +152,7 @@ func TestSessionClose(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel() // a daemon of its own
 	d := newDaemon(t)
 	ctx := context.Background()
 	c, wait := connect(t, d)
@@ -165,6 +173,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestCloseEndsEverySession(t *testing.T) {
+	t.Parallel() // a daemon of its own
 	d := newDaemon(t)
 	ctx := context.Background()
 	var dirs []string
@@ -187,8 +196,14 @@ func TestCloseEndsEverySession(t *testing.T) {
 // TestNoLeaks opens and drops many clients, each reading and running
 // commands, and checks the daemon is left with no goroutine, descriptor or
 // spool directory of theirs.
+//
+// Not parallel, as TestProcessesEndWithSessions: both count the test
+// binary's goroutines and descriptors.
+//
+// A client that leaves with a command running has it cancelled after the
+// drain timeout: 50 ms here, not the default second of each such client.
 func TestNoLeaks(t *testing.T) {
-	d := newDaemon(t)
+	d := newDaemon(t, func(o *Options) { o.DrainTimeout = 50 * time.Millisecond })
 	file := filepath.Join(t.TempDir(), "f.txt")
 	os.WriteFile(file, []byte("a\nb\nc\n"), 0o644)
 	fds := func() int {

@@ -11,6 +11,7 @@ import (
 // TestMethodNames checks protocol.Methods against what the daemon answers:
 // the lifecycle's own methods and methods/' working ones.
 func TestMethodNames(t *testing.T) {
+	t.Parallel() // a daemon of its own
 	d, err := New(Options{SpoolRoot: filepath.Join(t.TempDir(), "spool")})
 	if err != nil {
 		t.Fatal(err)

@@ -79,7 +79,8 @@ func wantGone(t *testing.T, how string, pids []int) {
 // child) in 15 sessions (TOOLD_LONG=1; 84 in 6 in the quick run), ended by
 // session/close, by the client leaving and by the daemon's Close (what
 // SIGTERM and SIGINT call), leave no process, goroutine, descriptor or
-// spool file.
+// spool file. Not parallel: it counts the test binary's goroutines and
+// descriptors.
 func TestProcessesEndWithSessions(t *testing.T) {
 	d := newDaemon(t)
 	fds := func() int {

@@ -13,6 +13,7 @@ import (
 // than writing those the reads hold; each read sees the old settings or the
 // new, whole.
 func TestReinitializeDuringReads(t *testing.T) {
+	t.Parallel() // a daemon of its own
 	d := newDaemon(t)
 	ctx := context.Background()
 	c, _ := connect(t, d)

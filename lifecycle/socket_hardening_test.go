@@ -14,6 +14,7 @@ import (
 // TestTemporaryAcceptErrors: running out of descriptors or memory is worth
 // a retry; a closed listener is not.
 func TestTemporaryAcceptErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		err  error
 		want bool
@@ -34,6 +35,7 @@ func TestTemporaryAcceptErrors(t *testing.T) {
 // TestConnCounter: the cap is per uid, and the idle timer runs only while
 // no connection is counted.
 func TestConnCounter(t *testing.T) {
+	t.Parallel()
 	idle := make(chan struct{}, 1)
 	c := newConnCounter(2, 50*time.Millisecond, func() { idle <- struct{}{} })
 	if !c.add(1) || !c.add(1) || c.add(1) {

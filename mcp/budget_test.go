@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 )
 
@@ -27,8 +28,9 @@ const errorDense = `awk 'BEGIN{for(i=1;i<=60000;i++) if(i%6==0) print "ERROR [db
 // long shapes, ids and numbers among their words.
 const manyKinds = `awk 'BEGIN{split("disk quota exceeded on volume|upstream replica refused the handshake|schema migration left the table locked|certificate chain could not be verified|queue consumer lagged behind|payment gateway answered with garbage|cache shard evicted every hot key|search index segment went missing|mail relay rejected the envelope|session store lost its primary|limiter tripped for the tenant|audit writer dropped the batch", m, "|"); for(i=1;i<=60000;i++) if(i%3==0) printf "%s ERROR: request %d for tenant %d failed, the worker pool was busy for %d ms\n", m[(i/3)%12+1], i, i*7, i%1000; else print "INFO request " i " served in 3ms"}'`
 
-// longLines prints 100,000 lines of 40 bytes.
-const longLines = "seq -f 'line %07g of output, forty bytes long' 1 100000"
+// longLines prints lines of 40 bytes: 100,000 with TOOLD_LONG=1, 30,000
+// (1.2 MB, fifty times the budget) in the quick run.
+var longLines = fmt.Sprint("seq -f 'line %07g of output, forty bytes long' 1 ", testenv.Size(30000, 100000))
 
 const buildError = "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"
 
@@ -43,6 +45,7 @@ func startWith(t *testing.T, set func(*Server)) *session {
 // carry no structuredContent (the text is what a model reads, once);
 // Structured (toold mcp --structured) turns both on.
 func TestStructuredFlag(t *testing.T) {
+	t.Parallel()
 	for _, structured := range []bool{false, true} {
 		t.Run(fmt.Sprint("structured=", structured), func(t *testing.T) {
 			s := startWith(t, func(srv *Server) { srv.Structured = structured })
@@ -107,6 +110,7 @@ func codexOutput(t *testing.T, res *sdk.CallToolResult) string {
 // codex gives the model holds the rendered text (the error line, the
 // notice) and no JSON result; with it on, the JSON result in its place.
 func TestCodexReadsTheText(t *testing.T) {
+	t.Parallel()
 	for _, structured := range []bool{false, true} {
 		s := startWith(t, func(srv *Server) { srv.Structured = structured })
 		text, res := s.call(t, "exec", map[string]any{"command": buildCmd})
@@ -131,7 +135,9 @@ func TestBudget(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.txt")
 	var b strings.Builder
-	for i := 0; b.Len() < 5<<20; i++ {
+	// 5 MB with TOOLD_LONG=1, 1 MB (still 40 times the budget, 3,300
+	// lines with "needle 3") in the quick run.
+	for i := 0; b.Len() < testenv.Size(1<<20, 5<<20); i++ {
 		fmt.Fprintf(&b, "line %d of a five megabyte file, needle %d\n", i, i%7)
 	}
 	if err := os.WriteFile(big, []byte(b.String()), 0o644); err != nil {
@@ -149,6 +155,11 @@ func TestBudget(t *testing.T) {
 	if m := regexp.MustCompile(`page spool=(\S+)`).FindStringSubmatch(out); m != nil {
 		spool = m[1]
 	}
+	// seq's million lines (6.9 MB) with TOOLD_LONG=1, 200,000 (1.3 MB,
+	// still 50 times the budget) in the quick run: the detector's scan of
+	// them under -race was a third of the test.
+	seqN := testenv.Size(200000, 1000000)
+	seq := fmt.Sprint("seq 1 ", seqN)
 	for _, c := range []struct {
 		name, tool string
 		args       map[string]any
@@ -156,15 +167,15 @@ func TestBudget(t *testing.T) {
 		over       bool     // asks for more: may be over the budget
 	}{
 		{"build", "exec", map[string]any{"command": buildCmd}, []string{buildError, "exit status 2"}, false},
-		{"seq", "exec", map[string]any{"command": "seq 1 1000000"}, []string{"\n1\n", "\n1000000\n", "omitted"}, false},
-		{"both streams", "exec", map[string]any{"command": "seq 1 1000000; seq 1 1000000 >&2"}, []string{"--- stderr ---"}, false},
+		{"seq", "exec", map[string]any{"command": seq}, []string{"\n1\n", fmt.Sprintf("\n%d\n", seqN), "omitted"}, false},
+		{"both streams", "exec", map[string]any{"command": seq + "; " + seq + " >&2"}, []string{"--- stderr ---"}, false},
 		{"error-dense", "exec", map[string]any{"command": errorDense}, []string{"failed: connection refused",
 			`[kind of failure: 10,000× "ERROR [db] query <*> failed: connection refused" lines 6-60000]`}, false},
 		{"error-dense, many kinds", "exec", map[string]any{"command": manyKinds}, []string{"could not be verified",
 			`[kind of failure: 1,667× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-59985]`}, false},
 		{"one-line JSON", "exec", map[string]any{"command": oneLine}, []string{`{"data":"xxx`}, false},
-		{"read 5 MB", "read", map[string]any{"path": big}, []string{"     1\tline 0 of", "offset="}, false},
-		{"readBytes 5 MB", "readBytes", map[string]any{"path": big}, []string{"line 0 of", "startByte="}, false},
+		{"read big file", "read", map[string]any{"path": big}, []string{"     1\tline 0 of", "offset="}, false},
+		{"readBytes big file", "readBytes", map[string]any{"path": big}, []string{"line 0 of", "startByte="}, false},
 		{"grep many", "grep", map[string]any{"pattern": "needle 3", "path": big}, []string{"needle 3"}, false},
 		{"grep context", "grep", map[string]any{"pattern": "needle", "path": big, "context": 5}, []string{"needle"}, false},
 		{"find many", "find", map[string]any{"path": tree}, []string{"a-file-with"}, false},
@@ -179,6 +190,7 @@ func TestBudget(t *testing.T) {
 		{"read asks for more", "read", map[string]any{"path": big, "maxBytes": 65536}, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // calls of one session, each on its own
 			if c.args["spool"] == "SPOOL" {
 				c.args["spool"] = spool
 			}
@@ -205,6 +217,7 @@ func TestBudget(t *testing.T) {
 // TestBudgetOff: with no budget (the limit flags set the session's) no
 // sizes are sent and nothing is fitted.
 func TestBudgetOff(t *testing.T) {
+	t.Parallel()
 	s := startWith(t, func(srv *Server) { srv.Budget = 0 })
 	text, _ := s.call(t, "exec", map[string]any{"command": longLines})
 	if len(text) <= protocol.MCPResultBytes {
@@ -216,6 +229,7 @@ func TestBudgetOff(t *testing.T) {
 // server: the error line stays, the lines given up are named with the page
 // call that reads them, and that call reads them.
 func TestBudgetFits(t *testing.T) {
+	t.Parallel()
 	const budget = 1500 // under the 2 KB the preview of buildCmd is at default limits
 	s := startWith(t, func(srv *Server) { srv.Budget = budget })
 	text, _ := s.call(t, "exec", map[string]any{"command": buildCmd})
@@ -238,6 +252,7 @@ func TestBudgetFits(t *testing.T) {
 // and a re-read of it is unchanged, while the lines past it, never shown,
 // are not.
 func TestIfChangedFitted(t *testing.T) {
+	t.Parallel()
 	path := fiveThousandLines(t)
 	s, _ := start(t)
 	read := func(args map[string]any) string {
@@ -266,6 +281,7 @@ func TestIfChangedFitted(t *testing.T) {
 // model was shown it: lines the fitting read but the model was not shown
 // (the budget cut the window) are not "unchanged" on a later ifChanged.
 func TestPlainReadFitted(t *testing.T) {
+	t.Parallel()
 	path := fiveThousandLines(t)
 	s, _ := start(t)
 	text, r := s.call(t, "read", map[string]any{"path": path, "offset": 1})

@@ -74,6 +74,7 @@ func checkCover(t *testing.T, rendered string, first, last int64) {
 // the budget, every line accounted for by a shown line or a gap; what fits
 // is left alone.
 func TestFitStreams(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
 		name          string
@@ -128,6 +129,7 @@ func TestFitStreams(t *testing.T) {
 // TestFitKeepsKinds: a stream's kinds of failure are kept whole when its
 // lines are given up to fit the budget, and count in it.
 func TestFitKeepsKinds(t *testing.T) {
+	t.Parallel()
 	var groups [][2]int64
 	for at := int64(200); at < 90000; at += 300 {
 		groups = append(groups, [2]int64{at, 1})

@@ -9,6 +9,7 @@ import (
 // TestReadLarge: the read tool's read of a file over 64 KB with no range is
 // its outline and first lines; with a range, or of a small file, the lines.
 func TestReadLarge(t *testing.T) {
+	t.Parallel()
 	s, _ := startStructured(t)
 	var b strings.Builder
 	for i := 0; b.Len() < 300<<10; i++ {
@@ -73,6 +74,7 @@ func TestReadLarge(t *testing.T) {
 // TestReadUnchanged: an unchanged re-read through the read tool says so,
 // and its structuredContent is a whole window (the outputSchema's fields).
 func TestReadUnchanged(t *testing.T) {
+	t.Parallel()
 	s, _ := startStructured(t)
 	path := writeFile(t, "f.txt", "one\ntwo\n")
 	s.call(t, "read", map[string]any{"path": path, "ifChanged": true})

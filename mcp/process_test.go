@@ -42,6 +42,13 @@ func TestProgress(t *testing.T) {
 	}
 	defer func() { cs.Close(); <-done }()
 
+	// The call without a token runs beside the one with: it must get none,
+	// and a notification of its would carry no token, or not "p-1".
+	untokened := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "sleep 0.8"}})
+		untokened <- err
+	}()
 	params := &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": `for i in $(seq 1 8); do echo "step $i"; sleep 0.2; done`}}
 	params.SetProgressToken("p-1")
 	res, err := cs.CallTool(ctx, params)
@@ -59,21 +66,22 @@ func TestProgress(t *testing.T) {
 			t.Fatalf("notification %d: %+v", i, p)
 		}
 	}
-	// Without a token: none.
-	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "exec", Arguments: map[string]any{"command": "sleep 0.8"}}); err != nil {
+	// Nothing after the result, of either call.
+	if err := <-untokened; err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != n {
-		t.Fatalf("%d notifications for a call without a token", len(got)-n)
+		t.Fatalf("%d notifications after the result: %+v", len(got)-n, got[n:])
 	}
 }
 
 // TestProcessTools: a server started in the background, waited for with a
 // pattern, written to, listed and killed, through the tools a model sees.
 func TestProcessTools(t *testing.T) {
+	t.Parallel()
 	s, _ := startStructured(t)
 	text, res := s.call(t, "exec", map[string]any{
 		"command":    `echo booting; sleep 0.2; echo "ready on port 4000"; while read l; do echo "echo: $l"; done`,
@@ -116,6 +124,7 @@ func TestProcessTools(t *testing.T) {
 
 // TestProgressMethodName: rpc sends progress under the name protocol gives.
 func TestProgressMethodName(t *testing.T) {
+	t.Parallel()
 	if rpc.ProgressMethod != protocol.MethodProgress {
 		t.Fatalf("rpc sends %q, protocol names %q", rpc.ProgressMethod, protocol.MethodProgress)
 	}

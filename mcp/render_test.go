@@ -8,6 +8,7 @@ import (
 )
 
 func TestRenderWindow(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, json, want string
 	}{
@@ -56,6 +57,7 @@ func TestRenderWindow(t *testing.T) {
 }
 
 func TestRenderImage(t *testing.T) {
+	t.Parallel()
 	c, err := render("read", json.RawMessage(`{"content":"","startLine":1,"image":{"mimeType":"image/png","data":"AAEC"},"notice":"[Image file]"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +78,7 @@ func TestRenderImage(t *testing.T) {
 }
 
 func TestRenderExec(t *testing.T) {
+	t.Parallel()
 	const empty = `{"head":"","tail":"","totalBytes":0,"omitted":null,"spool":null}`
 	tests := []struct {
 		name, json, want string
@@ -134,6 +137,7 @@ func TestRenderExec(t *testing.T) {
 }
 
 func TestRenderOther(t *testing.T) {
+	t.Parallel()
 	c, err := render("stats", json.RawMessage(`{"sessions":1,"cache":{}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -151,6 +155,7 @@ func TestRenderOther(t *testing.T) {
 // TestRenderProcessTools: process/kill and process/write read as a line of
 // text, as process/list does, not as JSON.
 func TestRenderProcessTools(t *testing.T) {
+	t.Parallel()
 	tests := []renderCase{
 		{"process/kill", `{"id":"p1","command":"sleep 9","running":false,"exitCode":null,"signal":"SIGTERM","startedMs":0}`,
 			"p1  killed by SIGTERM  started 1970-01-01 00:00:00Z  sleep 9"},
@@ -161,6 +166,7 @@ func TestRenderProcessTools(t *testing.T) {
 }
 
 func TestRenderSearch(t *testing.T) {
+	t.Parallel()
 	tests := []renderCase{
 		{"grep", `{"files":[],"totalMatches":0,"notice":"[No matches]"}`, "[No matches]"},
 		{"grep", `{"files":[{"path":"a","matches":[{"line":2,"text":"x","before":["w"],"after":[]},{"line":3,"text":"y","before":[],"after":["z"]}],"count":2}]}`,

@@ -59,6 +59,7 @@ func readable(t *testing.T, s *session, path string) bool {
 }
 
 func TestClientRoots(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	a, b, sub := filepath.Join(base, "a"), filepath.Join(base, "b"), filepath.Join(base, "a", "sub")
 	for _, d := range []string{a, b, sub} {
@@ -106,6 +107,7 @@ func TestClientRoots(t *testing.T) {
 
 // notifications/roots/list_changed: the session's roots follow the client's.
 func TestClientRootsChange(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	af, bf := filepath.Join(a, "f"), filepath.Join(b, "f")
 	os.WriteFile(af, []byte("a\n"), 0o644)
@@ -128,6 +130,7 @@ func TestClientRootsChange(t *testing.T) {
 
 // A root that is not a file:// URI fails the tool calls, never widens them.
 func TestClientRootsBad(t *testing.T) {
+	t.Parallel()
 	dm := newDaemon(t)
 	srv := NewServer("test", dm.connect, testLogger(t))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -151,6 +154,7 @@ func TestClientRootsBad(t *testing.T) {
 }
 
 func TestNarrow(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ fixed, client, want []string }{
 		{nil, []string{"/a"}, []string{"/a"}},
 		{nil, nil, nil},
@@ -170,6 +174,7 @@ func TestNarrow(t *testing.T) {
 // A client of the stateless protocol (no initialize handshake, roots
 // deprecated) keeps the command line's roots, and its calls do not wait.
 func TestClientRootsStateless(t *testing.T) {
+	t.Parallel()
 	dm := newDaemon(t)
 	a := t.TempDir()
 	init := map[string]any{"roots": []string{a}}
@@ -188,6 +193,7 @@ func TestClientRootsStateless(t *testing.T) {
 // A model's misspelt param reaches the daemon as it is, and the notice it
 // reads names it and the param it meant.
 func TestUnknownParamNotice(t *testing.T) {
+	t.Parallel()
 	s, _ := start(t)
 	path := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(path, []byte("a\nb\nc\n"), 0o644)

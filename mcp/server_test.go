@@ -155,6 +155,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 func TestListTools(t *testing.T) {
+	t.Parallel()
 	s, _ := start(t)
 	res, err := s.ListTools(context.Background(), nil)
 	if err != nil {
@@ -203,6 +204,7 @@ func TestListTools(t *testing.T) {
 }
 
 func TestRead(t *testing.T) {
+	t.Parallel()
 	s, _ := startStructured(t)
 	path := writeFile(t, "f.txt", "one\r\ntwo\r\nthree\r\nfour\r\nfive\r\n")
 	text, res := s.call(t, "read", map[string]any{"path": path, "limit": 2})
@@ -229,6 +231,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestReadBytes(t *testing.T) {
+	t.Parallel()
 	s, _ := startStructured(t)
 	path := writeFile(t, "f.txt", "alpha\nbeta\ngamma\n")
 	text, res := s.call(t, "readBytes", map[string]any{"path": path, "startByte": 8, "maxBytes": 6})
@@ -243,6 +246,7 @@ func TestReadBytes(t *testing.T) {
 }
 
 func TestExecAndPage(t *testing.T) {
+	t.Parallel()
 	dm := newDaemon(t)
 	s := open(t, structuredServer(dm.connect, t))
 	text, res := s.call(t, "exec", map[string]any{"command": "seq 1 5000"})
@@ -290,6 +294,7 @@ func TestExecAndPage(t *testing.T) {
 func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
 
 func TestExecStatus(t *testing.T) {
+	t.Parallel()
 	s, _ := start(t)
 	text, _ := s.call(t, "exec", map[string]any{"command": "echo out; echo err >&2; exit 3"})
 	if want := "exit status 3\n--- stdout ---\nout\n--- stderr ---\nerr"; text != want {
@@ -302,6 +307,7 @@ func TestExecStatus(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := start(t)
 	missing := filepath.Join(t.TempDir(), "missing.txt")
 	for _, tt := range []struct {
@@ -330,6 +336,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestImage(t *testing.T) {
+	t.Parallel()
 	s, _ := start(t)
 	png, err := os.ReadFile("../testdata/read/pixel.png")
 	if err != nil {
@@ -350,6 +357,7 @@ func TestImage(t *testing.T) {
 }
 
 func TestSessionPerMCPSession(t *testing.T) {
+	t.Parallel()
 	dm := newDaemon(t)
 	srv := structuredServer(dm.connect, t)
 	a, b := open(t, srv), open(t, srv)
@@ -364,6 +372,7 @@ func TestSessionPerMCPSession(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	srv := NewServer("test", func(context.Context) (*rpc.Client, error) { return nil, boom }, testLogger(t))
 	if err := srv.Run(context.Background(), io.NopCloser(strings.NewReader("")), nopWriteCloser{io.Discard}); !errors.Is(err, boom) {
@@ -384,6 +393,7 @@ func TestRunErrors(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
+	t.Parallel()
 	dm := newDaemon(t)
 	srv := NewServer("test", dm.connect, testLogger(t))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -404,6 +414,7 @@ func (nopWriteCloser) Close() error { return nil }
 // TestSearchTools: grep, find and ls through MCP, rendered as grep -n,
 // find and ls print, with the JSON result as structuredContent.
 func TestSearchTools(t *testing.T) {
+	t.Parallel()
 	s, _ := startStructured(t)
 	dir := filepath.Dir(writeFile(t, "a.go", "package a\n// needle\nfunc A() {}\n\n\nvar needle = 1\n"))
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {

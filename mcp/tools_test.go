@@ -10,6 +10,7 @@ import (
 // description per param (MCP clients such as the Inspector read "type" to
 // turn a command-line value into a number), and an outputSchema.
 func TestToolSchemas(t *testing.T) {
+	t.Parallel()
 	for _, tool := range tools() {
 		in, ok := tool.InputSchema.(*jsonschema.Schema)
 		if !ok || in.Type != "object" {

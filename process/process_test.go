@@ -89,6 +89,7 @@ func whole(t testing.TB, sp process.Span) string {
 // TestFastExit: a process that is gone within milliseconds of its start
 // still reports its status and both streams.
 func TestFastExit(t *testing.T) {
+	t.Parallel() // a table of its own
 	tb, spec := newTable(t, 0)
 	for i := range 20 {
 		p := start(t, tb, spec(fmt.Sprintf("echo out%d; echo err%d >&2; exit %d", i, i, i%4+1)))
@@ -119,6 +120,7 @@ func TestFastExit(t *testing.T) {
 
 // TestStartFails: a command that cannot start leaves no entry.
 func TestStartFails(t *testing.T) {
+	t.Parallel() // a table of its own
 	tb, spec := newTable(t, 0)
 	s := spec("")
 	s.Argv = []string{"/no/such/command"}
@@ -159,14 +161,18 @@ func FuzzReadCursors(f *testing.F) {
 		f.Add(seed)
 	}
 	tb, spec := newTable(f, 0)
+	// 20 lines a stream in the quick run, 40 with TOOLD_LONG=1: the pauses
+	// took half a second a seed.
+	lines := testenv.Size(20, 40)
 	f.Fuzz(func(t *testing.T, seed uint64) {
+		t.Parallel() // the seeds wait on their commands' pauses: they overlap
 		rng := rand.New(rand.NewPCG(seed, seed>>32))
 		// Lines on both streams, in bursts and pauses, some without newlines.
-		cmd := fmt.Sprintf(`for i in $(seq 1 40); do printf "o$i\n"; printf "e$i" >&2; [ $((i %% %d)) = 0 ] && sleep 0.0$((i %% 7)); printf '\n' >&2; done; printf tail`, 2+rng.IntN(5))
+		cmd := fmt.Sprintf(`for i in $(seq 1 %d); do printf "o$i\n"; printf "e$i" >&2; [ $((i %% %d)) = 0 ] && sleep 0.0$((i %% 7)); printf '\n' >&2; done; printf tail`, lines, 2+rng.IntN(5))
 		p := start(t, tb, spec(cmd))
 		o, e, reads := readAllOnce(t, p, rng)
 		var wantO, wantE strings.Builder
-		for i := 1; i <= 40; i++ {
+		for i := 1; i <= lines; i++ {
 			fmt.Fprintf(&wantO, "o%d\n", i)
 			fmt.Fprintf(&wantE, "e%d\n", i)
 		}
@@ -180,6 +186,7 @@ func FuzzReadCursors(f *testing.F) {
 // TestReadSince: an explicit cursor reads again from there; one past the
 // output is refused.
 func TestReadSince(t *testing.T) {
+	t.Parallel() // a table of its own
 	tb, spec := newTable(t, 0)
 	p := start(t, tb, spec(`printf 'abc\ndef\n'; printf 'x' >&2`))
 	wait(t, p, process.Until{})
@@ -212,6 +219,7 @@ func TestReadSince(t *testing.T) {
 // TestLongSpan: a span larger than twice keep is read as head, tail and a
 // line count, from a spool that grows while the process runs.
 func TestLongSpan(t *testing.T) {
+	t.Parallel() // a table of its own
 	tb, spec := newTable(t, 0)
 	p := start(t, tb, spec(`seq 1 100000; sleep 30`))
 	ctx, cancel := context.WithTimeout(context.Background(), failAfter)
@@ -272,6 +280,7 @@ func TestWait(t *testing.T) {
 
 // TestWriteAndPrompt: a prompt waited for, answered, and stdin closed.
 func TestWriteAndPrompt(t *testing.T) {
+	t.Parallel() // a table of its own
 	tb, spec := newTable(t, 0)
 	p := start(t, tb, spec(`printf 'name? '; read n; echo "hi $n"; cat; echo end`))
 	if r := wait(t, p, process.Until{Pattern: regexp.MustCompile(`name\?`)}); r != process.ReasonPattern {
@@ -305,6 +314,7 @@ func TestWriteAndPrompt(t *testing.T) {
 // TestWriteBlocked: a process that does not read its stdin does not hold a
 // write forever.
 func TestWriteBlocked(t *testing.T) {
+	t.Parallel() // a table of its own
 	tb, spec := newTable(t, 0)
 	p := start(t, tb, spec(`sleep 30`))
 	defer p.Kill(context.Background(), 0)
@@ -334,45 +344,57 @@ func alive(pid int) bool {
 	return !(i > 0 && len(b) > i+2 && b[i+2] == 'Z')
 }
 
+// TestKill: the three kinds of kill run in parallel, so that the one that
+// waits out the kill delay (a signal the group ignores) overlaps the others.
 func TestKill(t *testing.T) {
 	t.Parallel() // waits on processes of its own
 	tb, spec := newTable(t, 0)
 	ctx := context.Background()
-	p := start(t, tb, spec(`sleep 60 & echo $!; sleep 60`))
-	wait(t, p, process.Until{Pattern: regexp.MustCompile(`^\d+$`)})
-	out, _ := p.Read(nil, 1<<10, nil)
-	var child int
-	fmt.Sscan(whole(t, out.Stdout), &child)
-	res, err := p.Kill(ctx, 0)
-	if err != nil || res == nil || res.Signal == nil || *res.Signal != "SIGTERM" {
-		t.Fatalf("kill: %+v %v", res, err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); alive(child); {
-		if time.Now().After(deadline) {
-			t.Fatalf("the group's background child %d outlived the kill", child)
+	t.Run("group", func(t *testing.T) {
+		t.Parallel()
+		p := start(t, tb, spec(`sleep 60 & echo $!; sleep 60`))
+		wait(t, p, process.Until{Pattern: regexp.MustCompile(`^\d+$`)})
+		out, _ := p.Read(nil, 1<<10, nil)
+		var child int
+		fmt.Sscan(whole(t, out.Stdout), &child)
+		res, err := p.Kill(ctx, 0)
+		if err != nil || res == nil || res.Signal == nil || *res.Signal != "SIGTERM" {
+			t.Fatalf("kill: %+v %v", res, err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	// Another signal: SIGINT ignored, so the group is ended after 2 s.
-	p = start(t, tb, spec(`trap '' INT; echo armed; sleep 60`))
-	wait(t, p, process.Until{Pattern: regexp.MustCompile(`armed`)})
-	res, err = p.Kill(ctx, syscall.SIGINT)
-	if err != nil || res.Signal == nil || *res.Signal != "SIGTERM" {
-		t.Fatalf("kill SIGINT: %+v %v", res, err)
-	}
-	// And one it dies of.
-	p = start(t, tb, spec(`sleep 60`))
-	if res, err = p.Kill(ctx, syscall.SIGKILL); err != nil || *res.Signal != "SIGKILL" {
-		t.Fatalf("kill SIGKILL: %+v %v", res, err)
-	}
-	// Killing an exited process returns its status again.
-	if res2, err := p.Kill(ctx, 0); err != nil || res2 != res {
-		t.Fatalf("second kill: %+v %v", res2, err)
-	}
+		for deadline := time.Now().Add(5 * time.Second); alive(child); {
+			if time.Now().After(deadline) {
+				t.Fatalf("the group's background child %d outlived the kill", child)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	t.Run("ignored signal", func(t *testing.T) {
+		t.Parallel()
+		// SIGINT ignored, so the group is ended after 2 s.
+		p := start(t, tb, spec(`trap '' INT; echo armed; sleep 60`))
+		wait(t, p, process.Until{Pattern: regexp.MustCompile(`armed`)})
+		res, err := p.Kill(ctx, syscall.SIGINT)
+		if err != nil || res.Signal == nil || *res.Signal != "SIGTERM" {
+			t.Fatalf("kill SIGINT: %+v %v", res, err)
+		}
+	})
+	t.Run("deadly signal", func(t *testing.T) {
+		t.Parallel()
+		p := start(t, tb, spec(`sleep 60`))
+		res, err := p.Kill(ctx, syscall.SIGKILL)
+		if err != nil || *res.Signal != "SIGKILL" {
+			t.Fatalf("kill SIGKILL: %+v %v", res, err)
+		}
+		// Killing an exited process returns its status again.
+		if res2, err := p.Kill(ctx, 0); err != nil || res2 != res {
+			t.Fatalf("second kill: %+v %v", res2, err)
+		}
+	})
 }
 
 // TestLimit: the 17th running process is refused; an exit makes room.
 func TestLimit(t *testing.T) {
+	t.Parallel() // a table of its own
 	tb, spec := newTable(t, 0)
 	var procs []*process.Proc
 	for range process.DefaultLimit {
@@ -406,7 +428,15 @@ func fds(t testing.TB) int {
 
 // TestCloseLeavesNothing: tables full of running processes (each with a
 // background child) end with Close, leaving no process, goroutine or fd.
+//
+// Not parallel: it counts the test binary's goroutines and descriptors.
 func TestCloseLeavesNothing(t *testing.T) {
+	// The runtime's poller (an epoll and an eventfd) opens with the first
+	// pipe: before the count, since no test may have run a command yet.
+	if r, w, err := os.Pipe(); err == nil {
+		r.Close()
+		w.Close()
+	}
 	fd0, g0 := fds(t), runtime.NumGoroutine()
 	var pids []int
 	// One full table in the quick run, three in turn with TOOLD_LONG=1.

@@ -41,6 +41,7 @@ func clientServer(t *testing.T, framing Framing) (*Client, *testHandler) {
 }
 
 func TestClient(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			c, h := clientServer(t, framing)
@@ -100,6 +101,7 @@ func TestClient(t *testing.T) {
 }
 
 func TestClientClosed(t *testing.T) {
+	t.Parallel()
 	a, b := socketPair(t)
 	c := NewClient(context.Background(), a, FramingLines)
 	b.Close() // the server went away
@@ -119,6 +121,7 @@ func TestClientClosed(t *testing.T) {
 // The client drops what it cannot use (bad JSON, a reply without an id) and
 // goes on.
 func TestClientDropsBadInput(t *testing.T) {
+	t.Parallel()
 	a, b := socketPair(t)
 	c := NewClient(context.Background(), a, FramingLines)
 	defer c.Close()

@@ -29,6 +29,7 @@ func readAll(input string, framing Framing, max int) (framed Framing, out []stri
 }
 
 func TestFrameReader(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		input   string
@@ -68,6 +69,7 @@ func TestFrameReader(t *testing.T) {
 // TestFrameReaderRoundTrip frames messages with AppendFrame and reads them
 // back with a detecting FrameReader, in both framings, headers in any order.
 func TestFrameReaderRoundTrip(t *testing.T) {
+	t.Parallel()
 	msgs := [][]byte{[]byte(`{"a":1}`), []byte(`{"b":"x\ny"}`), []byte(`{}`)}
 	for _, f := range []Framing{FramingHeaders, FramingLines} {
 		var in []byte

@@ -11,6 +11,7 @@ import (
 // requests the connection reads nothing more, not even a cancel; one
 // finishing lets the next in.
 func TestInFlightCapPausesReads(t *testing.T) {
+	t.Parallel()
 	for _, framing := range framings {
 		t.Run(framing.String(), func(t *testing.T) {
 			s := serve(t, framing, &Server{MaxInFlight: 2})
@@ -37,6 +38,7 @@ func TestInFlightCapPausesReads(t *testing.T) {
 // TestWriteTimeoutEndsNonReader: a client that reads nothing, its replies
 // blocked past WriteTimeout, is treated as gone: ServeConn returns.
 func TestWriteTimeoutEndsNonReader(t *testing.T) {
+	t.Parallel()
 	s := serve(t, FramingLines, &Server{WriteTimeout: 200 * time.Millisecond, DrainTimeout: time.Hour})
 	big := `{"jsonrpc":"2.0","id":%d,"method":"echo","params":"` + strings.Repeat("x", 1<<20) + `"}`
 	go func() {
@@ -61,6 +63,7 @@ func TestWriteTimeoutEndsNonReader(t *testing.T) {
 // the replies cannot be written (nobody reads): after the drain and the
 // cancel, they are aborted and ServeConn returns, with no write timeout.
 func TestDrainAbortsBlockedReplies(t *testing.T) {
+	t.Parallel()
 	s := serve(t, FramingLines, &Server{WriteTimeout: -1, DrainTimeout: 100 * time.Millisecond})
 	big := `{"id":%d,"method":"echo","params":"` + strings.Repeat("x", 256<<10) + `"}`
 	for i := range 4 {
@@ -79,6 +82,7 @@ func TestDrainAbortsBlockedReplies(t *testing.T) {
 // namespace of rpc's own aliases is aliased too, so replies keep their ids
 // and a cancel cannot reach another request.
 func TestAliasNamespace(t *testing.T) {
+	t.Parallel()
 	s := serve(t, FramingLines, nil)
 	ours := `"\u0000toold-id-1"`
 	s.send(`{"id":-1,"method":"slow"}`, `{"method":"$/cancelRequest","params":{"id":`+ours+`}}`,
@@ -100,6 +104,7 @@ func TestAliasNamespace(t *testing.T) {
 // TestLongNumber: literals longer than the cap are found outside strings
 // only, in one pass.
 func TestLongNumber(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("9", 300)
 	cases := []struct {
 		in     string
@@ -129,6 +134,7 @@ func TestLongNumber(t *testing.T) {
 // TestPathAt names the field whose value starts at an offset, as the
 // -32602 of a number literal too long to decode does.
 func TestPathAt(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`{"limit":#}`, "limit"},
 		{`{ "a" : 1, "b": "x:y", "limit" :  #}`, "limit"},

@@ -23,6 +23,7 @@ type readParams struct {
 }
 
 func TestDecodeParams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		params string
@@ -104,6 +105,7 @@ func TestDecodeParams(t *testing.T) {
 }
 
 func TestDecodeParamsNotAPointer(t *testing.T) {
+	t.Parallel()
 	var re *Error
 	if err := DecodeParams(json.RawMessage(`{}`), readParams{}); !errors.As(err, &re) || re.Code != CodeInternalError {
 		t.Errorf("got %v, want -32603", err)
@@ -111,6 +113,7 @@ func TestDecodeParamsNotAPointer(t *testing.T) {
 }
 
 func TestErrorHelpers(t *testing.T) {
+	t.Parallel()
 	e := InvalidParams("offset", "must not be negative")
 	if e.Message != "invalid params: offset: must not be negative" || e.Code != CodeInvalidParams {
 		t.Errorf("InvalidParams: %+v", e)
@@ -153,6 +156,7 @@ func (*strict) UnmarshalJSON(b []byte) error {
 // names the field's JSON path, not the struct's Go name, as exec's and
 // page's params embed theirs.
 func TestDecodeParamsEmbedded(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ params, field string }{
 		{`{"maxLines":"x"}`, "maxLines"},
 		{`{"command":"c","maxBytes":"x"}`, "maxBytes"},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // message is any message the server writes.
@@ -70,12 +72,16 @@ func (s *served) progressUntilReply(id, token string) (int, message) {
 
 func TestProgress(t *testing.T) {
 	t.Parallel() // its cases wait beside the package's other waits
+	// The reporting cases run 1.1 s in the quick run (reports at 0, 0.5
+	// and 1 s when polled, at 0.5 and 1 s when reported, give or take one),
+	// 1.6 s with TOOLD_LONG=1 (one more each).
+	ms, more := testenv.Size(1100, 1600), testenv.Size(0, 1)
 	cases := []struct {
 		name, params, token string
 		min, max            int // notifications before the reply
 	}{
-		{"polled string token", `{"workDoneToken":"t-1","ms":1600}`, `"t-1"`, 3, 5},
-		{"reported number token", `{"workDoneToken": 7 ,"ms":1600,"report":true}`, `7`, 2, 4},
+		{"polled string token", fmt.Sprintf(`{"workDoneToken":"t-1","ms":%d}`, ms), `"t-1"`, 2 + more, 4 + more},
+		{"reported number token", fmt.Sprintf(`{"workDoneToken": 7 ,"ms":%d,"report":true}`, ms), `7`, 1 + more, 3 + more},
 		{"no token", `{"ms":700}`, ``, 0, 0},
 		{"null token", `{"workDoneToken":null,"ms":700}`, ``, 0, 0},
 		{"short report sends none", `{"workDoneToken":"t","ms":100,"report":true}`, `"t"`, 0, 0},
@@ -106,6 +112,7 @@ func TestProgress(t *testing.T) {
 }
 
 func TestProgressBadToken(t *testing.T) {
+	t.Parallel()
 	for _, tok := range []string{`{}`, `[1]`, `true`} {
 		s := serve(t, FramingLines, nil)
 		s.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{"workDoneToken":` + tok + `}}`)
@@ -121,16 +128,14 @@ func TestProgressBadToken(t *testing.T) {
 // that reports until the moment it returns, many times over.
 func TestProgressNeverAfterReply(t *testing.T) {
 	t.Parallel() // it waits on progress intervals, on servers of its own
-	// Two servers of four requests each, at once: the waits overlap.
-	for half := range 2 {
-		t.Run(fmt.Sprint(half), func(t *testing.T) {
+	// Eight servers of one request each, at once: the waits overlap.
+	for i := range 8 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
 			s := serve(t, FramingLines, nil)
-			for i := half * 4; i < half*4+4; i++ {
-				id := json.RawMessage(strings.Repeat("9", 1+i%3))
-				s.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"progress","params":{"workDoneToken":"x","ms":` + []string{"499", "500", "501", "0"}[i%4] + `,"report":true}}`)
-				s.progressUntilReply(string(id), `"x"`)
-			}
+			id := json.RawMessage(strings.Repeat("9", 1+i%3))
+			s.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"method":"progress","params":{"workDoneToken":"x","ms":` + []string{"499", "500", "501", "0"}[i%4] + `,"report":true}}`)
+			s.progressUntilReply(string(id), `"x"`)
 			s.send(`{"jsonrpc":"2.0","id":"end","method":"echo"}`)
 			time.Sleep(ProgressInterval)
 			if m := s.recvMessage(); string(m.ID) != `"end"` {

@@ -25,6 +25,7 @@ type testParams struct {
 }
 
 func TestUnknownFields(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		params string
 		want   []Unknown

@@ -1,10 +1,20 @@
 package sandbox
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/toold/toold/internal/testenv"
 )
 
-// TestMain ends the run without the race runtime's exit sleep (testenv.Exit).
-func TestMain(m *testing.M) { testenv.Main(m) }
+// TestMain ends the run without the race runtime's exit sleep
+// (testenv.Exit), in its child processes too: the launcher and the probe
+// are this binary, and a -race one sleeps a second before it exits
+// (GORACE's atexit_sleep_ms): Probe took a second.
+func TestMain(m *testing.M) {
+	if v := os.Getenv("GORACE"); !strings.Contains(v, "atexit_sleep_ms") {
+		os.Setenv("GORACE", strings.TrimSpace(v+" atexit_sleep_ms=0"))
+	}
+	testenv.Main(m)
+}

@@ -41,7 +41,7 @@ func TestLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() }) // after the parallel cases: they must find it listening
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	p := policy(t, ModeWorkspaceWrite, false, work)
 	for _, tc := range []struct {
@@ -57,12 +57,17 @@ func TestLauncher(t *testing.T) {
 		{"exec 3<>/dev/tcp/127.0.0.1/" + port, false, ""},
 		{"python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"lo ok\")'", true, "lo ok"},
 	} {
-		out, err := run(t, p, tc.script)
-		if (err == nil) != tc.ok || !strings.Contains(out, tc.out) {
-			t.Errorf("%s: %v %q, want ok=%v and %q", tc.script, err, out, tc.ok, tc.out)
+		t.Run(tc.script, func(t *testing.T) {
+			t.Parallel() // a launcher each
+			out, err := run(t, p, tc.script)
+			if (err == nil) != tc.ok || !strings.Contains(out, tc.out) {
+				t.Errorf("%v %q, want ok=%v and %q", err, out, tc.ok, tc.out)
+			}
+		})
+	}
+	t.Cleanup(func() { // after the parallel cases
+		if _, err := os.Stat(filepath.Join(outside, "out")); err == nil {
+			t.Error("written outside")
 		}
-	}
-	if _, err := os.Stat(filepath.Join(outside, "out")); err == nil {
-		t.Error("written outside")
-	}
+	})
 }
