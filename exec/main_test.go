@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	osexec "os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,9 +20,7 @@ import (
 // second before it exits (GORACE's atexit_sleep_ms).
 func TestMain(m *testing.M) {
 	testenv.Parallel()
-	if v := os.Getenv("GORACE"); !strings.Contains(v, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(v+" atexit_sleep_ms=0"))
-	}
+	testenv.NoExitSleep()
 	// Not in the child processes of TestCloseReapsLateOrphans and
 	// TestStartHelperUnderReaper, which check the Runner's own reaper.
 	if c := os.Getenv(childEnv); c != "TestCloseReapsLateOrphans" && c != "TestStartHelperUnderReaper" {

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"flag"
 	"testing"
 
 	"github.com/toold/toold/internal/testenv"
@@ -13,11 +12,6 @@ import (
 // eight, TestClientOnProgress's two), and at eight at a time the last
 // of them waited for the first to end.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "32")
-	}
+	testenv.ParallelAtLeast(32)
 	testenv.Exit(m.Run())
 }

@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/toold/toold/internal/testenv"
@@ -13,8 +11,6 @@ import (
 // are this binary, and a -race one sleeps a second before it exits
 // (GORACE's atexit_sleep_ms): Probe took a second.
 func TestMain(m *testing.M) {
-	if v := os.Getenv("GORACE"); !strings.Contains(v, "atexit_sleep_ms") {
-		os.Setenv("GORACE", strings.TrimSpace(v+" atexit_sleep_ms=0"))
-	}
+	testenv.NoExitSleep()
 	testenv.Main(m)
 }

@@ -28,13 +28,16 @@ const keep = 24 * time.Hour
 // sleeps a second before it exits, which made `toold help` take a second
 // and a suite that runs the binary hundreds of times minutes.
 func Toold() (string, error) {
-	noExitSleep()
+	NoExitSleep()
 	return Build(Race, "")
 }
 
-// noExitSleep adds atexit_sleep_ms=0 to GORACE in this process's
-// environment, which the processes it starts inherit.
-func noExitSleep() {
+// NoExitSleep adds atexit_sleep_ms=0 to GORACE in this process's
+// environment, which the processes it starts inherit: a -race binary
+// (toold, or a test binary started as a helper) otherwise sleeps a
+// second before it exits. Toold calls it; a TestMain whose tests start
+// other -race binaries calls it itself.
+func NoExitSleep() {
 	v := os.Getenv("GORACE")
 	if !strings.Contains(v, "atexit_sleep_ms") {
 		os.Setenv("GORACE", strings.TrimSpace(v+" atexit_sleep_ms=0"))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -52,28 +51,15 @@ func TestMain(m *testing.M) {
 	// (TestDaemonFlood*: a quarter gigabyte through the daemon, quiet
 	// periods that tell its pause, another client's latency) run serially,
 	// first, alone as far as this package goes.
-	allAtOnce()
+	// With -test.parallel past the number of its parallel cases and
+	// subtests, all start together once the floods are done: those that
+	// wait seconds idle on a daemon (the drain and cancel timeouts after
+	// the end of input, the kill delay: ~7 s for
+	// TestDaemonStdioNonReaderEnds) wait beside the others' work.
+	testenv.ParallelAtLeast(128)
 	code := m.Run()
 	os.RemoveAll(cache)
 	testenv.Exit(code)
-}
-
-// allAtOnce raises -test.parallel, unless the command line set it, past
-// the number of this package's parallel cases and subtests, so that all
-// start together once the floods are done. The cases that wait seconds
-// idle on a daemon (the drain and cancel timeouts after the end of input,
-// the kill delay: ~7 s for TestDaemonStdioNonReaderEnds) then wait beside
-// the others' work; with a few slots, which the runner hands out in no set
-// order, they started after it and the package took their wait longer.
-func allAtOnce() {
-	if !flag.Parsed() {
-		flag.Parse()
-	}
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", "128")
-	}
 }
 
 // long reports whether the long variants run: TOOLD_LONG=1 or the
