@@ -2,6 +2,7 @@ package highlight
 
 import (
 	"bytes"
+	"flag"
 	"testing"
 
 	"github.com/toold/toold/internal/corpus"
@@ -101,8 +102,16 @@ func TestFirstBytesRuleOut(t *testing.T) {
 	}
 }
 
+// FuzzFastIsRegexp: whatever the line, the shortcuts say what the
+// regexps say. Its seeds are fastLines' first 300 when fuzzing (or with
+// TOOLD_LONG=1), else the first 30: TestFastIsRegexp checks each of them
+// already.
 func FuzzFastIsRegexp(f *testing.F) {
-	for _, l := range fastLines(f)[:300] {
+	seeds := 30
+	if fz := flag.Lookup("test.fuzz"); testenv.Long() || fz != nil && fz.Value.String() != "" {
+		seeds = 300
+	}
+	for _, l := range fastLines(f)[:seeds] {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
