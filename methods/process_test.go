@@ -191,12 +191,17 @@ func TestProcessAdversarial(t *testing.T) {
 	svc, s = newExecService(t, nil)
 	r = call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": "sleep 0.2; head -c 20000 /dev/urandom; printf '\\0'; sleep 30", "background": true})
 	// Idle for 300 ms may come before the output does on a loaded machine
-	// (the command sleeps first): wait again until it has come.
-	for i := 0; i == 0 || w.Reason == protocol.ReasonIdle && w.Stdout.TotalBytes == 0 && i < 50; i++ {
+	// (the command sleeps first), and then at once while it stays silent:
+	// wait again until the output has come, up to a deadline (50 waits in
+	// a row ran out before it once).
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		w = call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 300}})
+		if w.Reason != protocol.ReasonIdle || w.Stdout.TotalBytes > 0 || time.Now().After(deadline) {
+			break
+		}
 	}
 	if !w.Stdout.Binary || w.Stdout.Head != "" || w.Stdout.Spool == nil || w.Stdout.TotalBytes != 20001 {
-		t.Fatalf("binary: %+v", w.Stdout)
+		t.Fatalf("binary: %+v, %s", w.Stdout, w.Reason)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
