@@ -146,7 +146,7 @@ func TestIndexOverflowAndWatchLimit(t *testing.T) {
 // rebuilt.
 func TestIndexRestart(t *testing.T) {
 	t.Parallel()
-	n := 400
+	n := 200 // the checks are not of its size: the timing is only logged
 	if testenv.Long() {
 		n = 6000
 	}
