@@ -19,9 +19,7 @@ import (
 // package that uses the corpus most: a test package of its own would add
 // a build and a link to the quick run.
 func TestCorpusJSONLines(t *testing.T) {
-	if !testenv.Long() {
-		t.Skip("TOOLD_LONG=1: the corpus's JSON lines held to log/slog's")
-	}
+	testenv.SkipUnlessLong(t, "the corpus's JSON lines held to log/slog's")
 	got, want := corpus.JSONLines(), slogLines(60000, 41337)
 	if !bytes.Equal(got, want) {
 		g, w := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
