@@ -22,9 +22,9 @@ func TestAheadAgrees(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(3, 9))
 	words := []string{"alpha", "beta", "needle", "gamma", "Needle", "x"}
-	// 200 files in the quick run (400 with TOOLD_LONG=1): every limit but
+	// 120 files in the quick run (400 with TOOLD_LONG=1): every limit but
 	// the largest still stops each pattern's grep before its last file.
-	for i := range testenv.Size(200, 400) {
+	for i := range testenv.Size(120, 400) {
 		var b strings.Builder
 		for range r.IntN(12) {
 			for w := range 1 + r.IntN(5) {
