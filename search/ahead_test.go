@@ -15,9 +15,7 @@ import (
 
 // TestAheadAgrees: a grep whose workers stop past where the limit will be
 // reached (ahead) gives the reply of one that searches every file, over
-// limits, byte budgets and context, for a walk and for a listing. Not
-// parallel: it sets noAhead, which the other tests' greps read (they are
-// parallel, so they run after it).
+// limits, byte budgets and context, for a walk and for a listing.
 func TestAheadAgrees(t *testing.T) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(3, 9))

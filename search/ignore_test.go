@@ -36,7 +36,6 @@ func writeTree(t *testing.T, files map[string]string) string {
 // searched directory, or in a directory of the tree for its subtree),
 // .ignore everywhere; noIgnore searches all but VCS directories.
 func TestIgnoreGitWorkTree(t *testing.T) {
-	t.Parallel()
 	base := map[string]string{
 		".gitignore":      "*.log\n/*\n",
 		".ignore":         "secret\n",
@@ -197,7 +196,6 @@ func checkAgainstRef(t testing.TB, files map[string]string, paths []string) {
 // on every shape of pattern they sort (literal, extension, suffix, prefix,
 // class, path, glob, negation, dir-only, nested domains).
 func TestIgnoreMatchReference(t *testing.T) {
-	t.Parallel()
 	kernel, err := os.ReadFile("testdata/kernel.gitignore")
 	must(t, err)
 	paths := []string{
@@ -227,7 +225,6 @@ func TestIgnoreMatchReference(t *testing.T) {
 // TestIgnoreMatchRandom: generated patterns and paths, compared with
 // go-git.
 func TestIgnoreMatchRandom(t *testing.T) {
-	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 300
 	if testenv.Long() {
@@ -298,7 +295,6 @@ func FuzzIgnoreMatch(f *testing.F) {
 
 // TestCompileLayerSorts: the kernel's shapes land in their sets.
 func TestCompileLayerSorts(t *testing.T) {
-	t.Parallel()
 	l := compileLayer([]byte("*.o\n/vmlinux\n*.tab.[ch]\n.*\n*.o.*\n\\#*#\n/arch/*/gen/\n?.[ab]\n*[\n"), nil, 0)
 	got := fmt.Sprint(len(l.exts), len(l.paths), len(l.prefixes), len(l.nameLit), len(l.nameRest), len(l.nameAll), len(l.globs))
 	if got != "3 1 1 2 1 1 1" {

@@ -23,7 +23,6 @@ func refIndex(s, lit []byte, fold bool) int {
 }
 
 func TestLitFinder(t *testing.T) {
-	t.Parallel()
 	dense := strings.Repeat("(", 5000) + "(x"
 	tests := []struct {
 		s, lit string
@@ -63,7 +62,6 @@ func TestLitFinder(t *testing.T) {
 
 // The rarest byte is searched first, the next rarest checked second.
 func TestLitFinderPicksRare(t *testing.T) {
-	t.Parallel()
 	f := newLitFinder([]byte("EXPORT_SYMBOL_GPL(sched"), false)
 	if f.c1 == 'E' || f.c1 == '_' || f.c1 == f.c2 && f.o1 == f.o2 {
 		t.Errorf("EXPORT_SYMBOL_GPL(sched: looks for %q at %d, then %q at %d", f.c1, f.o1, f.c2, f.o2)

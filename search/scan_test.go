@@ -99,7 +99,6 @@ func checkScan(t testing.TB, data []byte, lit string, opt GrepOptions, chunk int
 }
 
 func TestScanChunks(t *testing.T) {
-	t.Parallel()
 	data := []byte("a needle\nb\nc\nd needle\r\ne\nneedle f\ng\n\nh\nneedle ééééé\nlast needle")
 	for _, opt := range []GrepOptions{
 		{}, {Context: 1}, {Context: 3}, {Limit: 2, Context: 2}, {MaxLineChars: 3, Context: 1}, {Limit: 1},
@@ -111,7 +110,6 @@ func TestScanChunks(t *testing.T) {
 }
 
 func TestScanLimits(t *testing.T) {
-	t.Parallel()
 	data := []byte(strings.Repeat("needle 0123456789\n", 10))
 	tests := []struct {
 		opt   GrepOptions
@@ -137,7 +135,6 @@ func TestScanLimits(t *testing.T) {
 // TestGrepReaderSpool searches a large reader (as an exec spool) whose
 // lines cross many chunks, and checks line numbers against the lines.
 func TestGrepReaderSpool(t *testing.T) {
-	t.Parallel()
 	// 120,000 lines (2.3 MB, two of the scan's chunks and more) in the
 	// quick run, 300,000 (5.7 MB) with TOOLD_LONG=1.
 	n := testenv.Size(120000, 300000)
@@ -169,7 +166,6 @@ func TestGrepReaderSpool(t *testing.T) {
 }
 
 func TestCompile(t *testing.T) {
-	t.Parallel()
 	tests := []struct {
 		q         Query
 		lines     []string // lines that match
@@ -256,7 +252,6 @@ func FuzzIsBinary(f *testing.F) {
 // TestIsBinaryBytes: each byte value, alone and at each place of a word,
 // counts as truncate.IsBinary counts it.
 func TestIsBinaryBytes(t *testing.T) {
-	t.Parallel()
 	for c := range 256 {
 		for at := range 8 {
 			w := uint64(c) << (8 * at)
@@ -272,7 +267,6 @@ func TestIsBinaryBytes(t *testing.T) {
 }
 
 func TestGrepReaderCancel(t *testing.T) {
-	t.Parallel()
 	data := bytes.Repeat([]byte("needle\n"), 1<<20)
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)

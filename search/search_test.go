@@ -72,7 +72,6 @@ func hits(r *GrepResult) []string {
 }
 
 func TestGrepTree(t *testing.T) {
-	t.Parallel()
 	dir, _ := tree(t)
 	long := "needle " + strings.Repeat("é", 18)
 	tests := []struct {
@@ -175,7 +174,6 @@ func TestGrepTree(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
-	t.Parallel()
 	dir, _ := tree(t)
 	tests := []struct {
 		opt   FindOptions
@@ -208,7 +206,6 @@ func TestFind(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	t.Parallel()
 	dir, _ := tree(t)
 	names := func(r *ListResult) []string {
 		var out []string
@@ -246,7 +243,6 @@ func TestList(t *testing.T) {
 // TestGrepSymlinks: loops survived, nothing outside the tree read, even
 // when the searched directory is reached through a symlink.
 func TestGrepSymlinks(t *testing.T) {
-	t.Parallel()
 	dir, outside := tree(t)
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
@@ -272,7 +268,6 @@ func TestGrepSymlinks(t *testing.T) {
 // TestGrepCancel: a cancelled search returns the context's error and
 // leaves no goroutine behind (the race detector and -count catch leaks).
 func TestGrepCancel(t *testing.T) {
-	t.Parallel()
 	dir, _ := tree(t)
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
@@ -289,7 +284,6 @@ func TestGrepCancel(t *testing.T) {
 // TestIgnoreFrom: a search in a subdirectory honours the ignore files
 // above it, anchored patterns included, when told where they start.
 func TestIgnoreFrom(t *testing.T) {
-	t.Parallel()
 	dir, _ := tree(t)
 	must(t, os.WriteFile(filepath.Join(dir, "sub", "deep", "note.log"), []byte("needle note\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, ".ignore"), []byte("/sub/deep/c.txt\n"), 0o644))
@@ -322,7 +316,6 @@ func TestIgnoreFrom(t *testing.T) {
 // TestAdversarialTrees: a FIFO (opening it must not block), a symlink to
 // it, and a tree deeper than PATH_MAX allows a path to be.
 func TestAdversarialTrees(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	must(t, unix.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
 	must(t, os.Symlink("fifo", filepath.Join(dir, "fifo-link")))
@@ -380,7 +373,6 @@ func removeDeep(t *testing.T, dir, name string) {
 // really is (a path through a symlink is checked as its target), and its
 // error ends the search.
 func TestAllow(t *testing.T) {
-	t.Parallel()
 	dir, outside := tree(t)
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
@@ -429,7 +421,6 @@ func TestAllow(t *testing.T) {
 // than the first read, and in chunks after an fstat when it fills it; the
 // size cap holds on both sides of that boundary.
 func TestGrepFileSizes(t *testing.T) {
-	t.Parallel()
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
 	line := "needle\n"
@@ -482,7 +473,6 @@ func TestGrepFileSizes(t *testing.T) {
 // workers share (worker.share); the reply is in walk order all the same,
 // with the limit cut where a one-worker search cuts it.
 func TestGrepSharedJob(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	var want []string
 	// 6 files (1.6 MB) in the quick run, 12 with TOOLD_LONG=1: each over
@@ -534,7 +524,6 @@ func TestGrepSharedJob(t *testing.T) {
 // was read and is something else when it is opened is skipped, and a FIFO
 // does not block.
 func TestSearchSwapped(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	must(t, unix.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
 	must(t, os.Mkdir(filepath.Join(dir, "dir"), 0o755))
