@@ -81,7 +81,6 @@ func entryOf(c *Cache, path string) *entry {
 // logger or a shell does, and checks that the very next Open answers the new
 // content, with the watcher on and off.
 func TestChangesAreSeen(t *testing.T) {
-	t.Parallel()
 	old := []byte(strings.Repeat("old line\n", 40) + "last old")
 	cases := []struct {
 		name    string
@@ -179,7 +178,6 @@ func TestChangesAreSeen(t *testing.T) {
 // a filesystem with coarse timestamps would show it, the same times: only
 // the Write event tells, and the next Open must rebuild.
 func TestWriteEventSameStat(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{Spacing: 8})
 	path := filepath.Join(t.TempDir(), "f.txt")
 	old, next := []byte("aaaa\nbbbb\n"), []byte("a\nb\nc\nd\ne\n")
@@ -208,7 +206,6 @@ func TestWriteEventSameStat(t *testing.T) {
 
 // TestGrowingLog pages through a file that keeps growing: every Open extends.
 func TestGrowingLog(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{Spacing: 64})
 	path := filepath.Join(t.TempDir(), "log")
 	var content []byte
@@ -236,7 +233,6 @@ func TestGrowingLog(t *testing.T) {
 // TestOlderHandle indexes a File opened before the file grew, after a newer
 // handle has extended the entry: it gets the prefix of the entry's index.
 func TestOlderHandle(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{Spacing: 8, noWatch: true})
 	path := filepath.Join(t.TempDir(), "log")
 	first := []byte("one\ntwo\nthree\nfo")
@@ -260,7 +256,6 @@ func TestOlderHandle(t *testing.T) {
 }
 
 func TestWatcherDropsEntries(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
@@ -303,7 +298,6 @@ func TestWatcherDropsEntries(t *testing.T) {
 }
 
 func TestOverflowFlushes(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	dir := t.TempDir()
 	// All written before the directory is watched: a late Create event would
@@ -326,7 +320,6 @@ func TestOverflowFlushes(t *testing.T) {
 }
 
 func TestWatchesFollowEntries(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	a, b := t.TempDir(), t.TempDir()
 	paths := []string{filepath.Join(a, "1"), filepath.Join(a, "2"), filepath.Join(b, "3")}
@@ -360,7 +353,6 @@ func TestWatchesFollowEntries(t *testing.T) {
 }
 
 func TestLRUBounds(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	paths := make([]string, 4)
 	for i := range paths {
@@ -417,7 +409,6 @@ func TestLRUBounds(t *testing.T) {
 }
 
 func TestInvalidate(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "spool")
 	writeFile(t, path, []byte("out\n"))
@@ -434,7 +425,6 @@ func TestInvalidate(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -479,7 +469,6 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestCancelledBuild(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "f")
 	writeFile(t, path, []byte(strings.Repeat("x\n", 1<<20)))
@@ -506,7 +495,6 @@ func TestCancelledBuild(t *testing.T) {
 
 // TestLazyIndex: Open reads nothing; Lines indexes on demand.
 func TestLazyIndex(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "f")
 	writeFile(t, path, []byte("a\nb"))
@@ -535,7 +523,6 @@ func TestLazyIndex(t *testing.T) {
 
 // TestConcurrentOpens builds once for many concurrent Opens of one path.
 func TestConcurrentOpens(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{Spacing: 4096})
 	path := filepath.Join(t.TempDir(), "f")
 	content := []byte(strings.Repeat("some line of text\n", 1<<16))
@@ -570,8 +557,6 @@ func TestConcurrentOpens(t *testing.T) {
 	}
 }
 
-// TestCloseStopsWatcher: Close ends the watcher's goroutines (counted: not
-// parallel), and a File open outlives it.
 func TestCloseStopsWatcher(t *testing.T) {
 	before := runtime.NumGoroutine()
 	c, err := New(Options{})
@@ -608,7 +593,6 @@ func TestCloseStopsWatcher(t *testing.T) {
 }
 
 func TestNewRejectsNegative(t *testing.T) {
-	t.Parallel()
 	for _, o := range []Options{{MaxEntries: -1}, {MaxIndexBytes: -1}, {Spacing: -1}, {Spacing: MaxSpacing + 1}} {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) accepted", o)
@@ -619,7 +603,6 @@ func TestNewRejectsNegative(t *testing.T) {
 // TestShrunkUnderFile: a File whose file was truncated after Index reports
 // ErrChanged instead of wrong offsets.
 func TestShrunkUnderFile(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{Spacing: 4, noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
 	writeFile(t, path, []byte("aaa\nbbb\nccc\nddd\n"))

@@ -18,7 +18,6 @@ import (
 // of the same state checks the tail instead of building from scratch; main
 // counted a miss and an invalidation, a full build of the file.
 func TestLateWriteEventExtends(t *testing.T) {
-	t.Parallel()
 	c, path, content := indexedLog(t)
 	more := []byte("appended\n")
 	appendFile(t, path, more)
@@ -46,7 +45,6 @@ func TestLateWriteEventExtends(t *testing.T) {
 // (size 0) and sysfs (size 4096) are read to EOF, windowed from a snapshot,
 // and kept out of the cache. Main indexed /proc/cpuinfo as empty.
 func TestSizeLies(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{noWatch: true})
 	for _, path := range []string{"/proc/cpuinfo", "/proc/version", "/proc/self/maps", "/sys/kernel/mm/transparent_hugepage/enabled"} {
 		want, err := os.ReadFile(path)
@@ -74,7 +72,6 @@ func TestSizeLies(t *testing.T) {
 // TestShortReadIsChange: a file truncated after Open reads short inside
 // Size(), which is ErrChanged (a *fs.PathError), not io.EOF.
 func TestShortReadIsChange(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
 	writeFile(t, path, bytes.Repeat([]byte("x\n"), 5000))
@@ -103,7 +100,6 @@ func TestShortReadIsChange(t *testing.T) {
 // TestOpenFileAdopts: OpenFile takes a descriptor the caller opened, and
 // refuses (closing it) what is not a regular file.
 func TestOpenFileAdopts(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{noWatch: true})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
@@ -135,7 +131,6 @@ func TestOpenFileAdopts(t *testing.T) {
 // by device and inode, so the names of one file share one index; main built
 // and kept one per name. A Write event on any name marks the shared entry.
 func TestHardLinksIndexOnce(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{noWatch: true})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
@@ -180,7 +175,6 @@ func TestHardLinksIndexOnce(t *testing.T) {
 // place that may have moved lines anywhere, so it is rebuilt, even when the
 // tail the extend check reads is unchanged (lines moved at the start here).
 func TestSameSizeNewerTimes(t *testing.T) {
-	t.Parallel()
 	c, path, content := indexedLog(t)
 	// A line moved at the start, the tail untouched: only a rebuild sees it.
 	rewritten := bytes.Clone(content)
@@ -208,7 +202,6 @@ func indexedLog(t *testing.T) (*Cache, string, []byte) {
 
 // TestReadSnapshotCap: a file read to EOF stops at the cap and says so.
 func TestReadSnapshotCap(t *testing.T) {
-	t.Parallel()
 	path := filepath.Join(t.TempDir(), "f")
 	writeFile(t, path, []byte("0123456789abcdef"))
 	f, err := os.Open(path)

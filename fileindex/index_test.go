@@ -191,7 +191,6 @@ func testdata(t testing.TB, name string) []byte {
 }
 
 func TestIndexMatchesReference(t *testing.T) {
-	t.Parallel()
 	crossing := strings.Repeat("0123456789\nab\n\n"+strings.Repeat("x", 70)+"\n", 20)
 	cases := []struct {
 		name    string
@@ -228,7 +227,6 @@ func TestIndexMatchesReference(t *testing.T) {
 // quick run, still four of index.go's read buffers and many times the
 // spacings) and 5 MB (1 MB) of empty lines.
 func TestIndexLongLines(t *testing.T) {
-	t.Parallel()
 	size := testenv.Size(1<<20, 5<<20)
 	long := bytes.Repeat([]byte("y"), size)
 	cases := []struct {
@@ -259,7 +257,6 @@ func TestIndexLongLines(t *testing.T) {
 }
 
 func TestNthNewline(t *testing.T) {
-	t.Parallel()
 	b := []byte(strings.Repeat("ab\n", 5000))
 	for _, n := range []int64{1, 2, 1365, 1366, 1367, 4999, 5000} {
 		if got, want := nthNewline(b, n), int(3*n-1); got != want {

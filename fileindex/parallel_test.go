@@ -15,9 +15,7 @@ import (
 
 // TestParallelBuild: counting ranges on several goroutines and stitching
 // gives the index one pass gives, whatever the split, spacing and content,
-// and the cache serves lines right from it. Not parallel: it sets
-// ParallelMin, which the other tests' builds read (they are parallel, so
-// they run after it).
+// and the cache serves lines right from it.
 func TestParallelBuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var mixed []byte
@@ -83,7 +81,6 @@ func brief(x *index) index {
 // TestParallelCancel: cancelling a parallel build ends it with the
 // context's error.
 func TestParallelCancel(t *testing.T) {
-	t.Parallel()
 	data := bytes.Repeat([]byte("line\n"), 1<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -96,7 +93,6 @@ func TestParallelCancel(t *testing.T) {
 // TestFeed: a build from scratch feeds every byte in order (through its
 // pipeline, the buffers going round); a cached index feeds nothing.
 func TestFeed(t *testing.T) {
-	t.Parallel()
 	data := bytes.Repeat([]byte("0123456789abcdef line\n"), 200000) // 4.4 MB: many blocks
 	c := newCache(t, Options{noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
@@ -129,7 +125,6 @@ func TestFeed(t *testing.T) {
 // TestSameFile: a path still leading to the open file is the same file; one
 // replaced by rename is not.
 func TestSameFile(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{noWatch: true})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
@@ -151,7 +146,6 @@ func TestSameFile(t *testing.T) {
 // TestParallelProgress: a parallel build reports rising byte counts from
 // its first range, and the whole size at its end.
 func TestParallelProgress(t *testing.T) {
-	t.Parallel()
 	data := bytes.Repeat([]byte("line of text\n"), 1<<20)
 	var got [][2]int64
 	ctx := WithProgress(context.Background(), func(done, total int64) { got = append(got, [2]int64{done, total}) })

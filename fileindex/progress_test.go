@@ -12,7 +12,6 @@ import (
 // the file's size; a grown file's extension reports from where it resumes;
 // a cached index reports nothing.
 func TestBuildProgress(t *testing.T) {
-	t.Parallel()
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "f")
 	size := 3*readBufSize + 123
