@@ -65,8 +65,9 @@ type Cache struct {
 	maxIndexBytes int64
 	spacing       int64
 	log           *slog.Logger
-	bufs          sync.Pool // *[]byte of bufSize: build and lookup buffers
+	bufs          sync.Pool // *[]byte of bufSize: build buffers
 	bufSize       int
+	lookups       sync.Pool // *[]byte of spacing bytes: line lookup buffers
 
 	mu            sync.Mutex
 	lru           *simplelru.LRU[fileKey, *entry]
@@ -161,6 +162,10 @@ func New(opts Options) (*Cache, error) {
 	}
 	c.bufs.New = func() any {
 		b := make([]byte, c.bufSize)
+		return &b
+	}
+	c.lookups.New = func() any {
+		b := make([]byte, c.spacing)
 		return &b
 	}
 	lru, err := simplelru.NewLRU(opts.MaxEntries, c.onEvict)
@@ -588,5 +593,14 @@ func (c *Cache) flush(err error) {
 func (c *Cache) withBuf(f func(buf []byte) error) error {
 	bufp := c.bufs.Get().(*[]byte)
 	defer c.bufs.Put(bufp)
+	return f(*bufp)
+}
+
+// withLookupBuf runs f with a pooled buffer of c.spacing bytes, all that a
+// line lookup reads (the builds' buffers are 256 KiB or more: a pool
+// dropped under -race made a lookup of a small file allocate one).
+func (c *Cache) withLookupBuf(f func(buf []byte) error) error {
+	bufp := c.lookups.Get().(*[]byte)
+	defer c.lookups.Put(bufp)
 	return f(*bufp)
 }

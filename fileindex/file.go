@@ -202,7 +202,7 @@ func (f *File) LineStart(n int64) (int64, error) {
 		return 0, err
 	}
 	var start int64
-	err = f.c.withBuf(func(buf []byte) error {
+	err = f.c.withLookupBuf(func(buf []byte) error {
 		start, err = x.lineStart(f.r, buf, n)
 		return err
 	})
@@ -216,7 +216,7 @@ func (f *File) LineAt(off int64) (n int64, start int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	err = f.c.withBuf(func(buf []byte) error {
+	err = f.c.withLookupBuf(func(buf []byte) error {
 		n, start, err = x.lineAt(f.r, buf, off)
 		return err
 	})

@@ -21,17 +21,23 @@ type reference struct {
 }
 
 func newReference(b []byte) reference {
-	parts := bytes.SplitAfter(b, []byte{'\n'})
-	if len(parts[len(parts)-1]) == 0 {
-		parts = parts[:len(parts)-1] // a trailing '\n' (or nothing) starts no line
+	// Each '\n' but a last one starts a line; a trailing '\n' (or
+	// nothing) starts none. (bytes.SplitAfter made a slice a line: a
+	// tenth of TestIndexLongLines' time under -race.)
+	r := reference{size: int64(len(b)), starts: make([]int64, 0, bytes.Count(b, []byte{'\n'})+2)}
+	r.starts = append(r.starts, 0)
+	for off := 0; ; {
+		i := bytes.IndexByte(b[off:], '\n')
+		if i < 0 || off+i+1 == len(b) {
+			break
+		}
+		off += i + 1
+		r.starts = append(r.starts, int64(off))
 	}
-	r := reference{size: int64(len(b))}
-	var off int64
-	for _, p := range parts {
-		r.starts = append(r.starts, off)
-		off += int64(len(p))
+	if len(b) == 0 {
+		r.starts = r.starts[:0]
 	}
-	r.starts = append(r.starts, off)
+	r.starts = append(r.starts, int64(len(b)))
 	return r
 }
 
@@ -44,7 +50,7 @@ func (r reference) lineAt(off int64) (int64, int64) {
 }
 
 // check compares f's answers with the reference: every line start and every
-// offset when every is set, else a sample of them.
+// offset when every is set, else a sample of them (see sampleOffsets).
 func check(t testing.TB, f *File, content []byte, every bool) {
 	t.Helper()
 	ref := newReference(content)
@@ -56,36 +62,27 @@ func check(t testing.TB, f *File, content []byte, every bool) {
 	}
 	step := int64(1)
 	if !every {
-		step = max(1, ref.lines()/1000)
+		step = max(1, ref.lines()/samples)
 	}
 	for n := int64(1); n <= ref.lines()+1; n += step {
-		got, err := f.LineStart(n)
-		if err != nil || got != ref.starts[n-1] {
-			t.Fatalf("LineStart(%d) = %d, %v; want %d", n, got, err, ref.starts[n-1])
-		}
+		checkLineStart(t, f, ref, n)
 	}
+	checkLineStart(t, f, ref, ref.lines()+1) // the end, which step may pass
 	for _, n := range []int64{0, -1, ref.lines() + 2} {
 		if _, err := f.LineStart(n); !errors.Is(err, ErrOutOfRange) {
 			t.Fatalf("LineStart(%d) error = %v, want ErrOutOfRange", n, err)
 		}
 	}
-	offs := []int64{}
+	var offs []int64
 	if every {
 		for off := int64(0); off < ref.size; off++ {
 			offs = append(offs, off)
 		}
 	} else {
-		for i := int64(0); i < ref.lines(); i += step {
-			s := ref.starts[i]
-			offs = append(offs, s, s+1, max(0, s-1))
-		}
-		for off := int64(0); off < ref.size; off += ref.size/1000 + 1 {
-			offs = append(offs, off)
-		}
-		offs = append(offs, max(0, ref.size-1))
+		offs = sampleOffsets(ref, step, spacingOf(f))
 	}
 	for _, off := range offs {
-		if off >= ref.size {
+		if off < 0 || off >= ref.size {
 			continue
 		}
 		wantN, wantStart := ref.lineAt(off)
@@ -99,6 +96,58 @@ func check(t testing.TB, f *File, content []byte, every bool) {
 			t.Fatalf("LineAt(%d) error = %v, want ErrOutOfRange", off, err)
 		}
 	}
+}
+
+func checkLineStart(t testing.TB, f *File, ref reference, n int64) {
+	t.Helper()
+	got, err := f.LineStart(n)
+	if err != nil || got != ref.starts[n-1] {
+		t.Fatalf("LineStart(%d) = %d, %v; want %d", n, got, err, ref.starts[n-1])
+	}
+}
+
+// samples is how many lines, offsets and checkpoints check visits when
+// not every: 250 in the quick run (1000 took most of the package's time
+// under -race: a lookup reads up to a spacing, 64 KiB by default), 1000
+// with TOOLD_LONG=1.
+var samples = int64(testenv.Size(250, 1000))
+
+// sampleOffsets are the offsets check looks up when not every. A lookup's
+// arithmetic turns at line starts (the '\n' before, the byte after) and at
+// checkpoints (a block's first byte, the last of the one before): so the
+// offsets are the sampled lines' starts and their neighbours, the
+// checkpoints' and their neighbours (every one of the first and last four
+// and a sample between), the first and last bytes, and a spread between.
+func sampleOffsets(ref reference, step, spacing int64) []int64 {
+	var offs []int64
+	for i := int64(0); i < ref.lines(); i += step {
+		s := ref.starts[i]
+		offs = append(offs, s, s+1, s-1)
+	}
+	for _, i := range []int64{ref.lines() - 1, ref.lines() - 2} { // the last lines, which step may pass
+		if i >= 0 {
+			s := ref.starts[i]
+			offs = append(offs, s, s+1, s-1)
+		}
+	}
+	cps := ref.size / spacing
+	cpStep := max(1, cps/samples)
+	for k := int64(1); k <= cps; k++ {
+		if k <= 4 || k > cps-4 || k%cpStep == 0 {
+			offs = append(offs, k*spacing-1, k*spacing, k*spacing+1)
+		}
+	}
+	for off := int64(0); off < ref.size; off += ref.size/samples + 1 {
+		offs = append(offs, off)
+	}
+	return append(offs, ref.size-1)
+}
+
+// spacingOf is the spacing of f's index.
+func spacingOf(f *File) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.idx.spacing
 }
 
 func newCache(t testing.TB, opts Options) *Cache {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/toold/toold/internal/testenv"
@@ -45,7 +46,7 @@ func TestParallelBuild(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(got, want) {
+				if !sameIndex(got, want) {
 					t.Errorf("%s, spacing %d, %d workers: %+v, want %+v", name, spacing, n, brief(got), brief(want))
 				}
 			}
@@ -59,6 +60,15 @@ func TestParallelBuild(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	writeFile(t, path, mixed)
 	check(t, open(t, c, path), mixed, false)
+}
+
+// sameIndex is reflect.DeepEqual of two indexes, cheaper: DeepEqual
+// walked the 170,000 checkpoints of spacing 7 by reflection, a third of
+// the test's time under -race.
+func sameIndex(a, b *index) bool {
+	x, y := *a, *b
+	x.cp, y.cp = nil, nil
+	return reflect.DeepEqual(x, y) && slices.Equal(a.cp, b.cp)
 }
 
 // brief is an index without its checkpoints, for messages.

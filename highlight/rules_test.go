@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/truncate"
 )
 
@@ -252,7 +253,9 @@ func denseLog(lines int) ([]byte, [3]Kind) {
 // lines, their words that vary masked; a clean output has none.
 func TestKinds(t *testing.T) {
 	t.Parallel()
-	out, want := denseLog(60000)
+	// 12,000 lines (2,000 of them ERROR) in the quick run, 60,000 with
+	// TOOLD_LONG=1: the kinds, their order and counts are the same checks.
+	out, want := denseLog(testenv.Size(12000, 60000))
 	res := Scan(out, Options{})
 	if len(res.Kinds) != 3 {
 		t.Fatalf("%d kinds, want 3: %+v", len(res.Kinds), res.Kinds)

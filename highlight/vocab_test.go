@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestCleanOutputs: the outputs of commands that went right show no group,
@@ -44,7 +46,8 @@ func TestCleanOutputs(t *testing.T) {
 	}
 	t.Run("a clean log", func(t *testing.T) {
 		var clean bytes.Buffer
-		for _, l := range bytes.SplitAfter(logText(4<<20), []byte("\n")) {
+		// 512 KiB (6,000 lines) in the quick run, 4 MiB with TOOLD_LONG=1.
+		for _, l := range bytes.SplitAfter(logText(testenv.Size(512<<10, 4<<20)), []byte("\n")) {
 			if !bytes.Contains(l, []byte("ERROR")) {
 				clean.Write(l)
 			}

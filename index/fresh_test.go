@@ -27,15 +27,13 @@ func sh(t *testing.T, dir, script string) {
 	}
 }
 
-// scanned counts hitsOf's greps that scanned.
-var scanned int
-
 // hitsOf greps dir for pattern through the index (checked against a scan)
-// and returns the files that match.
-func hitsOf(t *testing.T, m *Manager, dir, pattern string) []string {
+// and returns the files that match; it counts in scanned (when not nil)
+// a grep that scanned.
+func hitsOf(t *testing.T, m *Manager, dir, pattern string, scanned *int) []string {
 	t.Helper()
-	if !grepBoth(t, m, dir, search.Query{Pattern: pattern}, search.GrepOptions{}) {
-		scanned++ // a rebuild under way
+	if !grepBoth(t, m, dir, search.Query{Pattern: pattern}, search.GrepOptions{}) && scanned != nil {
+		*scanned++ // a rebuild under way
 	}
 	mt, _ := search.Compile(search.Query{Pattern: pattern})
 	var res *search.GrepResult
@@ -60,6 +58,7 @@ func hitsOf(t *testing.T, m *Manager, dir, pattern string) []string {
 // write-temp-then-rename, a new file in a new directory, a removed
 // directory, a rename, a removed line.
 func TestIndexFresh(t *testing.T) {
+	t.Parallel()
 	rounds := 2
 	if testenv.Long() {
 		rounds = 20
@@ -68,11 +67,11 @@ func TestIndexFresh(t *testing.T) {
 	m := newManager(t, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
 	waitState(t, m, dir, StateReady)
-	misses := 0
+	misses, scanned := 0, 0
 	check := func(what, pattern string, want ...string) {
 		t.Helper()
 		time.Sleep(100 * time.Millisecond)
-		if got := hitsOf(t, m, dir, pattern); strings.Join(got, "|") != strings.Join(want, "|") {
+		if got := hitsOf(t, m, dir, pattern, &scanned); strings.Join(got, "|") != strings.Join(want, "|") {
 			misses++
 			t.Errorf("%s: grep %s found %q, want %q", what, pattern, got, want)
 		}
@@ -110,6 +109,7 @@ func TestIndexFresh(t *testing.T) {
 // past the watch limit, is not trusted: grep scans and stats says why;
 // after an overflow the index is rebuilt.
 func TestIndexOverflowAndWatchLimit(t *testing.T) {
+	t.Parallel()
 	dir := genTree(t, 50, 6)
 	m := newManager(t, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
@@ -145,7 +145,8 @@ func TestIndexOverflowAndWatchLimit(t *testing.T) {
 // a file changed meanwhile is a candidate. A corrupt or truncated file is
 // rebuilt.
 func TestIndexRestart(t *testing.T) {
-	n := 400
+	t.Parallel()
+	n := 200 // the checks are not of its size: the timing is only logged
 	if testenv.Long() {
 		n = 6000
 	}
@@ -175,7 +176,7 @@ func TestIndexRestart(t *testing.T) {
 	// The bound (ready in at most 10% of the build) is a figure
 	// of bench/index.sh on the kernel tree (7%), not a timed test: on a
 	// loaded machine 6,000 small files gave 11%.
-	if got := hitsOf(t, b, dir, "zqrestart"); strings.Join(got, "|") != "d4/e1/f004.c" {
+	if got := hitsOf(t, b, dir, "zqrestart", nil); strings.Join(got, "|") != "d4/e1/f004.c" {
 		t.Errorf("a file changed while no daemon ran: %q", got)
 	}
 	b.Close()
@@ -228,6 +229,7 @@ func TestIndexRestart(t *testing.T) {
 // TestIndexQuota: past the quota the least recently used tree's index
 // file is removed and the tree forgotten; the newest stays.
 func TestIndexQuota(t *testing.T) {
+	t.Parallel()
 	a, b := genTree(t, 30, 9), genTree(t, 30, 10)
 	m := newManager(t, Options{Logger: quiet(), Quota: 1})
 	m.Candidates(a, nil, "")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ func genTree(t testing.TB, n int, seed uint64) string {
 	write("ignored.log", "sched error timeout\n")
 	for i := range n {
 		var b strings.Builder
+		long := 3000 // words of a long line: 21 KB, past a block of 16 KiB
 		for l := range 1 + r.IntN(30) {
 			for w := range 1 + r.IntN(6) {
 				if w > 0 {
@@ -49,7 +51,11 @@ func genTree(t testing.TB, n int, seed uint64) string {
 				}
 			}
 			if i%50 == 7 && l%5 == 2 { // a long line: parts read past it
-				b.WriteString(strings.Repeat(" "+words[r.IntN(len(words))], 3000))
+				b.WriteString(strings.Repeat(" "+words[r.IntN(len(words))], long))
+				// In the quick run a file's later long lines are of 300 words
+				// (2 KB, still past many blocks of the tests' small size):
+				// they were 80% of a tree's bytes, and of its greps' time.
+				long = testenv.Size(300, 3000)
 			}
 			if l%7 == 3 {
 				b.WriteByte('\r')
@@ -107,21 +113,49 @@ func waitState(t testing.TB, m *Manager, dir, state string) Stats {
 }
 
 // listingGreps counts the greps that went through the listing;
-// partsGreps those of them that searched parts of files.
-var listingGreps, partsGreps int
+// partsGreps those of them that searched parts of files (atomic: the
+// tests that grep run in parallel; TestIndexMatchesScan, which reads
+// them, does not).
+var listingGreps, partsGreps atomic.Int64
 
 // grepBoth greps dir by scan and through the index and fails on any
 // difference; it reports whether the index answered.
 func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.GrepOptions) bool {
 	t.Helper()
+	g := scanGrep(t, dir, q, opt)
+	return g.ok && indexMatchesScan(t, m, dir, g)
+}
+
+// scanGrepped is a grep of a tree by scan: its query, options and answer; ok
+// false when the pattern does not compile.
+type scanGrepped struct {
+	q    search.Query
+	opt  search.GrepOptions
+	mt   *search.Matcher
+	scan *search.GrepResult
+	ok   bool
+}
+
+// scanGrep greps dir by scan.
+func scanGrep(t testing.TB, dir string, q search.Query, opt search.GrepOptions) scanGrepped {
+	t.Helper()
 	mt, err := search.Compile(q)
 	if err != nil {
-		return false
+		return scanGrepped{q: q, opt: opt}
 	}
 	scan, err := search.Grep(context.Background(), mt, dir, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return scanGrepped{q: q, opt: opt, mt: mt, scan: scan, ok: true}
+}
+
+// indexMatchesScan greps dir through the index, by its candidates and
+// through its listing, and fails on any difference with g's scan; it
+// reports whether the index answered.
+func indexMatchesScan(t testing.TB, m *Manager, dir string, g scanGrepped) bool {
+	t.Helper()
+	q, opt, mt, scan := g.q, g.opt, g.mt, g.scan
 	query := QueryFor(q.Pattern, q.Literal, q.IgnoreCase)
 	opt.Candidate = m.Candidates(dir, query, "")
 	indexed, err := search.Grep(context.Background(), mt, dir, opt)
@@ -135,9 +169,9 @@ func grepBoth(t testing.TB, m *Manager, dir string, q search.Query, opt search.G
 	answered := opt.Candidate != nil
 	opt.Candidate = nil
 	if p := m.Plan(dir, query, "", false); p.Listing != nil {
-		listingGreps++
+		listingGreps.Add(1)
 		if len(p.Parts) > 0 {
-			partsGreps++
+			partsGreps.Add(1)
 		}
 		opt.Text = p.Text
 		listed, err := search.GrepListing(context.Background(), mt, dir, p.Listing, p.Pick, p.Parts, opt)
@@ -174,50 +208,58 @@ func genPatterns(r *rand.Rand, n int) []search.Query {
 
 // TestIndexMatchesScan: over generated patterns on a generated tree, a
 // grep through the index answers what a scan answers, with and without
-// limits.
+// limits, for each of two block sizes. The tree and the scans' answers
+// (which the index's block size does not change) are made once. Not
+// parallel: it sets blockSize, which the other tests' builds read (they
+// are parallel, so they run after it).
 func TestIndexMatchesScan(t *testing.T) {
-	for _, block := range []int{blockSize, 64} {
-		t.Run(fmt.Sprintf("block%d", block), func(t *testing.T) {
-			defer func(b int) { blockSize = b }(blockSize)
-			blockSize = block // 64: most files in blocks, searched in parts
-			testIndexMatchesScan(t)
-		})
-	}
-}
-
-func testIndexMatchesScan(t *testing.T) {
-	// The quick run: 40 files by 40 patterns, for each of the two block
-	// sizes (120 by 120 took 17 s under -race for both,
-	// 200 by 200 35 s).
+	// The quick run: 40 files by 40 patterns (120 by 120 took 17 s under
+	// -race for both block sizes, 200 by 200 35 s).
 	n, np := 40, 40
 	if testenv.Long() {
 		n, np = 800, 600 // 2000 by 2000 took 383 s under -race
 	}
 	dir := genTree(t, n, 1)
-	listingGreps, partsGreps = 0, 0
+	r := rand.New(rand.NewPCG(3, 4))
+	opts := []search.GrepOptions{{Limit: 7, Context: 1}, {MaxBytes: 300}, {Glob: "d1/**"}, {Limit: 1}, {Context: 3}, {Context: 12, Limit: 40}}
+	var greps []scanGrepped
+	for i, q := range append(fixedPatterns, genPatterns(r, np)...) {
+		for _, opt := range []search.GrepOptions{{}, opts[i%len(opts)]} {
+			greps = append(greps, scanGrep(t, dir, q, opt))
+		}
+	}
+	for _, block := range []int{blockSize, 64} {
+		t.Run(fmt.Sprintf("block%d", block), func(t *testing.T) {
+			defer func(b int) { blockSize = b }(blockSize)
+			blockSize = block // 64: most files in blocks, searched in parts
+			testIndexMatchesScan(t, dir, np, greps)
+		})
+	}
+}
+
+func testIndexMatchesScan(t *testing.T, dir string, np int, greps []scanGrepped) {
+	listingGreps.Store(0)
+	partsGreps.Store(0)
 	m := newManager(t, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
 	waitState(t, m, dir, StateReady)
-	r := rand.New(rand.NewPCG(3, 4))
 	hits := 0
-	opts := []search.GrepOptions{{Limit: 7, Context: 1}, {MaxBytes: 300}, {Glob: "d1/**"}, {Limit: 1}, {Context: 3}, {Context: 12, Limit: 40}}
-	for i, q := range append(fixedPatterns, genPatterns(r, np)...) {
-		for _, opt := range []search.GrepOptions{{}, opts[i%len(opts)]} {
-			if grepBoth(t, m, dir, q, opt) {
-				hits++
-			}
+	for _, g := range greps {
+		if g.ok && indexMatchesScan(t, m, dir, g) {
+			hits++
 		}
 	}
-	if hits < np || listingGreps < np {
-		t.Errorf("the index answered only %d greps, %d through the listing", hits, listingGreps)
+	listed, parts := int(listingGreps.Load()), int(partsGreps.Load())
+	if hits < np || listed < np {
+		t.Errorf("the index answered only %d greps, %d through the listing", hits, listed)
 	}
-	if blockSize < 1000 && partsGreps < np/4 {
-		t.Errorf("only %d greps searched parts of files", partsGreps)
+	if blockSize < 1000 && parts < np/4 {
+		t.Errorf("only %d greps searched parts of files", parts)
 	}
-	t.Logf("%d greps through the index, %d through the listing, %d in parts", hits, listingGreps, partsGreps)
+	t.Logf("%d greps through the index, %d through the listing, %d in parts", hits, listed, parts)
 	// A subdirectory is answered by the tree's index.
 	if !grepBoth(t, m, filepath.Join(dir, "d2"), search.Query{Pattern: "mutex_lock"}, search.GrepOptions{}) {
-		t.Error("a subdirectory's grep scanned")
+		t.Error("a subdirectory's grep scanGrepped")
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 // TestLinkTarget: a symlinked file stands for its target only when the
 // link leads there in one hop inside the tree.
 func TestLinkTarget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	must := func(err error) {
 		t.Helper()
@@ -53,6 +54,7 @@ func TestLinkTarget(t *testing.T) {
 // finds the new line; a text file rewritten in place as binary is
 // judged again (the index knew it as text).
 func TestPlanCacheForgets(t *testing.T) {
+	t.Parallel()
 	dir := genTree(t, 40, 11)
 	m := newManager(t, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
@@ -61,21 +63,21 @@ func TestPlanCacheForgets(t *testing.T) {
 		tok := "zqcached" + string(rune('a'+i))
 		want := []string(nil)
 		for range 2 { // the second asks the cache
-			if got := hitsOf(t, m, dir, tok); strings.Join(got, "|") != strings.Join(want, "|") {
+			if got := hitsOf(t, m, dir, tok, nil); strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Fatalf("round %d: grep %s found %q, want %q", i, tok, got, want)
 			}
 		}
 		sh(t, dir, "printf '"+tok+"\\n' >> d1/e1/f001.c")
 		want = []string{"d1/e1/f001.c"}
 		for range 2 {
-			if got := hitsOf(t, m, dir, tok); strings.Join(got, "|") != strings.Join(want, "|") {
+			if got := hitsOf(t, m, dir, tok, nil); strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Fatalf("round %d after the append: grep %s found %q, want %q", i, tok, got, want)
 			}
 		}
 	}
-	hitsOf(t, m, dir, "zqctl") // none, kept
+	hitsOf(t, m, dir, "zqctl", nil) // none, kept
 	sh(t, dir, "{ printf 'zqctl\\n'; head -c 3000 /dev/zero | tr '\\0' '\\1'; } > d2/e2/f002.c")
-	if got := hitsOf(t, m, dir, "zqctl"); len(got) != 0 { // binary now: skipped, as a scan has it
+	if got := hitsOf(t, m, dir, "zqctl", nil); len(got) != 0 { // binary now: skipped, as a scan has it
 		t.Fatalf("a binary file's match shown: %q", got)
 	}
 }
@@ -84,6 +86,7 @@ func TestPlanCacheForgets(t *testing.T) {
 // trigram's bytes, spaces and parentheses among them) keep plans apart: the
 // second grep is not answered with the first one's candidates.
 func TestPlanKeyUnambiguous(t *testing.T) {
+	t.Parallel()
 	a, b := QueryFor(`abc.*or\(.*xy .*zz\)`, false, false), QueryFor(`abc.*( xy| zz)`, false, false)
 	if a.String() != b.String() || a.key() == b.key() {
 		t.Fatalf("String %q and %q, key %q and %q: want the same String, different keys", a, b, a.key(), b.key())
@@ -111,6 +114,7 @@ func TestPlanKeyUnambiguous(t *testing.T) {
 // file of the tree (and back) is searched as a scan searches it: the
 // listing, which opens a file as the kind it was, is walked again.
 func TestRenamedOverByLink(t *testing.T) {
+	t.Parallel()
 	dir := genTree(t, 30, 9)
 	write := func(rel, body string) {
 		t.Helper()

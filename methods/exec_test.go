@@ -124,6 +124,7 @@ func trim(s string) string {
 }
 
 func TestExecPageRoundTrip(t *testing.T) {
+	t.Parallel() // a service of its own; runs beside the waits
 	svc, s := newExecService(t, nil)
 	var b strings.Builder
 	for i := range 3000 {

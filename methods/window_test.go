@@ -102,27 +102,43 @@ func writeFile(t testing.TB, data []byte) string {
 }
 
 var walkFiles = map[string][]byte{
-	"empty":       nil,
-	"newline":     []byte("\n"),
-	"crlf":        []byte("one\r\ntwo\r\n\r\nthree"),
-	"multibyte":   bytes.Repeat([]byte("日本語 é 😀\n"), 100),
-	"no newline":  []byte("a\nb\nc"),
-	"5 MB line":   bytes.Repeat([]byte("abcdefghé"), 5<<20/10),
+	"empty":      nil,
+	"newline":    []byte("\n"),
+	"crlf":       []byte("one\r\ntwo\r\n\r\nthree"),
+	"multibyte":  bytes.Repeat([]byte("日本語 é 😀\n"), 100),
+	"no newline": []byte("a\nb\nc"),
+	// 1 MB in the quick run (5 MB with TOOLD_LONG=1): still four windows
+	// at the largest maxBytes and four of fileindex's read buffers.
+	"5 MB line":   bytes.Repeat([]byte("abcdefghé"), testenv.Size(1<<20, 5<<20)/10),
 	"long middle": []byte("x\n" + strings.Repeat("€", 40000) + "\ny\n"),
+	// The long middle line's small steps in the quick run (see smallSteps).
+	"middle": []byte("x\n" + strings.Repeat("€", 1000) + "\ny\n"),
+}
+
+// smallSteps says whether a walk of maxBytes a step reads a file of n
+// bytes. In the quick run walks of fewer than 1,000 bytes a step leave out
+// the files over 64 KiB (the long middle line at 10 bytes a step was
+// 12,000 windows, most of TestReadWalk's time under -race): the middle
+// line, 3 KB, is walked at the same steps and cuts its runes and finishes
+// its partial line the same way at every window; the long middle line, 120
+// KB, keeps the steps that cross 64 KiB inside it.
+func smallSteps(n, maxBytes int) bool {
+	return maxBytes >= 1000 || n <= 64<<10 || testenv.Long()
 }
 
 // TestReadBytesWalk walks each file with readBytes at each maxBytes. The
-// quick run leaves out walks of over 20,000 steps (the long middle line a
-// byte or three at a time: 13 s each under -race); the long middle line at
-// 100 bytes and the multibyte file a byte at a time cut the same runes.
+// quick run leaves out walks of over 2,000 steps (the long middle line a
+// byte or three at a time: 13 s each under -race) and those of smallSteps;
+// the middle line three bytes at a time and the multibyte file a byte at a
+// time cut the same runes.
 func TestReadBytesWalk(t *testing.T) {
 	t.Parallel() // a service of its own; runs beside the waits
 	svc, _ := newTestService(t)
-	maxSteps := testenv.Size(20000, 1<<30)
+	maxSteps := testenv.Size(2000, 1<<30)
 	for name, data := range walkFiles {
 		path := writeFile(t, data)
 		for _, max := range []int{1, 3, 100, 65536, protocol.MaxWindowBytes} {
-			if len(data) > 1<<20 && max < 65536 || len(data)/max > maxSteps {
+			if len(data) > 1<<20 && max < 65536 || len(data)/max > maxSteps || !smallSteps(len(data), max) {
 				continue
 			}
 			if got := walkBytes(t, svc, path, max, false); !bytes.Equal(got, data) {
@@ -138,7 +154,7 @@ func TestReadWalk(t *testing.T) {
 	for name, data := range walkFiles {
 		path := writeFile(t, data)
 		for _, lr := range []truncate.LineOptions{{Limit: 1, MaxBytes: 10}, {Limit: 7, MaxBytes: 100}, {Limit: 2000, MaxBytes: 51200}} {
-			if len(data) > 1<<20 && lr.MaxBytes < 51200 {
+			if len(data) > 1<<20 && lr.MaxBytes < 51200 || !smallSteps(len(data), lr.MaxBytes) {
 				continue
 			}
 			if got := walkLines(t, svc, path, lineRequest{LineOptions: lr}); !bytes.Equal(got, data) {
@@ -150,7 +166,7 @@ func TestReadWalk(t *testing.T) {
 
 func FuzzReadBytesWalk(f *testing.F) {
 	for _, data := range walkFiles {
-		if len(data) < 1<<16 {
+		if len(data) < 2<<10 { // the middle line (3 KB) would add 1,200 windows
 			f.Add(data, 5)
 		}
 	}

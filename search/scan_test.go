@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/truncate"
 )
 
@@ -134,8 +135,11 @@ func TestScanLimits(t *testing.T) {
 // TestGrepReaderSpool searches a large reader (as an exec spool) whose
 // lines cross many chunks, and checks line numbers against the lines.
 func TestGrepReaderSpool(t *testing.T) {
+	// 120,000 lines (2.3 MB, two of the scan's chunks and more) in the
+	// quick run, 300,000 (5.7 MB) with TOOLD_LONG=1.
+	n := testenv.Size(120000, 300000)
 	var b bytes.Buffer
-	for i := 1; i <= 300000; i++ {
+	for i := 1; i <= n; i++ {
 		if i%1000 == 500 {
 			b.WriteString("ERROR at line ")
 		}
@@ -147,7 +151,7 @@ func TestGrepReaderSpool(t *testing.T) {
 	must(t, err)
 	res, err := GrepReader(context.Background(), m, bytes.NewReader(data), int64(len(data)), "spool", GrepOptions{Limit: 1000, Context: 1})
 	must(t, err)
-	if res.TotalMatches != 300 || len(res.Files) != 1 || len(res.Files[0].Matches) != 300 {
+	if res.TotalMatches != n/1000 || len(res.Files) != 1 || len(res.Files[0].Matches) != n/1000 {
 		t.Fatalf("total %d files %d", res.TotalMatches, len(res.Files))
 	}
 	lines := strings.Split(string(data), "\n")

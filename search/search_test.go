@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // tree copies testdata/tree into a temporary directory and adds what git
@@ -473,7 +475,9 @@ func TestGrepFileSizes(t *testing.T) {
 func TestGrepSharedJob(t *testing.T) {
 	dir := t.TempDir()
 	var want []string
-	for i := range 12 {
+	// 6 files (1.6 MB) in the quick run, 12 with TOOLD_LONG=1: each over
+	// shareSize, more than there are workers to claim them.
+	for i := range testenv.Size(6, 12) {
 		name := fmt.Sprintf("f%02d.txt", i)
 		var b strings.Builder
 		for b.Len() < shareSize+i*1000 {
