@@ -259,7 +259,7 @@ func testIndexMatchesScan(t *testing.T, dir string, np int, greps []scanGrepped)
 	t.Logf("%d greps through the index, %d through the listing, %d in parts", hits, listed, parts)
 	// A subdirectory is answered by the tree's index.
 	if !grepBoth(t, m, filepath.Join(dir, "d2"), search.Query{Pattern: "mutex_lock"}, search.GrepOptions{}) {
-		t.Error("a subdirectory's grep scanGrepped")
+		t.Error("a subdirectory's grep scanned")
 	}
 }
 

@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/sys/unix"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/internal/testenv"
 )
@@ -475,9 +477,9 @@ func TestGrepFileSizes(t *testing.T) {
 func TestGrepSharedJob(t *testing.T) {
 	dir := t.TempDir()
 	var want []string
-	// 6 files (1.6 MB) in the quick run, 12 with TOOLD_LONG=1: each over
-	// shareSize, more than there are workers to claim them.
-	for i := range testenv.Size(6, 12) {
+	// 6 files (1.6 MB) in the quick run, 12 with TOOLD_LONG=1, and more
+	// than there are workers (one a CPU) to claim them: each over shareSize.
+	for i := range max(testenv.Size(6, 12), runtime.GOMAXPROCS(0)+1) {
 		name := fmt.Sprintf("f%02d.txt", i)
 		var b strings.Builder
 		for b.Len() < shareSize+i*1000 {

@@ -198,12 +198,17 @@ func TestRootsSymlinkSwap(t *testing.T) {
 		if inside == 0 {
 			t.Errorf("no read saw the file inside: the case tests nothing")
 		}
+		if denied == 0 {
+			t.Errorf("no read met the swapped tree: the swaps missed every read")
+		}
 	})
 }
 
 // swapReads reads d/f n times, 64 in flight, and counts the outcomes. It
-// allows 40 swaps a read sent: about as many as a swapper left to spin made
-// beside the reads on an idle machine.
+// allows 41 swaps a reply, as each comes (about as many as a swapper left
+// to spin made beside the reads on an idle machine), so the swaps go on
+// while the rest of the batch is served; an odd number, so that between
+// bursts the tree rests swapped as often as not.
 func swapReads(t *testing.T, c *client, n int, swaps *pacer) (escapes, inside, denied int) {
 	const inFlight = 64
 	for done := 0; done < n; {
@@ -211,9 +216,10 @@ func swapReads(t *testing.T, c *client, n int, swaps *pacer) (escapes, inside, d
 		for i := 0; i < inFlight && done+i < n; i++ {
 			batch = append(batch, c.send("read", map[string]any{"path": "d/f"}))
 		}
-		swaps.allow(40 * len(batch))
+		swaps.allow(41)
 		for _, ch := range batch {
 			r := <-ch
+			swaps.allow(41)
 			switch {
 			case r.Error != nil && (r.Error.Code == codeAccessDenied || r.Error.Code == codeNoSuchFile):
 				denied++
