@@ -45,7 +45,9 @@ func NoExitSleep() {
 }
 
 // Build returns the path of cmd/toold built with -race if race and with
-// the link flags ldflags, from a cache directory keyed by the sources of
+// the link flags ldflags (without -race it is built as the README installs
+// it, CGO_ENABLED=0: static, and no C compiler runs for net and os/user,
+// which in a cold build cache saved 7 CPU-seconds), from a cache directory keyed by the sources of
 // the main module's packages it is made of, go.mod, go.sum, the Go
 // version and the build environment. A missing binary is built under a
 // lock, so packages that run at once build it once. TOOLD_TEST_CACHE
@@ -56,13 +58,16 @@ func Build(race bool, ldflags string) (string, error) {
 	// pseudo-version and a dirty one "devel", and the cache key, made of
 	// the sources, cannot tell them apart; tests see "devel" either way.
 	flags := []string{"-buildvcs=false"}
+	var env []string
 	if race {
 		flags = append(flags, "-race")
+	} else {
+		env = append(env, "CGO_ENABLED=0")
 	}
 	if ldflags != "" {
 		flags = append(flags, "-ldflags", ldflags)
 	}
-	key, err := sourceKey(flags)
+	key, err := sourceKey(flags, env)
 	if err != nil {
 		return "", err
 	}
@@ -85,7 +90,7 @@ func Build(race bool, ldflags string) (string, error) {
 	}
 	tmp := fmt.Sprintf("%s.%d", bin, os.Getpid())
 	args := append(append([]string{"build", "-o", tmp}, flags...), tooldPkg)
-	if out, err := goCmd(args...).CombinedOutput(); err != nil {
+	if out, err := goCmd(env, args...).CombinedOutput(); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
 	}
@@ -100,20 +105,20 @@ func Build(race bool, ldflags string) (string, error) {
 // module's packages in cmd/toold's dependencies (other modules are fixed
 // by go.sum), go.mod, go.sum, the flags, the Go version and the
 // environment that changes a build.
-func sourceKey(flags []string) (string, error) {
+func sourceKey(flags, env []string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH, flags)
+	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH, flags, env)
 	for _, v := range []string{"CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "CC"} {
 		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
 	}
 	tmpl := `{{if and .Module .Module.Main}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{range .CgoFiles}} {{.}}{{end}}` +
 		`{{range .EmbedFiles}} {{.}}{{end}}{{end}}`
 	args := append(append([]string{"list", "-deps", "-f", tmpl}, flags...), tooldPkg)
-	out, err := goCmd(args...).Output()
+	out, err := goCmd(env, args...).Output()
 	if err != nil {
 		return "", fmt.Errorf("go list: %w", err)
 	}
-	mod, err := goCmd("list", "-m", "-f", "{{.Dir}}").Output()
+	mod, err := goCmd(nil, "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
 		return "", fmt.Errorf("go list -m: %w", err)
 	}
@@ -170,18 +175,19 @@ var userCacheDir, _ = os.UserCacheDir()
 var xdgCache, xdgCacheSet = os.LookupEnv("XDG_CACHE_HOME")
 
 // goCmd is the go command with args, in the environment of this process
-// but for XDG_CACHE_HOME, which is as the test binary started. A TestMain
+// and extraEnv (which wins) but for XDG_CACHE_HOME, which is as the test
+// binary started. A TestMain
 // that points XDG_CACHE_HOME at an empty directory (for the search index's
 // files) would otherwise move go's default build cache there: go list
 // redid cgo's work (a CPU-second) and go build compiled toold and all it
 // imports from nothing (a minute of CPU under -race) on every run.
-func goCmd(args ...string) *exec.Cmd {
+func goCmd(extraEnv []string, args ...string) *exec.Cmd {
 	cmd := exec.Command("go", args...)
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "XDG_CACHE_HOME=") })
 	if xdgCacheSet {
 		env = append(env, "XDG_CACHE_HOME="+xdgCache)
 	}
-	cmd.Env = env
+	cmd.Env = append(env, extraEnv...) // the last of a name wins
 	return cmd
 }
 

@@ -28,16 +28,17 @@ func TestToold(t *testing.T) {
 	if err != nil || again != bin {
 		t.Errorf("second call: %q %v, want %q", again, err, bin)
 	}
-	k1, err := sourceKey(nil)
+	k1, err := sourceKey(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, _ := sourceKey([]string{"-race"})
+	k2, _ := sourceKey([]string{"-race"}, nil)
+	k4, _ := sourceKey(nil, []string{"CGO_ENABLED=0"}) // Build(false, "")'s
 	t.Setenv("GOEXPERIMENT", "")
 	t.Setenv("CGO_ENABLED", "0")
-	k3, _ := sourceKey(nil)
-	if k1 == k2 || k1 == k3 {
-		t.Errorf("keys: plain %s, -race %s, CGO_ENABLED=0 %s: want each different", k1, k2, k3)
+	k3, _ := sourceKey(nil, nil)
+	if k1 == k2 || k1 == k3 || k1 == k4 || k2 == k4 {
+		t.Errorf("keys: plain %s, -race %s, CGO_ENABLED=0 %s, Build's CGO_ENABLED=0 %s: want all but the last two different", k1, k2, k3, k4)
 	}
 }
 
@@ -97,7 +98,7 @@ func TestLong(t *testing.T) {
 func TestGoCmdKeepsBuildCache(t *testing.T) {
 	gocache := func() string {
 		t.Helper()
-		out, err := goCmd("env", "GOCACHE").Output()
+		out, err := goCmd(nil, "env", "GOCACHE").Output()
 		if err != nil {
 			t.Fatal(err)
 		}
