@@ -117,7 +117,7 @@ func generator(name string, full bool) func() []byte {
 	case name == "minified-json-3mb":
 		return func() []byte { return minifiedJSON(QuickMinified) }
 	case name == "jsonl-60k":
-		return func() []byte { return jsonLines(QuickJSONLines, QuickJSONLines*41337/60000) }
+		return func() []byte { return JSONLinesOf(QuickJSONLines) }
 	}
 	return generators[name]
 }
@@ -138,7 +138,11 @@ func generated(name string, full bool, gen func() []byte) []byte {
 
 // JSONLines is a service's log of 60,000 records written by log/slog's JSON
 // handler, one of which (record 41,337) is at level ERROR.
-func JSONLines() []byte { return jsonLines(60000, 41337) }
+func JSONLines() []byte { return JSONLinesOf(60000) }
+
+// JSONLinesOf is JSONLines of n records, its ERROR record as far in
+// (n*41337/60000): the quick run's is JSONLinesOf(QuickJSONLines).
+func JSONLinesOf(n int) []byte { return jsonLines(n, n*41337/60000) }
 
 // jsonLines is JSONLines of n records, the one at level ERROR at errAt.
 // It writes the bytes slog's JSON handler writes for them (highlight's
