@@ -245,8 +245,12 @@ func (r *Runner) signalEscaped(p *process, termed map[int]uint64, kill bool) (in
 
 // escaped lists the daemon's children that carry p's marker and have not
 // exited: p's descendants that left its group and came back to the daemon.
-// unsure reports a child whose environment could not be read: one in the
-// middle of an execve shows none for a moment, so look again.
+// unsure reports a child whose environment could not be read (one in the
+// middle of an execve shows none for a moment) or that exited since it was
+// listed: its own children came back to the daemon after the listing, so
+// look again. (finish's sweep took such a round, the SIGTERMed escapee a
+// zombie and its children not yet listed, for its last, and left them
+// running: a double fork's two sleeps outlived their exec under load.)
 func (r *Runner) escaped(p *process) (pids []int, unsure bool) {
 	if !r.orphans.adopting || p.marker == "" {
 		return nil, false
@@ -258,6 +262,7 @@ func (r *Runner) escaped(p *process) (pids []int, unsure bool) {
 		}
 		info, err := proc.Stat(pid)
 		if err != nil || info.Zombie {
+			unsure = true
 			continue
 		}
 		switch has, ok := proc.HasEnv(pid, p.marker); {
