@@ -331,6 +331,14 @@ func sandboxOtherSession(t *testing.T, c, other *rawClient, w *sandboxWorld) {
 	var r sandboxResult
 	sandboxCall(t, other, 2, "exec", map[string]any{"command": "echo $$; exec sleep 30", "cwd": w.proj, "yieldMs": 300}, &r)
 	pid := strings.TrimSpace(r.Stdout.Head)
+	if r.Process != nil && pid == "" {
+		// Not printed within the yield: its sandbox started slowly (a
+		// loaded machine, the -race launcher). Wait for the line.
+		var more sandboxResult
+		sandboxCall(t, other, 5, "process/wait", map[string]any{"id": *r.Process, "timeoutMs": 20000,
+			"until": map[string]any{"pattern": `^[0-9]+$`}}, &more)
+		pid = strings.TrimSpace(more.Stdout.Head)
+	}
 	if r.Process == nil || pid == "" {
 		t.Fatalf("the other session's process: %+v", r)
 	}
