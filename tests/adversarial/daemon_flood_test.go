@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -16,24 +17,45 @@ import (
 
 // Bad neighbours: clients that send much and read nothing.
 
-// daemonFloodRequests is how many reads the flood sends: 1,000 by default,
-// 10,000 in the long run.
+// daemonFloodRequests is how many reads a flood sends: 1,500 in the quick
+// run, 10,000 in the long run. Either is well past what a daemon that
+// pauses its reads at the in-flight cap takes before its writer blocks:
+// some 1,000 on stdio (64 in flight, the rest in the pipe's 64 KiB and
+// rpc's 64 KiB read buffer, at ~140 bytes a request), fewer on the socket
+// (floodDial), so checkPaused can tell.
 func daemonFloodRequests() int {
 	if daemonLong() {
 		return 10_000
 	}
-	return 1_000
+	return 1_500
+}
+
+// floodWindow is the maxBytes of a flood's reads: 8 KiB in the quick run,
+// 256 KiB in the long run. The quick run attacks the -race build, whose
+// instrumented code took 45 CPU-seconds a flood to move 1,000 windows of
+// 256 KiB, and whose peak RSS then neared the budget (231 MiB), the race
+// detector's shadow of the heap's churn. At 8 KiB a -race daemon with the
+// cap peaks at 60-66 MiB, and one that reads every request at once (the
+// cap broken: MaxInFlight 1<<20) at 420-440 MiB, past the budget; as
+// shipped that one peaks at 55-61 MiB, but its writer sends all 1,500
+// (checkPaused).
+func floodWindow() int {
+	if daemonLong() {
+		return 256 << 10
+	}
+	return 8 << 10
 }
 
 const daemonRSSBudget = 256 << 20
 
-// floodReads sends n reads of 256 KiB windows of path without reading the
-// replies, in a goroutine (its writes block once the daemon stops reading);
-// sent counts the requests written.
+// floodReads sends n reads of floodWindow-byte windows of path without
+// reading the replies, in a goroutine (its writes block once the daemon
+// stops reading); sent counts the requests written.
 func floodReads(c *rawClient, path string, n int, sent *atomic.Int64) {
+	window := floodWindow()
 	go func() {
 		for i := range n {
-			if c.send(rawRequest(i+1, "read", map[string]any{"path": path, "maxBytes": 262144, "limit": 100000})) != nil {
+			if c.send(rawRequest(i+1, "read", map[string]any{"path": path, "maxBytes": window, "limit": 100000})) != nil {
 				return
 			}
 			sent.Add(1)
@@ -47,9 +69,10 @@ const floodQuiet = 150 * time.Millisecond
 
 // drainFlood reads the flood's n replies and fails on any error reply, or
 // when 30 s pass without one. It looks at each reply's envelope only, in
-// place in the reader's buffer: decoding or copying the quarter gigabyte of
-// windows (a CPU-second of the race-instrumented test's) would make the
-// test slow, not stricter.
+// place in the reader's buffer: decoding or copying the windows (16 MB in
+// the quick run, 2.5 GB in the long one; a quarter gigabyte was a
+// CPU-second of the race-instrumented test's) would make the test slow,
+// not stricter.
 func drainFlood(t *testing.T, c *rawClient, n int) {
 	t.Helper()
 	if c.br == nil {
@@ -138,8 +161,36 @@ func (p *daemonProc) settledRSS(t *testing.T) int64 {
 	return last
 }
 
+// floodDial connects a raw client to sock for a flood, with a send buffer
+// of 64 KiB (the kernel doubles it): what its writes queue before the
+// daemon reads them is then bounded on every machine, as a pipe's 64 KiB
+// is on stdio, not by net.core.wmem_default (at its usual 212,992 bytes
+// 500-600 requests were written before the daemon paused, 280-310 with
+// 64 KiB).
+func floodDial(t *testing.T, sock string) *rawClient {
+	t.Helper()
+	c := daemonDial(t, sock)
+	if err := c.w.(*net.UnixConn).SetWriteBuffer(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// checkPaused fails t unless the daemon stopped reading the flood before
+// its end, which is what bounds its memory: the writer, settled, has
+// requests left to send.
+func checkPaused(t *testing.T, sent *atomic.Int64, n int) {
+	t.Helper()
+	t.Logf("%d requests, %d written before the daemon paused", n, sent.Load())
+	if sent.Load() >= int64(n) {
+		t.Errorf("the daemon read all %d requests: its reads never paused at the in-flight cap", n)
+	}
+}
+
 // checkFloodRSS fails t if p's peak RSS, over the flood and its drain,
-// went past the budget; paused is the peak when the flood had settled.
+// went past the budget; paused is the peak when the flood had settled. A
+// -race daemon's RSS is the shipped one's and the race detector's shadow,
+// so the budget holds it to at least as much as the shipped daemon.
 func checkFloodRSS(t *testing.T, p *daemonProc, paused int64) {
 	t.Helper()
 	rss := p.peakRSS(t) // VmHWM: the peak of the whole run, paused's too
@@ -150,15 +201,16 @@ func checkFloodRSS(t *testing.T, p *daemonProc, paused int64) {
 }
 
 // TestDaemonFloodStdio: issue 8 item 3 on stdio. A client pipelines
-// thousands of reads of 256 KiB windows and reads none of the replies: the
-// daemon's peak RSS stays under 256 MiB (the original read every request
-// at once and held every reply: past 1 GB for 10,000), and every reply
-// arrives once the client reads.
+// thousands of reads (1,500 of 8 KiB windows; 10,000 of 256 KiB with
+// TOOLD_LONG=1) and reads none of the replies: the daemon stops reading
+// them before their end, its peak RSS stays under 256 MiB (the original
+// read every request at once and held every reply: past 1 GB for 10,000),
+// and every reply arrives once the client reads.
 //
-// Serial (no t.Parallel), as TestDaemonFloodSocket: it moves a quarter
-// gigabyte through the daemon, on both cores, and its settling waits
-// (settle, settledRSS) tell the daemon's pause by quiet periods that other
-// tests' load would stretch or fake.
+// Serial (no t.Parallel), as TestDaemonFloodSocket: it moves the replies
+// through the daemon on both cores (2.5 GB in the long run), and its
+// settling waits (settle, settledRSS) tell the daemon's pause by quiet
+// periods that other tests' load would stretch or fake.
 func TestDaemonFloodStdio(t *testing.T) {
 	p, c := daemonStdio(t)
 	path := daemonFile(t, t.TempDir(), 8192, 128) // 1 MiB
@@ -166,8 +218,8 @@ func TestDaemonFloodStdio(t *testing.T) {
 	var sent atomic.Int64
 	floodReads(c, path, n, &sent)
 	settle(&sent, n)
+	checkPaused(t, &sent, n)
 	paused := p.settledRSS(t)
-	t.Logf("%d requests, %d written before the daemon paused", n, sent.Load())
 	drainFlood(t, c, n)
 	checkFloodRSS(t, p, paused)
 }
@@ -192,11 +244,12 @@ func TestDaemonFloodSocket(t *testing.T) {
 		return time.Since(start)
 	}
 	before := probe(1)
-	flood := daemonDial(t, sock)
+	flood := floodDial(t, sock)
 	n := daemonFloodRequests()
 	var sent atomic.Int64
 	floodReads(flood, path, n, &sent)
 	settle(&sent, n)
+	checkPaused(t, &sent, n)
 	var during time.Duration
 	for i := range 5 {
 		during = max(during, probe(10+i))
@@ -327,10 +380,11 @@ func TestDaemonSIGTERMDuringFlood(t *testing.T) {
 	t.Parallel() // no RSS nor latency measured: it waits beside the others
 	p, sock := daemonShared(t, 0)
 	path := daemonFile(t, t.TempDir(), 8192, 128)
-	flood := daemonDial(t, sock)
+	flood := floodDial(t, sock)
 	var sent atomic.Int64
 	floodReads(flood, path, 1000, &sent)
 	settle(&sent, 1000)
+	checkPaused(t, &sent, 1000) // the case's premise: reads paused at the cap
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.wait(15 * time.Second); code == -1 {
 		t.Fatal("the daemon still runs 15 s after SIGTERM")

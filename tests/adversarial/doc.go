@@ -12,13 +12,19 @@
 // socket, commands that escape their group, a daemon killed under a
 // forwarder.
 //
-// The default run is short (seconds). TOOLD_LONG=1 (or -tags
-// adversarial_long) runs the long variants, e.g. 100,000 reads under a
-// thread that swaps a directory for a symlink, or 10,000 connections.
+// The default run is short (seconds) and attacks toold built as the test
+// binary is, with -race under `go test -race`: the race detector watches
+// the daemon under attack, and a race report in a daemon's stderr or log
+// fails the case that started it. TOOLD_LONG=1 (or -tags adversarial_long)
+// runs the long variants, e.g. 100,000 reads under a thread that swaps a
+// directory for a symlink, 10,000 connections, floods of 10,000 reads of
+// 256 KiB windows; CI runs them without -race, on toold as shipped.
 // The two floods run first, alone (their peak RSS, another client's
-// latency); then every other case at once (TestMain's allAtOnce), each
-// with daemons and files of its own, so that the seconds some spend idle
-// on a daemon's timeouts overlap the others' work.
+// latency), with the two cases that push megabytes through the daemon's
+// parser under a reply deadline; then every other case at once
+// (TestMain's ParallelAtLeast), each with daemons and files of its own,
+// so that the seconds some spend idle on a daemon's timeouts overlap the
+// others' work.
 //
 // The cases run over the three transports where the transport can change
 // the outcome (stdio in both framings, the shared daemon's socket);

@@ -129,6 +129,7 @@ func TestSoftMemoryLimit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
+		checkNoRace(t, "the daemon", string(out))
 		line := ""
 		for _, l := range strings.Split(string(out), "\n") {
 			if strings.Contains(l, "soft memory limit") {

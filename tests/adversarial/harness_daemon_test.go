@@ -112,6 +112,7 @@ func (p *daemonProc) run(t testing.TB) {
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
 		<-p.exited
+		checkNoRace(t, "the daemon", p.stderr.String())
 		if t.Failed() {
 			t.Logf("daemon stderr:\n%s", daemonTail(p.stderr.String(), 3000))
 		}
@@ -359,7 +360,15 @@ func daemonForwarded(t testing.TB) (*daemonProc, *rawClient) {
 		t.Fatal(err)
 	}
 	out := p.stdout(t)
-	t.Cleanup(func() { daemonKillShared(filepath.Join(runtimeDir, "toold-"+strconv.Itoa(os.Geteuid()))) })
+	t.Cleanup(func() {
+		root := filepath.Join(runtimeDir, "toold-"+strconv.Itoa(os.Geteuid()))
+		daemonKillShared(root)
+		logs, _ := filepath.Glob(filepath.Join(root, "*.log")) // the daemon's stderr
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			checkNoRace(t, "the shared daemon", string(b))
+		}
+	})
 	p.run(t)
 	return p, newRawClient(t, in, out)
 }

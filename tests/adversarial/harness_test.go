@@ -22,21 +22,23 @@ import (
 	"github.com/toold/toold/rpc"
 )
 
-// binPath is the built toold, from the cache the other packages' tests
-// share (testenv). Built without -race, as shipped: the floods' RSS budget
-// is the shipped daemon's (-race's shadow memory took 210 of its 256 MiB),
-// the long cases make 100,000 requests, and -race is for the packages' own
-// tests.
+// binPath is the built toold the cases attack: testenv.Toold's, the one
+// build cmd/toold and client share, made as this test binary was. The
+// quick run (`go test -race`) so attacks the -race build, with the race
+// detector watching the daemon under attack (checkNoRace), and needs no
+// build without -race of its own (a minute of CPU in a cold build cache);
+// CI's long run, without -race, attacks toold as shipped, at full size.
 var binPath string
 
 func TestMain(m *testing.M) {
-	// The binary first: testenv.Build runs go list, which with
+	// The binary first: testenv.Toold runs go list, which with
 	// XDG_CACHE_HOME at an empty directory finds no build cache and spent
 	// a CPU-second redoing cgo's work each run.
 	var err error
+	testenv.NoExitSleep() // Toold's too; a given -race binary sleeps a second at exit without it
 	if bin := os.Getenv("TOOLD_ADVERSARIAL_BIN"); bin != "" {
 		binPath = bin // as daemonBinary: a given binary (TestSandboxAsNobody's)
-	} else if binPath, err = testenv.Build(false, ""); err != nil {
+	} else if binPath, err = testenv.Toold(); err != nil {
 		fmt.Fprintf(os.Stderr, "building toold: %v\n", err)
 		os.Exit(1)
 	}
@@ -48,9 +50,11 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CACHE_HOME", cache)
 	// The cases run in parallel (t.Parallel): each has daemons and files
 	// of its own and mostly waits on them. Only the two floods
-	// (TestDaemonFlood*: a quarter gigabyte through the daemon, quiet
-	// periods that tell its pause, another client's latency) run serially,
-	// first, alone as far as this package goes.
+	// (TestDaemonFlood*: thousands of replies through the daemon, quiet
+	// periods that tell its pause, another client's latency) and the two
+	// that push megabytes through the daemon's parser, each reply due
+	// within 10 s (TestDaemonHugeNumbers, TestDaemonMalformedGoesOn), run
+	// serially, first, alone as far as this package goes.
 	// With -test.parallel past the number of its parallel cases and
 	// subtests, all start together once the floods are done: those that
 	// wait seconds idle on a daemon (the drain and cancel timeouts after
@@ -260,8 +264,21 @@ func (d *daemon) stop(t testing.TB) {
 		d.cmd.Process.Kill()
 		<-d.exited
 	}
+	checkNoRace(t, "the daemon", d.stderr.String())
 	if t.Failed() {
 		t.Logf("daemon stderr:\n%s", d.stderr.String())
+	}
+}
+
+// checkNoRace fails t if a daemon's stderr (or log) holds a race report.
+// The race runtime prints its report when it finds the race but exits 66
+// only at the end, and many daemons here are killed or never asked for
+// their exit code: without this a race in the -race build under attack
+// would go unseen.
+func checkNoRace(t testing.TB, who, stderr string) {
+	t.Helper()
+	if i := strings.Index(stderr, "WARNING: DATA RACE"); i >= 0 {
+		t.Errorf("%s reported a data race:\n%s", who, stderr[i:])
 	}
 }
 
