@@ -462,8 +462,7 @@ func TestBadInput(t *testing.T) {
 			check(raw)
 		}
 		// A 20 MB message.
-		big := []byte(`{"jsonrpc":"2.0","id":"big","method":"read","params":{"path":"` + strings.Repeat("a", 20<<20) + `"}}`)
-		p.send(big)
+		p.sendPadded(`{"jsonrpc":"2.0","id":"big","method":"read","params":{"path":"`, 20<<20, 'a', `"}}`)
 		if m := p.orphan(); m.Error == nil || m.Error.Code != -32600 {
 			t.Errorf("20 MB message: got %+v, want -32600", m.Error)
 		}
