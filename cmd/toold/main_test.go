@@ -263,19 +263,22 @@ func TestReadLongLines(t *testing.T) {
 // TestReadBytesWalk follows next.startByte from 0 and checks the windows put
 // end to end give the file back, for files of every awkward shape.
 func TestReadBytesWalk(t *testing.T) {
+	parallel(t) // before the files: they are written beside the other cases
 	dir := t.TempDir()
 	// The quick run walks each file at each maxBytes in at most 300 round
-	// trips (the giant file at 4096 bytes a step is walked with TOOLD_LONG=1),
-	// and a shorter utf8 file, whose walk 7 bytes at a time still cuts
-	// every kind of character. The modes other than the one that runs the
-	// whole table (wholeTable) take the walks of at most 40 round trips:
-	// every file at some maxBytes but the giant one, whose 80 windows of
-	// 64 KiB took 10 s a mode under -race.
+	// trips, a shorter utf8 file, whose walk 7 bytes at a time still cuts
+	// every kind of character, and a smaller giant file: 320 KiB, still one
+	// line longer than the largest window readBytes gives (256 KiB), walked
+	// in 5 windows of 64 KiB or 80 of 4 KiB; its 5 MiB, 80 windows of 64
+	// KiB, were most of the case's 2.6 CPU-seconds (TOOLD_LONG=1 walks it
+	// whole, 4096 bytes a step too). The modes other than the one that runs
+	// the whole table (wholeTable) take the walks of at most 40 round trips:
+	// every file at some maxBytes.
 	maxSteps := testenv.Size(300, 2000)
 	files := map[string][]byte{
 		"crlf":     []byte("a\r\nbb\r\nccc\r\n"),
 		"utf8":     bytes.Repeat([]byte("日本語 😀 é\n"), testenv.Size(40, 200)),
-		"giant":    bytes.Repeat([]byte("0123456789abcdé"), 5<<20/16),
+		"giant":    bytes.Repeat([]byte("0123456789abcdé"), testenv.Size(320<<10, 5<<20)/16),
 		"nonl":     []byte("x\ny\nno newline at the end"),
 		"empty":    nil,
 		"oneline":  []byte("\n"),
