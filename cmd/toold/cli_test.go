@@ -503,9 +503,10 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 
 // toold mcp gives a model the rendered text once: no outputSchema and no
 // structuredContent unless --structured, and at its default limits at most
-// 24 KB of text whatever the output (here 100,000 lines, 589 KB, on each
-// stream; a million with TOOLD_LONG=1), with the daemon in its process and
-// on the shared socket.
+// 24 KB of text whatever the output (here 20,000 lines, 109 KB, on each
+// stream: past both of exec's preview limits, 2,000 lines and 50 KiB, and
+// four times the budget; a million with TOOLD_LONG=1), with the daemon in
+// its process and on the shared socket.
 func TestMCPStructuredAndBudget(t *testing.T) {
 	t.Parallel()
 	sock, _ := startSocketDaemon(t)
@@ -535,7 +536,7 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 				}
 			}
 			var res toolResult
-			n := strconv.Itoa(testenv.Size(100000, 1000000))
+			n := strconv.Itoa(testenv.Size(20000, 1000000))
 			p.mustCall("tools/call", map[string]any{"name": "exec", "arguments": map[string]any{"command": "seq 1 " + n + "; seq 1 " + n + " >&2"}}, &res)
 			if res.IsError || len(res.Content) != 1 || (res.Data != nil) != structured {
 				t.Fatalf("exec: %d contents, isError %v, structuredContent %.100s", len(res.Content), res.IsError, res.Data)
