@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 )
 
@@ -280,14 +281,17 @@ func TestExecPriority(t *testing.T) {
 // ERROR of one of three shapes, with random words and ids) gives the kinds
 // of its ERROR lines with their exact counts, first and last lines, most
 // frequent first, and the notice names them, in every mode; a clean output
-// of as many lines has kinds [].
+// of as many lines has kinds []. The logs are 6,000 lines in the quick run
+// (1,000 ERROR lines, still far more groups than a preview shows, which is
+// when kinds are given), 30,000 with TOOLD_LONG=1.
 func TestExecKinds(t *testing.T) {
+	parallel(t) // before the logs: they are made beside the other cases
 	r := rand.New(rand.NewPCG(14, 60))
 	words := []string{"orders", "users", "carts", "stock", "prices"}
 	var log, clean bytes.Buffer
 	type kind struct{ count, first, last int64 }
 	want := map[string]*kind{"[db]": {}, "[http]": {}, "[auth]": {}}
-	for i := int64(1); i <= 30000; i++ {
+	for i := int64(1); i <= testenv.Size[int64](6000, 30000); i++ {
 		fmt.Fprintf(&clean, "INFO request %08x served /api/%s\n", r.Uint32(), words[r.IntN(5)])
 		if i%6 != 0 {
 			fmt.Fprintf(&log, "INFO request %08x served /api/%s\n", r.Uint32(), words[r.IntN(5)])
