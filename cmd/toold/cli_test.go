@@ -41,6 +41,31 @@ func runExe(t *testing.T, exe, dir string, env []string, args ...string) (string
 	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
 }
 
+// runParsed runs toold with args in this process as far as parseArgs goes,
+// and returns what it wrote to stdout and stderr and its exit status: for
+// args that name no command to run (--help, a refused flag), whose parse is
+// what is checked; a run of the -race binary costs a process start (25 ms
+// of CPU, 4,300 page faults). It fails t if args name a command to run.
+func runParsed(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if c, _, _, code := parseArgs(args, &out, &errb); c == nil {
+		return out.String(), errb.String(), code
+	}
+	t.Fatalf("toold %v: parsed as a command to run", args)
+	return "", "", 0
+}
+
+// runArgs is runBin with TOOLD_LONG=1 and runParsed in the quick run, for
+// the checks of the parse that the quick run makes in this process.
+func runArgs(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	if testenv.Long() {
+		return runBin(t, "", nil, args...)
+	}
+	return runParsed(t, args...)
+}
+
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	out, _, code := runBin(t, "", nil, "version")
@@ -109,7 +134,7 @@ func TestHelpPerCommand(t *testing.T) {
 			continue
 		}
 		if name != "help" {
-			if o, _, c := runBin(t, "", nil, name, "--help"); c != 0 || o != help {
+			if o, _, c := runArgs(t, name, "--help"); c != 0 || o != help {
 				t.Errorf("toold %s --help: %d, differs from toold help %s:\n%s", name, c, name, o)
 			}
 		}
@@ -135,42 +160,35 @@ func TestHelpPerCommand(t *testing.T) {
 // command, with one line that names it.
 func TestRefusedFlags(t *testing.T) {
 	t.Parallel()
-	// Every command with every flag of the others it does not take, with
-	// TOOLD_LONG=1 (about 100 runs of the binary); in the quick run each
-	// command with its first such flag and each flag with the first command
-	// that refuses it (a run of the -race binary costs 0.1 s of CPU).
-	tried, refused, runs := map[string]bool{}, map[string]bool{}, 0
+	// Every command with every flag of the others it does not take: through
+	// the binary with TOOLD_LONG=1; in the quick run in this process
+	// (runArgs), and through the binary each command with the first such
+	// flag.
+	pairs, runs := 0, 0
 	for _, name := range slices.Sorted(maps.Keys(commandFlags)) {
-		takes := map[string]bool{}
-		for _, f := range commandFlags[name] {
-			takes[f] = true
-		}
-		for _, other := range slices.Sorted(maps.Keys(commandFlags)) {
-			for _, f := range commandFlags[other] {
-				if takes[f] || other == name {
-					continue
-				}
-				if !testenv.Long() && tried[name] && refused[f] {
-					continue
-				}
-				tried[name], refused[f] = true, true
-				runs++
-				v := "1"
-				if f == "exec.timeout" || f == "idle-timeout" {
-					v = "1s"
-				}
-				args := []string{name, "--" + f + "=" + v}
-				if name == "serve" {
-					args = args[1:] // toold --listen=1 alone is serve
-				}
-				_, e, code := runBin(t, "", nil, args...)
-				if code != 2 || strings.Count(e, "\n") != 1 || !strings.Contains(e, "toold "+name+": does not take --"+f) {
-					t.Errorf("toold %v: status %d, stderr %q", args, code, e)
-				}
+		for i, f := range refusedFlags(name) {
+			v := "1"
+			if f == "exec.timeout" || f == "idle-timeout" {
+				v = "1s"
 			}
+			args := []string{name, "--" + f + "=" + v}
+			if name == "serve" {
+				args = args[1:] // toold --listen=1 alone is serve
+			}
+			_, e, code := runArgs(t, args...)
+			wantRefused(t, args, name, f, e, code)
+			if i == 0 && !testenv.Long() {
+				_, e, code = runBin(t, "", nil, args...)
+				wantRefused(t, args, name, f, e, code)
+				runs++
+			}
+			pairs++
 		}
 	}
-	t.Logf("%d commands refused %d flags in %d runs", len(tried), len(refused), runs)
+	if testenv.Long() {
+		runs = pairs
+	}
+	t.Logf("%d flags refused, %d through the binary", pairs, runs)
 	// Before the command too.
 	if _, e, code := runBin(t, "", nil, "--listen=x", "mcp"); code != 2 || e != "toold mcp: does not take --listen (see: toold help mcp)\n" {
 		t.Errorf("toold --listen=x mcp: %d %q", code, e)
@@ -181,6 +199,32 @@ func TestRefusedFlags(t *testing.T) {
 	if _, e, code := runBin(t, "", nil, "frob"); code != 2 || !strings.Contains(e, `unknown command "frob"`) {
 		t.Errorf("toold frob: %d %q", code, e)
 	}
+}
+
+// wantRefused fails t unless toold with args, for command name, exited
+// with status 2 and one line of stderr that refuses flag f.
+func wantRefused(t *testing.T, args []string, name, f, stderr string, code int) {
+	t.Helper()
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "toold "+name+": does not take --"+f) {
+		t.Errorf("toold %v: status %d, stderr %q", args, code, stderr)
+	}
+}
+
+// refusedFlags returns the flags of the other commands that command does
+// not take, sorted.
+func refusedFlags(command string) []string {
+	refused := map[string]bool{}
+	for _, f := range slices.Concat(slices.Collect(maps.Values(commandFlags))...) {
+		refused[f] = !slices.Contains(commandFlags[command], f)
+	}
+	var flags []string
+	for f, r := range refused {
+		if r {
+			flags = append(flags, f)
+		}
+	}
+	slices.Sort(flags)
+	return flags
 }
 
 // startSocketDaemon runs toold serve --listen on a socket of its own, with
