@@ -399,7 +399,7 @@ func TestCallDropsSpools(t *testing.T) {
 	env := []string{"XDG_RUNTIME_DIR=" + runtime}
 	t.Cleanup(func() { runBin(t, "", env, "stop") })
 	for _, remote := range []string{"", "--remote=auto"} {
-		args := []string{"call", "exec", `{"command":"seq 1 100000; seq 1 3 | od -c >&2; printf '\\0\\1' >&2; head -c 300000 /dev/zero >&2","maxLines":4}`}
+		args := []string{"call", "exec", `{"command":"seq 1 3000; seq 1 3 | od -c >&2; printf '\\0\\1' >&2; head -c 300000 /dev/zero >&2","maxLines":4}`}
 		if remote != "" {
 			args = append(args, remote)
 		}
