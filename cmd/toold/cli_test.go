@@ -110,6 +110,7 @@ var commandFlags = map[string][]string{
 }
 
 func TestHelpPerCommand(t *testing.T) {
+	t.Parallel()
 	overview, _, code := runBin(t, "", nil, "help")
 	if code != 0 {
 		t.Fatalf("toold help: %d", code)
@@ -253,6 +254,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestStatusStop(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "d.log")
 	sock, cmd := startSocketDaemon(t, "--logfile", log)
 	status := func() (daemonState, int) {
@@ -318,6 +320,7 @@ func TestStatusStop(t *testing.T) {
 // Two builds of toold never share a daemon: each --remote=auto reaches the
 // daemon of its own build, on a socket named for it.
 func TestVersionNamedSockets(t *testing.T) {
+	t.Parallel()
 	runtime := t.TempDir()
 	env := []string{"XDG_RUNTIME_DIR=" + runtime}
 	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
@@ -395,6 +398,7 @@ func copyBinary(t *testing.T) string {
 
 // toold call never names a spool that is gone once it exits.
 func TestCallDropsSpools(t *testing.T) {
+	t.Parallel()
 	runtime := t.TempDir()
 	env := []string{"XDG_RUNTIME_DIR=" + runtime}
 	t.Cleanup(func() { runBin(t, "", env, "stop") })
@@ -426,6 +430,7 @@ func TestCallDropsSpools(t *testing.T) {
 
 // --rpc.trace logs every request with its method, id, duration and error code.
 func TestRPCTrace(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "d.log")
 	sock, _ := startSocketDaemon(t, "--logfile", log, "--rpc.trace")
 	runBin(t, "", nil, "call", "--remote", sock, "read", `{"path":"/nonexistent"}`)
@@ -451,6 +456,7 @@ func TestRPCTrace(t *testing.T) {
 // whatever the shared daemon was started with: the forwarder, toold call
 // and toold mcp all forward through one remote.Forward.
 func TestRPCTraceForwarded(t *testing.T) {
+	t.Parallel()
 	sock, _ := startSocketDaemon(t) // no --rpc.trace
 	cases := []struct {
 		name  string
@@ -487,6 +493,7 @@ func TestRPCTraceForwarded(t *testing.T) {
 
 // A cwd that cannot be used is refused with what is wrong with it.
 func TestInitializeCwdErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	os.WriteFile(file, nil, 0o644)
@@ -538,6 +545,7 @@ type toolResult struct {
 // toold mcp --remote=SOCKET: its session lives on the shared daemon, with
 // the roots and limits its flags give.
 func TestMCPRemoteRootsLimits(t *testing.T) {
+	t.Parallel()
 	sock, _ := startSocketDaemon(t)
 	inside, outside := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(inside, "in.txt"), []byte("1\n2\n3\n"), 0o644)
@@ -616,6 +624,7 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 // unchanged; a read that gives only limit keeps the 24 KB budget; in-process
 // and on the shared socket.
 func TestMCPIfChangedFitted(t *testing.T) {
+	t.Parallel()
 	sock, _ := startSocketDaemon(t)
 	var b strings.Builder
 	for i := 1; i <= 5000; i++ {
@@ -658,6 +667,7 @@ func TestMCPIfChangedFitted(t *testing.T) {
 // toold mcp's text names the tools (process_wait), not the JSON-RPC
 // methods (process/wait), and process_list is a line a process.
 func TestMCPProcessText(t *testing.T) {
+	t.Parallel()
 	p := startMCP(t, nil, "--spool-root="+filepath.Join(t.TempDir(), "spool"))
 	call := func(name string, args map[string]any) string {
 		var res toolResult

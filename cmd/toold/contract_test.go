@@ -1059,6 +1059,7 @@ func TestContractMessageSizeBoundary(t *testing.T) {
 // TestContractCall checks toold call: the result on stdout, an error as JSON
 // on stderr with status 1.
 func TestContractCall(t *testing.T) {
+	t.Parallel()
 	dir := ctFiles(t, map[string][]byte{"f.txt": []byte("one\ntwo\n")})
 	root := filepath.Join(t.TempDir(), "spool")
 	run := func(args ...string) (string, string, int) {
@@ -1268,6 +1269,7 @@ func TestContractSymlinkLoopCode(t *testing.T) {
 
 // Contract: toold call prints the error on stderr with exit status 1.
 func TestContractCallBadParamsStatus(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binPath, "--spool-root", filepath.Join(t.TempDir(), "spool"), "call", "read", "not json")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

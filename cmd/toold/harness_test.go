@@ -569,6 +569,7 @@ func (r *errorRecorder) Errorf(format string, args ...any) {
 // ran it (the race runtime's own report, as testenv's TestExit makes one);
 // a daemon's ordinary log does not.
 func TestCheckNoRace(t *testing.T) {
+	t.Parallel()
 	report := "time=... level=DEBUG msg=served\n==================\nWARNING: DATA RACE\nWrite at 0x00c000012345 by goroutine 7:\n"
 	for _, tt := range []struct {
 		stderr string

@@ -21,6 +21,7 @@ import (
 // every highlight holds the whole lines page gives at its numbers; shown
 // counts include them; the notice names them.
 func TestExecHighlights(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	dir, keys := highlightFiles(t)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
@@ -80,6 +81,7 @@ var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) {
 // the highlights of the middle among it, numbered as the spool numbers
 // lines (the process printed 500 lines before it), in every mode.
 func TestProcessHighlights(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	dir, keys := highlightFiles(t)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
@@ -219,6 +221,7 @@ func withEndings(s string) string {
 // startByte that reads on; a progress bar redrawn with \r on one raw line
 // far longer than the capture keeps shows its final state at maxBytes 5120.
 func TestExecLongLines(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	json := []byte(`{"items":[` + strings.Repeat(`{"id":1,"name":"item"},`, 150000) + `{}]}`)
 	var bar bytes.Buffer
 	bar.WriteString("fetching\n")

@@ -477,6 +477,7 @@ func TestBadInput(t *testing.T) {
 // not Content-Length, from the very first message on (which is what framing
 // detection sees): every mode answers each in header framing, with no error.
 func TestHeadersInAnyOrder(t *testing.T) {
+	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
@@ -634,6 +635,7 @@ func TestShutdownExit(t *testing.T) {
 // TestSignalCleansUp sends SIGTERM to a daemon with a running command and a
 // spool, and checks both are gone.
 func TestSignalCleansUp(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "spool")
@@ -681,6 +683,7 @@ func TestSignalCleansUp(t *testing.T) {
 // next daemon on the same spool root removes what it left, but not the
 // directory of a daemon that is alive.
 func TestSweepAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "spool")
 	start := func() (*exec.Cmd, *peer) {
 		cmd := exec.Command(binPath, "--spool-root", root)
@@ -793,6 +796,7 @@ func TestSharedDaemon(t *testing.T) {
 // TestMCP drives toold mcp as an MCP client would: initialize, list the
 // tools, call read.
 func TestMCP(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binPath, "mcp", "--spool-root", filepath.Join(t.TempDir(), "spool"))
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

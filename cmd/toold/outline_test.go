@@ -22,6 +22,7 @@ import (
 // file by ctags when it is installed, a log by time buckets within 8 KB,
 // and a spool by page.
 func TestOutline(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	server := filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go")
 	src, err := os.ReadFile(server)
 	if err != nil {
@@ -280,6 +281,7 @@ func TestOutlineHugeRSS(t *testing.T) {
 // the in-process daemon shares the test's (methods' TestOutlineWithoutCtags
 // hides ctags there through outline.LookCtags).
 func TestOutlineWithoutCtags(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	for _, m := range modes[1:] {
 		for _, headers := range []bool{false, true} {

@@ -108,6 +108,7 @@ func TestSchemasAgainstResults(t *testing.T) {
 // The schemas can fail: a result with a field the wire type lacks, or
 // without one it has, and params without a required field.
 func TestSchemasRefuse(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		method string
 		result bool
@@ -131,6 +132,7 @@ func TestSchemasRefuse(t *testing.T) {
 
 // toold schema prints what package schema makes, whole or by method.
 func TestSchemaCommand(t *testing.T) {
+	t.Parallel()
 	out, _, code := runBin(t, "", nil, "schema")
 	var all map[string]struct{ Params, Result json.RawMessage }
 	if code != 0 || json.Unmarshal([]byte(out), &all) != nil {
