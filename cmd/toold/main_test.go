@@ -266,14 +266,16 @@ func TestReadBytesWalk(t *testing.T) {
 	parallel(t) // before the files: they are written beside the other cases
 	dir := t.TempDir()
 	// The quick run walks each file at each maxBytes in at most 300 round
-	// trips, a shorter utf8 file, whose walk 7 bytes at a time still cuts
-	// every kind of character, and a smaller giant file: 320 KiB, still one
-	// line longer than the largest window readBytes gives (256 KiB), walked
-	// in 5 windows of 64 KiB or 80 of 4 KiB; its 5 MiB, 80 windows of 64
-	// KiB, were most of the case's 2.6 CPU-seconds (TOOLD_LONG=1 walks it
-	// whole, 4096 bytes a step too). The modes other than the one that runs
-	// the whole table (wholeTable) take the walks of at most 40 round trips:
-	// every file at some maxBytes.
+	// trips, and its files are smaller where the size is not what a walk
+	// checks: a utf8 file whose walk 7 bytes at a time still cuts every kind
+	// of character; a giant file of 320 KiB, still one line longer than the
+	// largest window readBytes gives (256 KiB), walked in 5 windows of 64 KiB
+	// or 80 of 4 KiB (its 5 MiB, 80 windows of 64 KiB, were most of the
+	// case's 2.6 CPU-seconds); a long middle line of 30,000 '€', still two
+	// windows of 64 KiB and cut mid-character at their edges (100,000 with
+	// TOOLD_LONG=1, which walks every file at 4096 bytes a step too). The
+	// modes other than the one that runs the whole table (wholeTable) take
+	// the walks of at most 40 round trips: every file at some maxBytes.
 	maxSteps := testenv.Size(300, 2000)
 	files := map[string][]byte{
 		"crlf":     []byte("a\r\nbb\r\nccc\r\n"),
@@ -282,7 +284,7 @@ func TestReadBytesWalk(t *testing.T) {
 		"nonl":     []byte("x\ny\nno newline at the end"),
 		"empty":    nil,
 		"oneline":  []byte("\n"),
-		"longmid":  append(append([]byte("a\n"), bytes.Repeat([]byte("€"), 100000)...), []byte("\nz\n")...),
+		"longmid":  append(append([]byte("a\n"), bytes.Repeat([]byte("€"), testenv.Size(30000, 100000))...), []byte("\nz\n")...),
 		"shortend": append(bytes.Repeat([]byte("q"), 70000), '\n', 'r'),
 	}
 	for name, data := range files {
