@@ -45,6 +45,25 @@ func ctFiles(t testing.TB, files map[string][]byte) string {
 	return dir
 }
 
+// ctEmptyFiles makes a new temp dir of empty files named names and returns
+// it. They are hard links of one file: a new inode costs a millisecond of
+// system time on ext4, and the cases that list a wide directory read its
+// names only.
+func ctEmptyFiles(t testing.TB, names []string) string {
+	t.Helper()
+	dir := t.TempDir()
+	first := filepath.Join(dir, names[0])
+	if err := os.WriteFile(first, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names[1:] {
+		if err := os.Link(first, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // ctLines counts lines as the contract does: a last line without '\n'
 // counts, a trailing '\n' adds none, an empty file has 0.
 func ctLines(data []byte) int64 {
@@ -392,14 +411,18 @@ func TestContractFileKinds(t *testing.T) {
 	gif := []byte("GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
 	jpeg := append(append([]byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"), make([]byte, 64)...), 0xff, 0xd9)
 	webp := append([]byte("RIFF\x1e\x00\x00\x00WEBPVP8 \x12\x00\x00\x00"), make([]byte, 18)...)
-	bigPNG := append(append([]byte{}, png...), make([]byte, 5<<20)...)
 	blob := bytes.Repeat([]byte{0, 1, 2, 3, 0xff, 0xfe, 'a', '\n'}, 512)
 	dir := ctFiles(t, map[string][]byte{
-		"a.png": png, "a.gif": gif, "a.jpg": jpeg, "a.webp": webp, "big.png": bigPNG, "blob.bin": blob,
+		"a.png": png, "a.gif": gif, "a.jpg": jpeg, "a.webp": webp, "big.png": png, "blob.bin": blob,
 		"~/tilde.txt": []byte("in a dir named ~\n"),
 		"root/in.txt": []byte("inside\n"),
 		"out/out.txt": []byte("outside\n"),
 	})
+	// An image over 5 MiB: the PNG and 5 MiB of zeros, a hole (written, they
+	// cost the -race test process 5 MiB and its shadow).
+	if err := os.Truncate(filepath.Join(dir, "big.png"), int64(len(png))+5<<20); err != nil {
+		t.Fatal(err)
+	}
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -770,31 +793,42 @@ func TestContractPage(t *testing.T) {
 }
 
 // TestContractSpoolCap checks that output past the spool cap is counted,
-// the spool stops at 100 MiB and says so, and the reply does not wait.
+// the spool stops at the cap and says so, and the reply does not wait.
+//
+// One mode: the volume is about the spool, not the transport. With
+// TOOLD_LONG=1, 110 MB past the spool file's cap of 100 MiB, through the
+// binary built without -race (plainProcess): the detector reads the 100
+// MiB back from the spool before the reply, 5 s alone under -race. The
+// quick run caps the spool at a session quota of 1 MB instead
+// (--spool-session-quota), through the -race binary: the same facts of a
+// capped spool on the wire at a hundredth of the volume; the file cap
+// itself is exec's TestSpoolCapAndFailure's (a cap of 1000 bytes, under
+// -race).
 func TestContractSpoolCap(t *testing.T) {
 	t.Parallel()
-	// One mode: 110 MB through the daemon is about the spool, not the
-	// transport, and would cost seconds in each of six modes. The daemon
-	// is the binary built without -race (plainProcess): the volume is what
-	// is tested, and the same pipeline runs under -race in every exec case
-	// (exec's TestSpoolCapAndFailure caps a spool under -race).
-	p := plainProcess(t, false)
-	// The detector reads the 100 MiB back from the spool before the reply:
-	// 5 s alone under -race, 30 s and more beside the other tests at a
-	// load of 10. Past two minutes the reply waits for something else.
-	p.replyWait = 2 * time.Minute
+	capBytes, total := int64(1_000_000), int64(1_100_000)
+	var p *peer
+	if testenv.Long() {
+		capBytes, total = 100<<20, 110_000_000
+		p = plainProcess(t, false)
+		// 30 s and more beside the other tests at a load of 10. Past two
+		// minutes the reply waits for something else.
+		p.replyWait = 2 * time.Minute
+	} else {
+		p = spoolProcess(t, binPath, false, []string{"--spool-session-quota", strconv.FormatInt(capBytes, 10)})
+	}
 	var r execResult
-	p.mustCall("exec", map[string]any{"command": "yes 123456789 | head -c 110000000"}, &r)
+	p.mustCall("exec", map[string]any{"command": "yes 123456789 | head -c " + strconv.FormatInt(total, 10)}, &r)
 	s := r.Stdout
-	if s.TotalBytes != 110000000 || s.TotalLines != 11000000 || s.Spool == nil || !s.Spool.Capped || s.Spool.Bytes != 100<<20 {
+	if s.TotalBytes != total || s.TotalLines != total/10 || s.Spool == nil || !s.Spool.Capped || s.Spool.Bytes != capBytes {
 		t.Fatalf("capped spool: total %d/%d spool %+v", s.TotalBytes, s.TotalLines, s.Spool)
 	}
 	if s.Omitted == nil || s.Omitted.ToLine != s.TotalLines-int64(strings.Count(s.Tail, "\n")) {
 		t.Errorf("omitted %+v", s.Omitted)
 	}
 	var w window
-	p.mustCall("page", map[string]any{"spool": s.Spool.ID, "offset": 10485760, "limit": 5}, &w)
-	if w.Content != "123456789\n" || w.TotalBytes != 100<<20 || w.Next != nil {
+	p.mustCall("page", map[string]any{"spool": s.Spool.ID, "offset": capBytes / 10, "limit": 5}, &w)
+	if w.Content != "123456789\n" || w.TotalBytes != capBytes || w.Next != nil {
 		t.Errorf("the spool's last line: %+v", w)
 	}
 }
@@ -977,40 +1011,43 @@ func TestContractCancelRead(t *testing.T) {
 
 // TestContractMessageSizeBoundary sends a message of exactly 16 MiB (answered)
 // and one a byte over (-32600), in both framings.
+//
+// Process mode only: the in-process and forwarded daemons frame with the
+// same rpc.FrameReader (TestFrameReaderRoundTrip, TestHeadersInAnyOrder).
+// The message a byte over is dropped unread: the quick run sends it to the
+// -race binary. The message of exactly 16 MiB is decoded, one goroutine's
+// work that the race detector has nothing to say of and that took 8
+// CPU-seconds under -race (1.5 without): it goes with TOOLD_LONG=1 only, to
+// the binary built without -race (plainProcess). The quick run has the
+// boundary's other side at a smaller cap, both framings, in rpc's
+// TestMaxMessageBytesBoundary.
 func TestContractMessageSizeBoundary(t *testing.T) {
-	build := func(id, size int) []byte {
-		head := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"stats","params":{"pad":"`
-		tail := `"}}`
-		return []byte(head + strings.Repeat("a", size-len(head)-len(tail)) + tail)
+	t.Parallel()
+	send := func(p *peer, id, size int) {
+		head, tail := `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"stats","params":{"pad":"`, `"}}`
+		p.sendPadded(head, size-len(head)-len(tail), 'a', tail)
 	}
-	// Process mode only: a 16 MiB message takes seconds to decode under
-	// -race, and the in-process and forwarded daemons frame with the same
-	// rpc.FrameReader (TestFrameReaderRoundTrip, TestHeadersInAnyOrder).
-	// The quick run decodes the message of exactly 16 MiB in line framing
-	// only (rpc's TestOversizeMessage has the boundary in both framings);
-	// the one a byte over, dropped unread, goes in both. The daemon is
-	// built without -race (plainProcess): the decode is one goroutine's,
-	// which the race detector has nothing to say of, and under -race it
-	// took 6 CPU-seconds.
 	for _, headers := range []bool{false, true} {
-		exact := !headers || testenv.Long()
 		t.Run("headers="+strconv.FormatBool(headers), func(t *testing.T) {
 			t.Parallel()
-			p := plainProcess(t, headers)
-			// Decoding 16 MiB under -race takes seconds alone and far longer
-			// beside the rest of the suite on 2 cores: a generous bound.
-			p.replyWait = 3 * time.Minute
-			p.mu.Lock()
-			ok := make(chan message, 1)
-			p.replies["900001"] = ok
-			p.mu.Unlock()
-			if exact {
-				p.send(build(900001, 16<<20))
+			var p *peer
+			if testenv.Long() {
+				p = plainProcess(t, headers)
+				// Decoding 16 MiB takes a second alone and far longer beside
+				// the rest of the suite on 2 cores: a generous bound.
+				p.replyWait = 3 * time.Minute
+				p.mu.Lock()
+				ok := make(chan message, 1)
+				p.replies["900001"] = ok
+				p.mu.Unlock()
+				send(p, 900001, 16<<20)
 				if m := p.await(ok); m.Error != nil {
 					t.Errorf("a message of exactly 16 MiB: %v", m.Error)
 				}
+			} else {
+				p = startProcess(t, headers)
 			}
-			p.send(build(900002, 16<<20+1))
+			send(p, 900002, 16<<20+1)
 			if m := p.orphan(); m.Error == nil || m.Error.Code != -32600 {
 				t.Errorf("a message of 16 MiB + 1: %+v", m.Error)
 			}
@@ -1022,6 +1059,7 @@ func TestContractMessageSizeBoundary(t *testing.T) {
 // TestContractCall checks toold call: the result on stdout, an error as JSON
 // on stderr with status 1.
 func TestContractCall(t *testing.T) {
+	t.Parallel()
 	dir := ctFiles(t, map[string][]byte{"f.txt": []byte("one\ntwo\n")})
 	root := filepath.Join(t.TempDir(), "spool")
 	run := func(args ...string) (string, string, int) {
@@ -1231,6 +1269,7 @@ func TestContractSymlinkLoopCode(t *testing.T) {
 
 // Contract: toold call prints the error on stderr with exit status 1.
 func TestContractCallBadParamsStatus(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binPath, "--spool-root", filepath.Join(t.TempDir(), "spool"), "call", "read", "not json")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb

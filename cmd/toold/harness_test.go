@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -163,6 +164,36 @@ func (p *peer) send(raw []byte) {
 		_, err = fmt.Fprintf(p.w, "%sContent-Length: %d\r\n%s\r\n%s", p.before, len(raw), p.after, raw)
 	} else {
 		_, err = p.w.Write(append(raw, '\n'))
+	}
+	if err != nil {
+		p.t.Fatalf("writing to the daemon: %v", err)
+	}
+}
+
+// sendPadded writes one message of head, n bytes of fill and tail, in the
+// peer's framing, without holding it in memory: the oversize messages (16
+// and 20 MiB) were built whole, three copies of them under -race, and cost
+// more page faults than the daemon's work on them.
+func (p *peer) sendPadded(head string, n int, fill byte, tail string) {
+	p.t.Helper()
+	size := len(head) + n + len(tail)
+	chunk := bytes.Repeat([]byte{fill}, min(n, 64<<10))
+	var err error
+	write := func(b []byte) {
+		if err == nil {
+			_, err = p.w.Write(b)
+		}
+	}
+	if p.headers {
+		write([]byte(fmt.Sprintf("%sContent-Length: %d\r\n%s\r\n", p.before, size, p.after)))
+	}
+	write([]byte(head))
+	for left := n; left > 0; left -= len(chunk) {
+		write(chunk[:min(left, len(chunk))])
+	}
+	write([]byte(tail))
+	if !p.headers {
+		write([]byte{'\n'})
 	}
 	if err != nil {
 		p.t.Fatalf("writing to the daemon: %v", err)
@@ -340,25 +371,31 @@ func startForwarded(t testing.TB, headers bool, env ...string) *peer {
 }
 
 func startProcess(t testing.TB, headers bool, env ...string) *peer {
+	return spoolProcess(t, binPath, headers, nil, env...)
+}
+
+// spoolProcess runs the toold binary exe on a spool root of its own, with
+// flags, and serves a peer on its stdio.
+func spoolProcess(t testing.TB, exe string, headers bool, flags []string, env ...string) *peer {
 	root := filepath.Join(t.TempDir(), "spool")
-	p := startBinary(t, headers, []string{"--spool-root", root, "--log-level", "debug"}, env...)
+	p := startExe(t, exe, headers, append([]string{"--spool-root", root, "--log-level", "debug"}, flags...), env...)
 	p.spoolRoot = root
 	return p
 }
 
 // plainProcess is startProcess with toold built without -race (the binary
-// tests/adversarial runs, from the same cache): for the cases whose cost
-// under -race is volume that one goroutine handles (a 16 MiB message, a
-// 100 MiB spool), not what the race detector checks.
+// tests/adversarial runs, from the same cache), for the long run's cases
+// whose cost under -race is volume that one goroutine handles (a 16 MiB
+// message decoded, a 100 MiB spool), not what the race detector checks.
+// The quick run never builds it: in a cold build cache it compiles the
+// standard library a second time (60 CPU-seconds).
 func plainProcess(t testing.TB, headers bool) *peer {
+	testenv.SkipUnlessLong(t, "toold built without -race")
 	exe, err := testenv.Build(false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join(t.TempDir(), "spool")
-	p := startExe(t, exe, headers, []string{"--spool-root", root, "--log-level", "debug"})
-	p.spoolRoot = root
-	return p
+	return spoolProcess(t, exe, headers, nil)
 }
 
 // startBinary runs the built toold with args and serves a peer on its stdio.
@@ -532,6 +569,7 @@ func (r *errorRecorder) Errorf(format string, args ...any) {
 // ran it (the race runtime's own report, as testenv's TestExit makes one);
 // a daemon's ordinary log does not.
 func TestCheckNoRace(t *testing.T) {
+	t.Parallel()
 	report := "time=... level=DEBUG msg=served\n==================\nWARNING: DATA RACE\nWrite at 0x00c000012345 by goroutine 7:\n"
 	for _, tt := range []struct {
 		stderr string

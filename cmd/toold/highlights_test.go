@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toold/toold/internal/corpus"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 )
 
@@ -20,6 +21,7 @@ import (
 // every highlight holds the whole lines page gives at its numbers; shown
 // counts include them; the notice names them.
 func TestExecHighlights(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	dir, keys := highlightFiles(t)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
@@ -44,10 +46,6 @@ var highlightCases = []string{"make-k-warnings", "go-test-v-subtest", "python-lo
 // giant line, a clean run.
 var highlightSample = []string{"go-test-v-subtest", "minified-json-3mb", "go-test-clean"}
 
-// checkHighlights checks stream s of output c (shown at maxBytes, with
-// notice n): every key line shown, none in a clean run, counts that hold
-// the highlights, and each highlight the whole lines page gives at its
-// numbers, within the omitted ones.
 // highlightFiles writes highlightCases to files of a directory named as
 // the cases, and returns it with the corpus by name.
 func highlightFiles(t *testing.T) (string, map[string]corpus.Case) {
@@ -83,6 +81,7 @@ var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) {
 // the highlights of the middle among it, numbered as the spool numbers
 // lines (the process printed 500 lines before it), in every mode.
 func TestProcessHighlights(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	dir, keys := highlightFiles(t)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
@@ -128,6 +127,10 @@ func checkProcessStream(t *testing.T, p *peer, name string, c corpus.Case, s str
 	}
 }
 
+// checkHighlights checks stream s of output c (shown at maxBytes, with
+// notice n): every key line shown, none in a clean run, counts that hold
+// the highlights, and each highlight the whole lines page gives at its
+// numbers, within the omitted ones.
 func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, s stream, n *string, maxBytes int) {
 	t.Helper()
 	if s.Highlights == nil {
@@ -157,17 +160,47 @@ func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, s stream
 	if n == nil || !strings.Contains(*n, fmt.Sprintf("at lines %d", s.Highlights[0].FromLine)) {
 		t.Errorf("%s: the notice does not name the highlights: %s", name, ctStr(n))
 	}
+	from, to := s.Highlights[0].FromLine, s.Highlights[0].ToLine
+	for _, h := range s.Highlights {
+		from, to = min(from, h.FromLine), max(to, h.ToLine)
+	}
+	spooled := spoolLines(t, p, s.Spool.ID, from, to)
 	for _, h := range s.Highlights {
 		if s.Omitted == nil || h.FromLine < s.Omitted.FromLine || h.ToLine > s.Omitted.ToLine {
 			t.Errorf("%s: highlight %d-%d outside the omitted lines %+v", name, h.FromLine, h.ToLine, s.Omitted)
 			continue
 		}
-		var w window
-		p.mustCall("page", map[string]any{"spool": s.Spool.ID, "offset": h.FromLine, "limit": h.ToLine - h.FromLine + 1}, &w)
-		if want := withEndings(w.Content); h.Text != want {
+		if want := strings.Join(spooled[h.FromLine-from:h.ToLine-from+1], ""); h.Text != want {
 			t.Errorf("%s: highlight %d-%d is %q; page gives %q", name, h.FromLine, h.ToLine, h.Text, want)
 		}
 	}
+}
+
+// spoolLines returns lines from to to of spool id as page gives them, each
+// with its '\n' as a preview shows lines (withEndings): in windows as large
+// as page gives, not one a highlight, since a page cleans and clips each
+// line alone (make-k-warnings has 188 highlights: 188 round trips a
+// check, a third of the highlight cases' CPU).
+func spoolLines(t *testing.T, p *peer, id string, from, to int64) []string {
+	t.Helper()
+	var lines []string
+	for off := from; off <= to; {
+		var w window
+		p.mustCall("page", map[string]any{"spool": id, "offset": off, "limit": to - off + 1, "maxBytes": protocol.MaxWindowBytes}, &w)
+		if w.PartialLine || w.StartLine != off || w.EndLine < off {
+			t.Fatalf("page of spool %s at line %d: lines %d-%d, partial %v", id, off, w.StartLine, w.EndLine, w.PartialLine)
+		}
+		for _, l := range strings.SplitAfter(w.Content, "\n") {
+			if l != "" {
+				lines = append(lines, withEndings(l))
+			}
+		}
+		off = w.EndLine + 1
+	}
+	if int64(len(lines)) != to-from+1 {
+		t.Fatalf("page of spool %s: %d lines from %d to %d", id, len(lines), from, to)
+	}
+	return lines
 }
 
 // countShown counts a shown text's lines.
@@ -188,6 +221,7 @@ func withEndings(s string) string {
 // startByte that reads on; a progress bar redrawn with \r on one raw line
 // far longer than the capture keeps shows its final state at maxBytes 5120.
 func TestExecLongLines(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	json := []byte(`{"items":[` + strings.Repeat(`{"id":1,"name":"item"},`, 150000) + `{}]}`)
 	var bar bytes.Buffer
 	bar.WriteString("fetching\n")
@@ -280,14 +314,17 @@ func TestExecPriority(t *testing.T) {
 // ERROR of one of three shapes, with random words and ids) gives the kinds
 // of its ERROR lines with their exact counts, first and last lines, most
 // frequent first, and the notice names them, in every mode; a clean output
-// of as many lines has kinds [].
+// of as many lines has kinds []. The logs are 6,000 lines in the quick run
+// (1,000 ERROR lines, still far more groups than a preview shows, which is
+// when kinds are given), 30,000 with TOOLD_LONG=1.
 func TestExecKinds(t *testing.T) {
+	parallel(t) // before the logs: they are made beside the other cases
 	r := rand.New(rand.NewPCG(14, 60))
 	words := []string{"orders", "users", "carts", "stock", "prices"}
 	var log, clean bytes.Buffer
 	type kind struct{ count, first, last int64 }
 	want := map[string]*kind{"[db]": {}, "[http]": {}, "[auth]": {}}
-	for i := int64(1); i <= 30000; i++ {
+	for i := int64(1); i <= testenv.Size[int64](6000, 30000); i++ {
 		fmt.Fprintf(&clean, "INFO request %08x served /api/%s\n", r.Uint32(), words[r.IntN(5)])
 		if i%6 != 0 {
 			fmt.Fprintf(&log, "INFO request %08x served /api/%s\n", r.Uint32(), words[r.IntN(5)])

@@ -59,34 +59,47 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-// run parses args as [FLAGS] [COMMAND [ARGS and FLAGS]] and runs the command
-// ("serve" when there is none). Flags before the command are the command's
-// flags too; a flag the command does not take is refused in one line.
+// run runs the command args name ("serve" when there is none), or says why
+// it cannot (parseArgs).
 func run(args []string) int {
+	c, o, positional, code := parseArgs(args, os.Stdout, os.Stderr)
+	if c == nil {
+		return code
+	}
+	return c.run(o, positional)
+}
+
+// parseArgs parses args as [FLAGS] [COMMAND [ARGS and FLAGS]]. Flags before
+// the command are the command's flags too; a flag the command does not take
+// is refused in one line. It returns the command with its options and
+// positional arguments; or, when there is none to run (--help, a refused
+// flag, an unknown command), nil and the exit status, having written the
+// usage to stdout or the refusal to stderr.
+func parseArgs(args []string, stdout, stderr io.Writer) (*command, *options, []string, int) {
 	pre, name, post, err := splitCommand(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "toold: %v (see: toold help)\n", err)
-		return 2
+		fmt.Fprintf(stderr, "toold: %v (see: toold help)\n", err)
+		return nil, nil, nil, 2
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(os.Stderr, "toold: unknown command %q (commands: %s; see: toold help)\n", name, commandNames())
-		return 2
+		fmt.Fprintf(stderr, "toold: unknown command %q (commands: %s; see: toold help)\n", name, commandNames())
+		return nil, nil, nil, 2
 	}
 	o := &options{sessionQuota: protocol.DefaultSessionQuota, daemonQuota: protocol.DefaultDaemonQuota, index: "on", indexQuota: index.DefaultQuota}
 	fs := newFlagSet(c, o)
 	positional, err := parseInterspersed(fs, pre, post)
 	if errors.Is(err, flag.ErrHelp) {
-		return usage(os.Stdout, c)
+		return nil, nil, nil, usage(stdout, c)
 	}
 	if err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
 			err = fmt.Errorf("does not take --%s", strings.TrimLeft(name, "-"))
 		}
-		fmt.Fprintf(os.Stderr, "toold %s: %v (see: toold help %s)\n", c.name, err, c.name)
-		return 2
+		fmt.Fprintf(stderr, "toold %s: %v (see: toold help %s)\n", c.name, err, c.name)
+		return nil, nil, nil, 2
 	}
-	return c.run(o, positional)
+	return c, o, positional, 0
 }
 
 // splitCommand finds the command in args: the first argument that is not a

@@ -263,23 +263,28 @@ func TestReadLongLines(t *testing.T) {
 // TestReadBytesWalk follows next.startByte from 0 and checks the windows put
 // end to end give the file back, for files of every awkward shape.
 func TestReadBytesWalk(t *testing.T) {
+	parallel(t) // before the files: they are written beside the other cases
 	dir := t.TempDir()
 	// The quick run walks each file at each maxBytes in at most 300 round
-	// trips (the giant file at 4096 bytes a step is walked with TOOLD_LONG=1),
-	// and a shorter utf8 file, whose walk 7 bytes at a time still cuts
-	// every kind of character. The modes other than the one that runs the
-	// whole table (wholeTable) take the walks of at most 40 round trips:
-	// every file at some maxBytes but the giant one, whose 80 windows of
-	// 64 KiB took 10 s a mode under -race.
+	// trips, and its files are smaller where the size is not what a walk
+	// checks: a utf8 file whose walk 7 bytes at a time still cuts every kind
+	// of character; a giant file of 320 KiB, still one line longer than the
+	// largest window readBytes gives (256 KiB), walked in 5 windows of 64 KiB
+	// or 80 of 4 KiB (its 5 MiB, 80 windows of 64 KiB, were most of the
+	// case's 2.6 CPU-seconds); a long middle line of 30,000 '€', still two
+	// windows of 64 KiB and cut mid-character at their edges (100,000 with
+	// TOOLD_LONG=1, which walks every file at 4096 bytes a step too). The
+	// modes other than the one that runs the whole table (wholeTable) take
+	// the walks of at most 40 round trips: every file at some maxBytes.
 	maxSteps := testenv.Size(300, 2000)
 	files := map[string][]byte{
 		"crlf":     []byte("a\r\nbb\r\nccc\r\n"),
 		"utf8":     bytes.Repeat([]byte("日本語 😀 é\n"), testenv.Size(40, 200)),
-		"giant":    bytes.Repeat([]byte("0123456789abcdé"), 5<<20/16),
+		"giant":    bytes.Repeat([]byte("0123456789abcdé"), testenv.Size(320<<10, 5<<20)/16),
 		"nonl":     []byte("x\ny\nno newline at the end"),
 		"empty":    nil,
 		"oneline":  []byte("\n"),
-		"longmid":  append(append([]byte("a\n"), bytes.Repeat([]byte("€"), 100000)...), []byte("\nz\n")...),
+		"longmid":  append(append([]byte("a\n"), bytes.Repeat([]byte("€"), testenv.Size(30000, 100000))...), []byte("\nz\n")...),
 		"shortend": append(bytes.Repeat([]byte("q"), 70000), '\n', 'r'),
 	}
 	for name, data := range files {
@@ -462,8 +467,7 @@ func TestBadInput(t *testing.T) {
 			check(raw)
 		}
 		// A 20 MB message.
-		big := []byte(`{"jsonrpc":"2.0","id":"big","method":"read","params":{"path":"` + strings.Repeat("a", 20<<20) + `"}}`)
-		p.send(big)
+		p.sendPadded(`{"jsonrpc":"2.0","id":"big","method":"read","params":{"path":"`, 20<<20, 'a', `"}}`)
 		if m := p.orphan(); m.Error == nil || m.Error.Code != -32600 {
 			t.Errorf("20 MB message: got %+v, want -32600", m.Error)
 		}
@@ -475,6 +479,7 @@ func TestBadInput(t *testing.T) {
 // not Content-Length, from the very first message on (which is what framing
 // detection sees): every mode answers each in header framing, with no error.
 func TestHeadersInAnyOrder(t *testing.T) {
+	t.Parallel()
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
@@ -584,6 +589,12 @@ func TestConcurrency(t *testing.T) {
 
 func jsonNumber(id string) json.Number { return json.Number(id) }
 
+// spooledCommand prints past exec's preview (2,000 lines), so that its
+// output is spooled, for the cases that check what becomes of a spool. The
+// 100,000 lines it was took a -race daemon 40 ms more a run to take in,
+// for nothing these cases check.
+const spooledCommand = "seq 1 3000"
+
 func TestShutdownExit(t *testing.T) {
 	t.Parallel()
 	for _, m := range modes {
@@ -592,7 +603,7 @@ func TestShutdownExit(t *testing.T) {
 			var res initResult
 			p.mustCall("initialize", nil, &res)
 			var r execResult
-			p.mustCall("exec", map[string]any{"command": "seq 1 100000"}, &r)
+			p.mustCall("exec", map[string]any{"command": spooledCommand}, &r)
 			if r.Stdout.Spool == nil {
 				t.Fatal("no spool")
 			}
@@ -626,6 +637,7 @@ func TestShutdownExit(t *testing.T) {
 // TestSignalCleansUp sends SIGTERM to a daemon with a running command and a
 // spool, and checks both are gone.
 func TestSignalCleansUp(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), "spool")
@@ -639,7 +651,7 @@ func TestSignalCleansUp(t *testing.T) {
 			var res initResult
 			p.mustCall("initialize", nil, &res)
 			var r execResult
-			p.mustCall("exec", map[string]any{"command": "seq 1 100000"}, &r)
+			p.mustCall("exec", map[string]any{"command": spooledCommand}, &r)
 			// The command writes its background child's pid to a file: the
 			// signal goes once the child runs, and the pid is known even if
 			// the reply never comes.
@@ -673,6 +685,7 @@ func TestSignalCleansUp(t *testing.T) {
 // next daemon on the same spool root removes what it left, but not the
 // directory of a daemon that is alive.
 func TestSweepAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "spool")
 	start := func() (*exec.Cmd, *peer) {
 		cmd := exec.Command(binPath, "--spool-root", root)
@@ -692,7 +705,7 @@ func TestSweepAfterSIGKILL(t *testing.T) {
 	var rk initResult
 	pk.mustCall("initialize", nil, &rk)
 	var r execResult
-	pk.mustCall("exec", map[string]any{"command": "seq 1 100000"}, &r)
+	pk.mustCall("exec", map[string]any{"command": spooledCommand}, &r)
 	if r.Stdout.Spool == nil {
 		t.Fatal("no spool")
 	}
@@ -785,6 +798,7 @@ func TestSharedDaemon(t *testing.T) {
 // TestMCP drives toold mcp as an MCP client would: initialize, list the
 // tools, call read.
 func TestMCP(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binPath, "mcp", "--spool-root", filepath.Join(t.TempDir(), "spool"))
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

@@ -22,6 +22,7 @@ import (
 // file by ctags when it is installed, a log by time buckets within 8 KB,
 // and a spool by page.
 func TestOutline(t *testing.T) {
+	parallel(t) // before its files: they are made beside the other cases
 	server := filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go")
 	src, err := os.ReadFile(server)
 	if err != nil {
@@ -30,7 +31,9 @@ func TestOutline(t *testing.T) {
 	lines := strings.Split(string(src), "\n")
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "app.log")
-	os.WriteFile(logPath, genLog(20000), 0o644)
+	// Its buckets are by time, five hours whatever the lines: 5,000 in the
+	// quick run, 20,000 with TOOLD_LONG=1.
+	os.WriteFile(logPath, genLog(testenv.Size(5000, 20000)), 0o644)
 	forEachMode(t, func(t *testing.T, start func(testing.TB) *peer) {
 		p := start(t)
 		var w protocol.Window
@@ -280,6 +283,7 @@ func TestOutlineHugeRSS(t *testing.T) {
 // the in-process daemon shares the test's (methods' TestOutlineWithoutCtags
 // hides ctags there through outline.LookCtags).
 func TestOutlineWithoutCtags(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	for _, m := range modes[1:] {
 		for _, headers := range []bool{false, true} {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -90,11 +91,22 @@ func TestSignalEndsProcesses(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	p := newPeer(t, in, out, false)
+	// As many processes as a session may have, started at once (one after
+	// another they took 16 yields of 300 ms: 5 s); each prints its pids and
+	// past the preview (3,000 lines, over its 2,000), so that it has a
+	// spool, within its yield: 2 s, the 16 at once on a loaded machine.
+	replies := make([]chan message, protocol.MaxProcesses)
+	for i := range replies {
+		_, replies[i] = p.start("exec", map[string]any{"command": `sleep 300 & echo $$ $!; seq 1 3000; sleep 300`, "yieldMs": 2000})
+	}
 	var pids []int
-	for range protocol.MaxProcesses {
+	for _, reply := range replies {
+		m := p.await(reply)
 		var r protocol.ExecResult
-		p.mustCall("exec", map[string]any{"command": `sleep 300 & echo $$ $!; seq 1 100000; sleep 300`, "yieldMs": 300}, &r)
 		var a, b int
+		if m.Error != nil || json.Unmarshal(m.Result, &r) != nil {
+			t.Fatalf("exec: %v %s", m.Error, m.Result)
+		}
 		if _, err := fmt.Sscan(r.Stdout.Head, &a, &b); err != nil || r.Process == nil || r.Stdout.Spool == nil {
 			t.Fatalf("exec: %+v", r)
 		}

@@ -14,6 +14,7 @@ import (
 // TestReadmeDevServer runs the README's background-process example as it
 // is written, beside the built binary.
 func TestReadmeDevServer(t *testing.T) {
+	t.Parallel()
 	for _, tool := range []string{"bash", "python3", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
@@ -53,6 +54,7 @@ func TestReadmeDevServer(t *testing.T) {
 // grep, find and ls from the repository's root, as a reader would, and
 // checks the counts and notice the README shows after each.
 func TestReadmeSearchExamples(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

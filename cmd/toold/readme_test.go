@@ -66,6 +66,7 @@ func checkToold(t *testing.T, where string, command string, args []string) {
 // Every agent's config snippet parses as what it claims to be and starts
 // a toold command that exists, with flags it takes.
 func TestReadmeAgentConfigs(t *testing.T) {
+	t.Parallel()
 	const section = "Use it from an agent"
 	type server struct {
 		Type    string          `json:"type" toml:"type"`
@@ -144,6 +145,7 @@ func TestReadmeAgentConfigs(t *testing.T) {
 // Every example of the Methods section runs as written from the root of a
 // clone, with ./toold the built binary.
 func TestReadmeExamples(t *testing.T) {
+	t.Parallel()
 	blocks := readmeBlocks(t, "Methods, with an example each", "sh")
 	if len(blocks) < 6 {
 		t.Fatalf("%d examples", len(blocks))
@@ -167,6 +169,7 @@ func TestReadmeExamples(t *testing.T) {
 // The sandbox section's commands start toold commands that exist, with
 // flags they take.
 func TestReadmeSandbox(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for _, block := range readmeBlocks(t, "Run an agent's commands in a sandbox", "sh") {
 		for _, line := range strings.Split(block, "\n") {

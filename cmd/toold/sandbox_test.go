@@ -51,6 +51,7 @@ func TestSandboxModes(t *testing.T) {
 // TestMCPSandbox: toold mcp --sandbox=workspace-write --root DIR confines
 // the exec tool's commands to DIR.
 func TestMCPSandbox(t *testing.T) {
+	t.Parallel()
 	proj, out := t.TempDir(), t.TempDir()
 	p := startMCP(t, nil, "--sandbox=workspace-write", "--root", proj)
 	var res toolResult

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,23 +15,55 @@ import (
 )
 
 // validator checks instances against a method's params or result schema.
+// Each is resolved once for the package's tests (resolved): resolved per
+// check, as they were, they took TestSchemasAgainstResults more CPU under
+// -race than its calls (a third of the case).
 func validator(t *testing.T, method string, result bool) *jsonschema.Resolved {
 	t.Helper()
-	var s *jsonschema.Schema
-	var err error
-	if result {
-		s, err = schema.Result(method)
-	} else {
-		s, err = schema.Params(method)
-	}
-	if err != nil || s == nil {
-		t.Fatalf("%s schema (result %v): %v %v", method, result, s, err)
-	}
-	rs, err := s.Resolve(nil)
+	rs, err := resolved(schemaKey{method, result})
 	if err != nil {
-		t.Fatalf("%s: %v", method, err)
+		t.Fatalf("%s schema (result %v): %v", method, result, err)
 	}
 	return rs
+}
+
+// schemaKey names a method's params schema, or its result's.
+type schemaKey struct {
+	method string
+	result bool
+}
+
+var (
+	resolvedMu sync.Mutex
+	resolvedBy = map[schemaKey]func() (*jsonschema.Resolved, error){}
+)
+
+// resolved returns the schema k names, resolved on first use.
+func resolved(k schemaKey) (*jsonschema.Resolved, error) {
+	resolvedMu.Lock()
+	f, ok := resolvedBy[k]
+	if !ok {
+		f = sync.OnceValues(func() (*jsonschema.Resolved, error) { return resolve(k) })
+		resolvedBy[k] = f
+	}
+	resolvedMu.Unlock()
+	return f()
+}
+
+// resolve resolves the schema k names.
+func resolve(k schemaKey) (*jsonschema.Resolved, error) {
+	get := schema.Params
+	if k.result {
+		get = schema.Result
+	}
+	s, err := get(k.method)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("no schema")
+	}
+	return s.Resolve(nil)
 }
 
 func validate(t *testing.T, rs *jsonschema.Resolved, what string, raw []byte) {
@@ -108,6 +142,7 @@ func TestSchemasAgainstResults(t *testing.T) {
 // The schemas can fail: a result with a field the wire type lacks, or
 // without one it has, and params without a required field.
 func TestSchemasRefuse(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		method string
 		result bool
@@ -131,6 +166,7 @@ func TestSchemasRefuse(t *testing.T) {
 
 // toold schema prints what package schema makes, whole or by method.
 func TestSchemaCommand(t *testing.T) {
+	t.Parallel()
 	out, _, code := runBin(t, "", nil, "schema")
 	var all map[string]struct{ Params, Result json.RawMessage }
 	if code != 0 || json.Unmarshal([]byte(out), &all) != nil {
