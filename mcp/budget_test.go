@@ -143,11 +143,18 @@ func TestBudget(t *testing.T) {
 	if err := os.WriteFile(big, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tree := filepath.Join(dir, "tree")
+	// The tree's 600 empty files are names of one: find and ls list
+	// names, and a new inode cost a millisecond of system CPU.
+	tree, empty := filepath.Join(dir, "tree"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 600 {
 		p := filepath.Join(tree, fmt.Sprintf("directory-with-a-long-name-%03d", i/50), fmt.Sprintf("a-file-with-a-rather-long-name-%04d.txt", i))
 		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, nil, 0o644)
+		if err := os.Link(empty, p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	oneLine := `printf '{"data":"'; head -c 3000000 /dev/zero | tr '\0' x; printf '"}\n'`
 	out, _ := s.call(t, "exec", map[string]any{"command": longLines, "maxBytes": 1000})
