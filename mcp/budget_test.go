@@ -21,12 +21,18 @@ import (
 // then fails, as make would.
 const buildCmd = `for i in $(seq 1 3000); do if [ $i = 1500 ]; then echo "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"; else echo "[$i/3000] compiling pkg/mod$i/file.c"; fi; done; exit 2`
 
-// errorDense prints a log with one line in six an error.
-const errorDense = `awk 'BEGIN{for(i=1;i<=60000;i++) if(i%6==0) print "ERROR [db] query " i " failed: connection refused"; else print "INFO request " i " served in 3ms"}'`
+// denseLines is how many lines errorDense and manyKinds print: 60,000
+// with TOOLD_LONG=1, 12,000 in the quick run (400 and 600 KB, still
+// sixteen times the budget and more; the -race daemon's scans of 2 and 3
+// MB were half of TestBudget's commands).
+var denseLines = testenv.Size(12000, 60000)
 
-// manyKinds prints a log with one line in three an error of one of twelve
-// long shapes, ids and numbers among their words.
-const manyKinds = `awk 'BEGIN{split("disk quota exceeded on volume|upstream replica refused the handshake|schema migration left the table locked|certificate chain could not be verified|queue consumer lagged behind|payment gateway answered with garbage|cache shard evicted every hot key|search index segment went missing|mail relay rejected the envelope|session store lost its primary|limiter tripped for the tenant|audit writer dropped the batch", m, "|"); for(i=1;i<=60000;i++) if(i%3==0) printf "%s ERROR: request %d for tenant %d failed, the worker pool was busy for %d ms\n", m[(i/3)%12+1], i, i*7, i%1000; else print "INFO request " i " served in 3ms"}'`
+// errorDense prints a log of denseLines lines, one in six an error.
+var errorDense = fmt.Sprintf(`awk 'BEGIN{for(i=1;i<=%d;i++) if(i%%6==0) print "ERROR [db] query " i " failed: connection refused"; else print "INFO request " i " served in 3ms"}'`, denseLines)
+
+// manyKinds prints a log of denseLines lines, one in three an error of one
+// of twelve long shapes, ids and numbers among their words.
+var manyKinds = fmt.Sprintf(`awk 'BEGIN{split("disk quota exceeded on volume|upstream replica refused the handshake|schema migration left the table locked|certificate chain could not be verified|queue consumer lagged behind|payment gateway answered with garbage|cache shard evicted every hot key|search index segment went missing|mail relay rejected the envelope|session store lost its primary|limiter tripped for the tenant|audit writer dropped the batch", m, "|"); for(i=1;i<=%d;i++) if(i%%3==0) printf "%%s ERROR: request %%d for tenant %%d failed, the worker pool was busy for %%d ms\n", m[(i/3)%%12+1], i, i*7, i%%1000; else print "INFO request " i " served in 3ms"}'`, denseLines)
 
 // longLines prints lines of 40 bytes: 100,000 with TOOLD_LONG=1, 30,000
 // (1.2 MB, fifty times the budget) in the quick run.
@@ -177,9 +183,11 @@ func TestBudget(t *testing.T) {
 		{"seq", "exec", map[string]any{"command": seq}, []string{"\n1\n", fmt.Sprintf("\n%d\n", seqN), "omitted"}, false},
 		{"both streams", "exec", map[string]any{"command": seq + "; " + seq + " >&2"}, []string{"--- stderr ---"}, false},
 		{"error-dense", "exec", map[string]any{"command": errorDense}, []string{"failed: connection refused",
-			`[kind of failure: 10,000× "ERROR [db] query <*> failed: connection refused" lines 6-60000]`}, false},
+			testenv.Size(`[kind of failure: 2,000× "ERROR [db] query <*> failed: connection refused" lines 6-12000]`,
+				`[kind of failure: 10,000× "ERROR [db] query <*> failed: connection refused" lines 6-60000]`)}, false},
 		{"error-dense, many kinds", "exec", map[string]any{"command": manyKinds}, []string{"could not be verified",
-			`[kind of failure: 1,667× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-59985]`}, false},
+			testenv.Size(`[kind of failure: 334× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-11997]`,
+				`[kind of failure: 1,667× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-59985]`)}, false},
 		{"one-line JSON", "exec", map[string]any{"command": oneLine}, []string{`{"data":"xxx`}, false},
 		{"read big file", "read", map[string]any{"path": big}, []string{"     1\tline 0 of", "offset="}, false},
 		{"readBytes big file", "readBytes", map[string]any{"path": big}, []string{"line 0 of", "startByte="}, false},
