@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/toold/toold/internal/corpus"
 )
 
 // TestPytestEvidence: a pytest verdict in the short summary brings the
@@ -14,10 +12,7 @@ import (
 // holds the body's "E" line.
 func TestPytestEvidence(t *testing.T) {
 	t.Parallel()
-	cs, err := corpus.LoadForTests("../testdata/outputs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := testCorpus(t)
 	outs := map[string][]byte{}
 	for _, c := range cs {
 		outs[c.Name] = c.Output
