@@ -75,3 +75,25 @@ func sampleOutputs(t testing.TB) [][]byte {
 var quickErrorLog = sync.OnceValue(func() []byte {
 	return errorLog(testenv.Size(256<<10, 1<<20))
 })
+
+// corpusScans are Scan(c.Output, Options{}) of the corpus's cases by name,
+// each made once, at its first call (TestCorpus scans every case,
+// TestPytestEvidence two of them, twice each).
+var corpusScans = sync.OnceValues(func() (map[string]func() Result, error) {
+	cs, err := loadCorpus()
+	scans := map[string]func() Result{}
+	for _, c := range cs {
+		scans[c.Name] = sync.OnceValue(func() Result { return Scan(c.Output, Options{}) })
+	}
+	return scans, err
+})
+
+// corpusScan is Scan(c.Output, Options{}) of the corpus case named name.
+func corpusScan(t testing.TB, name string) Result {
+	t.Helper()
+	scan, ok := fixture(t, corpusScans)[name]
+	if !ok {
+		t.Fatalf("no corpus case %s", name)
+	}
+	return scan()
+}

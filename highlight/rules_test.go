@@ -168,7 +168,7 @@ func TestCorpus(t *testing.T) {
 	}
 	for _, c := range cs {
 		t.Run(c.Name, func(t *testing.T) {
-			r := Scan(c.Output, Options{})
+			r := corpusScan(t, c.Name)
 			if c.Clean {
 				if len(r.Groups) > 0 {
 					t.Fatalf("clean run: %d groups, the first %d-%d %q", len(r.Groups), r.Groups[0].FromLine, r.Groups[0].ToLine, r.Groups[0].Lines)
