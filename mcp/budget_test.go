@@ -34,9 +34,11 @@ var errorDense = fmt.Sprintf(`awk 'BEGIN{for(i=1;i<=%d;i++) if(i%%6==0) print "E
 // of twelve long shapes, ids and numbers among their words.
 var manyKinds = fmt.Sprintf(`awk 'BEGIN{split("disk quota exceeded on volume|upstream replica refused the handshake|schema migration left the table locked|certificate chain could not be verified|queue consumer lagged behind|payment gateway answered with garbage|cache shard evicted every hot key|search index segment went missing|mail relay rejected the envelope|session store lost its primary|limiter tripped for the tenant|audit writer dropped the batch", m, "|"); for(i=1;i<=%d;i++) if(i%%3==0) printf "%%s ERROR: request %%d for tenant %%d failed, the worker pool was busy for %%d ms\n", m[(i/3)%%12+1], i, i*7, i%%1000; else print "INFO request " i " served in 3ms"}'`, denseLines)
 
-// longLines prints lines of 40 bytes: 100,000 with TOOLD_LONG=1, 30,000
-// (1.2 MB, fifty times the budget) in the quick run.
-var longLines = fmt.Sprint("seq -f 'line %07g of output, forty bytes long' 1 ", testenv.Size(30000, 100000))
+// longLines prints lines of 40 bytes: 100,000 with TOOLD_LONG=1, 8,000
+// (320 KB, thirteen times the budget, five times what a call that asks
+// for 64 KiB is shown, more lines than maxLines 5000 and a page of 3,000
+// show) in the quick run.
+var longLines = fmt.Sprint("seq -f 'line %07g of output, forty bytes long' 1 ", testenv.Size(8000, 100000))
 
 const buildError = "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"
 
