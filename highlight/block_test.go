@@ -1,12 +1,8 @@
 package highlight
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/toold/toold/internal/corpus"
 )
 
 // TestBlockIsLine: Block, which skips the lines without an anchor, finds
@@ -14,23 +10,7 @@ import (
 // quickOutput).
 func TestBlockIsLine(t *testing.T) {
 	t.Parallel()
-	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
-	var outs [][]byte
-	for _, f := range fs {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, b)
-	}
-	cs, err := corpus.LoadForTests("../testdata/outputs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cs {
-		outs = append(outs, quickOutput(c.Output, c.Keys))
-	}
-	for i, out := range outs {
+	for i, out := range sampleOutputs(t) {
 		sameResult(t, i, out)
 	}
 }
@@ -47,11 +27,8 @@ func sameResult(t *testing.T, i int, out []byte) {
 // FuzzBlockIsLine: whatever the output, Block and Line agree, and every
 // group's lines are the output's cleaned lines at the numbers it claims.
 func FuzzBlockIsLine(f *testing.F) {
-	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
-	for _, p := range fs {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(b)
-		}
+	for _, b := range samplesRead(f) {
+		f.Add(b)
 	}
 	f.Add([]byte("=== RUN   TestX\n    x_test.go:3: boom\n--- FAIL: TestX (0.00s)\nFAIL\n"))
 	f.Fuzz(func(t *testing.T, out []byte) {

@@ -3,19 +3,22 @@ package highlight
 import (
 	"bytes"
 	"flag"
+	"sync"
 	"testing"
 
-	"github.com/toold/toold/internal/corpus"
 	"github.com/toold/toold/internal/testenv"
 )
 
 // fastLines are lines on which the rules' shortcuts (a Match beside Re,
 // the first byte of an anchored Re) are held to the regexps: every line of
 // the corpus and of the generated logs, and edge cases of the level rules.
-func fastLines(t testing.TB) [][]byte {
-	cs, err := corpus.LoadForTests("../testdata/outputs")
+// TestFastIsRegexp and FuzzFastIsRegexp share them (makeFastLines, once).
+func fastLines(t testing.TB) [][]byte { return fixture(t, makeFastLines) }
+
+var makeFastLines = sync.OnceValues(func() ([][]byte, error) {
+	cs, err := loadCorpus()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	// The quick run: the first 20 lines of each output and each line that
 	// holds one of its keys (the lines the rules are for), each cut at 4
@@ -40,8 +43,8 @@ func fastLines(t testing.TB) [][]byte {
 		"x\u00a0ERROR y", "\xffERROR x", "é WARNING: y", "WARNINGS x", "[WARN x", "a b WARN", "ld: error: x", "git: fatal: y", "fatal: z", "x: fatal error: y"} {
 		lines = append(lines, []byte(s))
 	}
-	return lines
-}
+	return lines, nil
+})
 
 // holdsKey reports whether line holds one of keys.
 func holdsKey(line []byte, keys []string) bool {

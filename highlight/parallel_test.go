@@ -2,8 +2,6 @@ package highlight
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -11,7 +9,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/toold/toold/internal/corpus"
 	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/truncate"
 )
@@ -21,7 +18,7 @@ import (
 // the same blocks finds, gaps between them included: from the first byte
 // on (inline 0) and after the inline start.
 func TestParallelIsDetector(t *testing.T) {
-	outs := append([][]byte{errorLog(testenv.Size(256<<10, 1<<20)), logText(testenv.Size(64<<10, 256<<10))}, sampleOutputs(t)...)
+	outs := append([][]byte{quickErrorLog(), logText(testenv.Size(64<<10, 256<<10))}, sampleOutputs(t)...)
 	// The quick run feeds blocks of one size (4 KiB: the more block edges,
 	// the more the two goroutines hand over) to the corpus as tests load it
 	// (its generated cases smaller) and generated logs of 256 and 64 KiB;
@@ -48,28 +45,6 @@ func TestParallelIsDetector(t *testing.T) {
 			}
 		}
 	}
-}
-
-// sampleOutputs are the outputs of the corpus (see quickOutput) and of the
-// highlight samples.
-func sampleOutputs(t *testing.T) [][]byte {
-	cs, err := corpus.LoadForTests("../testdata/outputs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var outs [][]byte
-	for _, c := range cs {
-		outs = append(outs, quickOutput(c.Output, c.Keys))
-	}
-	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
-	for _, f := range fs {
-		if b, err := os.ReadFile(f); err != nil {
-			t.Fatal(err)
-		} else {
-			outs = append(outs, b)
-		}
-	}
-	return outs
 }
 
 // quickOutput is a corpus output as the quick run's comparisons of two

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/toold/toold/internal/corpus"
 )
 
 // TestPytestEvidence: a pytest verdict in the short summary brings the
@@ -14,10 +12,7 @@ import (
 // holds the body's "E" line.
 func TestPytestEvidence(t *testing.T) {
 	t.Parallel()
-	cs, err := corpus.LoadForTests("../testdata/outputs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := testCorpus(t)
 	outs := map[string][]byte{}
 	for _, c := range cs {
 		outs[c.Name] = c.Output
@@ -31,13 +26,9 @@ func TestPytestEvidence(t *testing.T) {
 		{"pytest-logged-errors", "FAILED test_client.py::TestSession::test_token_refresh", "E       AssertionError: refreshed token is already expired"},
 	}
 	for _, tt := range tests {
-		out, ok := outs[tt.output]
-		if !ok {
-			t.Fatalf("no corpus case %s", tt.output)
-		}
-		lines := bytes.SplitAfter(out, []byte("\n"))
+		lines := bytes.SplitAfter(outs[tt.output], []byte("\n"))
 		var found bool
-		for _, g := range Scan(out, Options{}).Groups {
+		for _, g := range corpusScan(t, tt.output).Groups {
 			for i, l := range g.Lines {
 				if !strings.HasPrefix(l, tt.verdict+" ") {
 					continue

@@ -38,9 +38,9 @@ func TestBounded(t *testing.T) {
 	d := New(opt)
 	var block bytes.Buffer
 	n := int64(1)
-	// 20,000 lines (2,000 groups of 10 for 8 kept) in the quick run; the
-	// long one feeds 200,000 (30 MB).
-	lines := testenv.Size(20_000, 200_000)
+	// 5,000 lines (500 groups of 10 for 8 kept and 224 spare) in the quick
+	// run; the long one feeds 200,000 (30 MB).
+	lines := testenv.Size(5_000, 200_000)
 	for i := range lines {
 		fmt.Fprintf(&block, "2026-11-22 02:00:%02d ERROR request %d failed: %s\n", i%60, i, bytes.Repeat([]byte("x"), i%200))
 		if block.Len() > 64<<10 || i == lines-1 {
@@ -87,10 +87,14 @@ func TestBounded(t *testing.T) {
 func TestRareKept(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	const lines, rare = 60000, 31337
+	// 12,000 lines (2,000 of them errors, the rare one at line 6,267) in
+	// the quick run, 60,000 with TOOLD_LONG=1 (at 31,337): the 32 kept
+	// groups and the 224 spare are full long before it either way.
+	lines := int64(testenv.Size(12000, 60000))
+	rare := lines * 31337 / 60000
 	tables := []string{"orders", "users", "carts", "stock", "prices", "invoices", "sessions"}
 	causes := []string{"deadlock", "constraint", "serialization", "disk", "lock-timeout"}
-	for i := 1; i <= lines; i++ {
+	for i := int64(1); i <= lines; i++ {
 		switch {
 		case i == rare:
 			b.WriteString("2026-11-22 02:00:00 ERROR [disk] /var/lib/db: no space left on device\n")

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toold/toold/internal/corpus"
 	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/truncate"
 )
@@ -149,9 +148,7 @@ func TestEveryRuleHasASample(t *testing.T) {
 			}
 		}
 	}
-	fs, _ := filepath.Glob("../testdata/highlight/*.txt")
-	for _, f := range fs {
-		b, _ := os.ReadFile(f)
+	for _, b := range samplesRead(t) {
 		see(b)
 	}
 	for _, r := range Rules() {
@@ -165,16 +162,13 @@ func TestEveryRuleHasASample(t *testing.T) {
 // runs have none.
 func TestCorpus(t *testing.T) {
 	t.Parallel()
-	cs, err := corpus.LoadForTests("../testdata/outputs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := testCorpus(t)
 	if len(cs) < 12 {
 		t.Fatalf("%d cases, want at least 12", len(cs))
 	}
 	for _, c := range cs {
 		t.Run(c.Name, func(t *testing.T) {
-			r := Scan(c.Output, Options{})
+			r := corpusScan(t, c.Name)
 			if c.Clean {
 				if len(r.Groups) > 0 {
 					t.Fatalf("clean run: %d groups, the first %d-%d %q", len(r.Groups), r.Groups[0].FromLine, r.Groups[0].ToLine, r.Groups[0].Lines)

@@ -3,9 +3,8 @@ package highlight
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"testing"
-
-	"github.com/toold/toold/internal/testenv"
 )
 
 // TestTemplatesPruned: a table that skips the templates with too few plain
@@ -13,7 +12,7 @@ import (
 func TestTemplatesPruned(t *testing.T) {
 	// The error-dense log fills the table (256 kinds) before the samples
 	// come: from 256 KiB on (1 MiB with TOOLD_LONG=1).
-	out := append(errorLog(testenv.Size(256<<10, 1<<20)), bytes.Join(sampleOutputs(t), nil)...)
+	out := slices.Concat(quickErrorLog(), bytes.Join(sampleOutputs(t), nil))
 	var a, b templates
 	b.noPrune = true
 	r := &Rules()[0]

@@ -59,11 +59,14 @@ func hitsOf(t *testing.T, m *Manager, dir, pattern string, scanned *int) []strin
 // directory, a rename, a removed line.
 func TestIndexFresh(t *testing.T) {
 	t.Parallel()
-	rounds := 2
+	// The quick run: 2 rounds of edits on a tree of 40 files (200 with
+	// TOOLD_LONG=1): every edit is of files the smaller tree has too, and
+	// each of its files cost a millisecond of system CPU to make.
+	rounds, n := 2, 40
 	if testenv.Long() {
-		rounds = 20
+		rounds, n = 20, 200
 	}
-	dir := genTree(t, 200, 5)
+	dir := genTree(t, n, 5)
 	m := newManager(t, Options{Logger: quiet()})
 	m.Candidates(dir, nil, "")
 	waitState(t, m, dir, StateReady)
@@ -146,7 +149,7 @@ func TestIndexOverflowAndWatchLimit(t *testing.T) {
 // rebuilt.
 func TestIndexRestart(t *testing.T) {
 	t.Parallel()
-	n := 200 // the checks are not of its size: the timing is only logged
+	n := 40 // the checks are not of its size: the timing is only logged
 	if testenv.Long() {
 		n = 6000
 	}

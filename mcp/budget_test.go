@@ -21,16 +21,24 @@ import (
 // then fails, as make would.
 const buildCmd = `for i in $(seq 1 3000); do if [ $i = 1500 ]; then echo "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"; else echo "[$i/3000] compiling pkg/mod$i/file.c"; fi; done; exit 2`
 
-// errorDense prints a log with one line in six an error.
-const errorDense = `awk 'BEGIN{for(i=1;i<=60000;i++) if(i%6==0) print "ERROR [db] query " i " failed: connection refused"; else print "INFO request " i " served in 3ms"}'`
+// denseLines is how many lines errorDense and manyKinds print: 60,000
+// with TOOLD_LONG=1, 12,000 in the quick run (400 and 600 KB, still
+// sixteen times the budget and more; the -race daemon's scans of 2 and 3
+// MB were half of TestBudget's commands).
+var denseLines = testenv.Size(12000, 60000)
 
-// manyKinds prints a log with one line in three an error of one of twelve
-// long shapes, ids and numbers among their words.
-const manyKinds = `awk 'BEGIN{split("disk quota exceeded on volume|upstream replica refused the handshake|schema migration left the table locked|certificate chain could not be verified|queue consumer lagged behind|payment gateway answered with garbage|cache shard evicted every hot key|search index segment went missing|mail relay rejected the envelope|session store lost its primary|limiter tripped for the tenant|audit writer dropped the batch", m, "|"); for(i=1;i<=60000;i++) if(i%3==0) printf "%s ERROR: request %d for tenant %d failed, the worker pool was busy for %d ms\n", m[(i/3)%12+1], i, i*7, i%1000; else print "INFO request " i " served in 3ms"}'`
+// errorDense prints a log of denseLines lines, one in six an error.
+var errorDense = fmt.Sprintf(`awk 'BEGIN{for(i=1;i<=%d;i++) if(i%%6==0) print "ERROR [db] query " i " failed: connection refused"; else print "INFO request " i " served in 3ms"}'`, denseLines)
 
-// longLines prints lines of 40 bytes: 100,000 with TOOLD_LONG=1, 30,000
-// (1.2 MB, fifty times the budget) in the quick run.
-var longLines = fmt.Sprint("seq -f 'line %07g of output, forty bytes long' 1 ", testenv.Size(30000, 100000))
+// manyKinds prints a log of denseLines lines, one in three an error of one
+// of twelve long shapes, ids and numbers among their words.
+var manyKinds = fmt.Sprintf(`awk 'BEGIN{split("disk quota exceeded on volume|upstream replica refused the handshake|schema migration left the table locked|certificate chain could not be verified|queue consumer lagged behind|payment gateway answered with garbage|cache shard evicted every hot key|search index segment went missing|mail relay rejected the envelope|session store lost its primary|limiter tripped for the tenant|audit writer dropped the batch", m, "|"); for(i=1;i<=%d;i++) if(i%%3==0) printf "%%s ERROR: request %%d for tenant %%d failed, the worker pool was busy for %%d ms\n", m[(i/3)%%12+1], i, i*7, i%%1000; else print "INFO request " i " served in 3ms"}'`, denseLines)
+
+// longLines prints lines of 40 bytes: 100,000 with TOOLD_LONG=1, 8,000
+// (320 KB, thirteen times the budget, five times what a call that asks
+// for 64 KiB is shown, more lines than maxLines 5000 and a page of 3,000
+// show) in the quick run.
+var longLines = fmt.Sprint("seq -f 'line %07g of output, forty bytes long' 1 ", testenv.Size(8000, 100000))
 
 const buildError = "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"
 
@@ -143,11 +151,18 @@ func TestBudget(t *testing.T) {
 	if err := os.WriteFile(big, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tree := filepath.Join(dir, "tree")
+	// The tree's 600 empty files are names of one: find and ls list
+	// names, and a new inode cost a millisecond of system CPU.
+	tree, empty := filepath.Join(dir, "tree"), filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 600 {
 		p := filepath.Join(tree, fmt.Sprintf("directory-with-a-long-name-%03d", i/50), fmt.Sprintf("a-file-with-a-rather-long-name-%04d.txt", i))
 		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, nil, 0o644)
+		if err := os.Link(empty, p); err != nil {
+			t.Fatal(err)
+		}
 	}
 	oneLine := `printf '{"data":"'; head -c 3000000 /dev/zero | tr '\0' x; printf '"}\n'`
 	out, _ := s.call(t, "exec", map[string]any{"command": longLines, "maxBytes": 1000})
@@ -170,9 +185,11 @@ func TestBudget(t *testing.T) {
 		{"seq", "exec", map[string]any{"command": seq}, []string{"\n1\n", fmt.Sprintf("\n%d\n", seqN), "omitted"}, false},
 		{"both streams", "exec", map[string]any{"command": seq + "; " + seq + " >&2"}, []string{"--- stderr ---"}, false},
 		{"error-dense", "exec", map[string]any{"command": errorDense}, []string{"failed: connection refused",
-			`[kind of failure: 10,000× "ERROR [db] query <*> failed: connection refused" lines 6-60000]`}, false},
+			testenv.Size(`[kind of failure: 2,000× "ERROR [db] query <*> failed: connection refused" lines 6-12000]`,
+				`[kind of failure: 10,000× "ERROR [db] query <*> failed: connection refused" lines 6-60000]`)}, false},
 		{"error-dense, many kinds", "exec", map[string]any{"command": manyKinds}, []string{"could not be verified",
-			`[kind of failure: 1,667× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-59985]`}, false},
+			testenv.Size(`[kind of failure: 334× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-11997]`,
+				`[kind of failure: 1,667× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-59985]`)}, false},
 		{"one-line JSON", "exec", map[string]any{"command": oneLine}, []string{`{"data":"xxx`}, false},
 		{"read big file", "read", map[string]any{"path": big}, []string{"     1\tline 0 of", "offset="}, false},
 		{"readBytes big file", "readBytes", map[string]any{"path": big}, []string{"line 0 of", "startByte="}, false},

@@ -67,7 +67,8 @@ func BenchmarkFind(b *testing.B) {
 	}
 }
 
-// madeDir is a directory the benchmarks make once per run and share.
+// madeDir is a directory the tests or benchmarks make once per run and
+// share.
 type madeDir struct {
 	once sync.Once
 	dir  string
@@ -78,10 +79,11 @@ type madeDir struct {
 // to a directory, as bench/search.sh generates.
 var wide, deep madeDir
 
-// TestMain removes the benchmarks' directories.
+// TestMain removes the directories made once a run (the benchmarks',
+// sharedTree's).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, d := range []*madeDir{&wide, &deep} {
+	for _, d := range []*madeDir{&wide, &deep, &shared} {
 		if d.dir != "" {
 			os.RemoveAll(d.dir)
 		}

@@ -23,10 +23,11 @@
 // rarest byte), by that rarest byte with bytes.IndexByte and the next
 // rarest checked before the whole, as ripgrep's memchr does (byte
 // frequencies of source code in freq.go); a small file costs three system
-// calls (openat, one pread into a buffer its worker reuses, close: no
-// stat, no read that returns 0) and no allocation, lines are counted with
-// bytes.Count only up to the matches, and a file is judged binary only at
-// its first match, eight bytes at a time. The workers take a directory's
+// calls (openat, one pread into a buffer its worker reuses, kept from one
+// grep to the next, close: no stat, no read that returns 0) and no
+// allocation, lines are counted with bytes.Count only up to the matches,
+// and a file is judged binary only at its first match, eight bytes at a
+// time. The workers take a directory's
 // files in batches, and share a batch once they meet a large file in it.
 //
 // It returns its own plain types and holds no policy: defaults, caps, wire

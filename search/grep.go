@@ -343,6 +343,7 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 			defer wg.Done()
 			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt), help: help, ahead: ahead}
 			w.run(jobs)
+			w.putBuf()
 		}()
 	}
 	var walkErr error
@@ -665,9 +666,7 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 	if limit := w.s.opt.MaxFileSize; limit > 0 && limit < headSize {
 		head = int(limit) + 1 // a file that fills it is too large
 	}
-	if cap(w.buf) < head {
-		w.buf = make([]byte, head)
-	}
+	w.needBuf(head)
 	buf := w.buf[:head]
 	n, err := preadOnce(fd, buf)
 	if n >= shareSize {
@@ -689,6 +688,37 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 
 // headSize is how much of a file the first read asks for.
 const headSize = chunkSize
+
+// bufs keeps the workers' buffers (*[]byte of headSize to 2*chunkSize
+// bytes) from one grep to the next: each grep starts a worker a CPU, and
+// each worker that met a file made and zeroed a buffer of headSize (a
+// MiB) for its first read.
+var bufs sync.Pool
+
+// needBuf makes w.buf hold at least n bytes: one kept in bufs, else a
+// new one.
+func (w *worker) needBuf(n int) {
+	if cap(w.buf) >= n {
+		return
+	}
+	if p, ok := bufs.Get().(*[]byte); ok {
+		if cap(*p) >= n {
+			w.buf = *p
+			return
+		}
+		bufs.Put(p)
+	}
+	w.buf = make([]byte, n)
+}
+
+// putBuf gives w.buf to bufs, unless a long line grew it past 2*chunkSize
+// (see scan).
+func (w *worker) putBuf() {
+	if b := w.buf; cap(b) >= headSize && cap(b) <= 2*chunkSize {
+		bufs.Put(&b)
+	}
+	w.buf = nil
+}
 
 // scan searches the first size bytes of r, of which w.buf[:have] are read.
 func (w *worker) scan(r io.ReaderAt, size int64, have int) outcome {

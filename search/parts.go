@@ -149,9 +149,7 @@ func (w *worker) contextStart(fd int, off int64, k int) (int64, error) {
 // read reads bytes off to end of the file fd into w.buf.
 func (w *worker) read(fd int, off, end int64) ([]byte, error) {
 	n := int(end - off)
-	if cap(w.buf) < n {
-		w.buf = make([]byte, n)
-	}
+	w.needBuf(n)
 	buf := w.buf[:n]
 	got, err := fdReader(fd).ReadAt(buf, off)
 	if err != nil && !(err == io.EOF && got == n) {

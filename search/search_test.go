@@ -20,19 +20,48 @@ import (
 
 // tree copies testdata/tree into a temporary directory and adds what git
 // cannot hold: a .git directory, symlinks in the tree, out of it, and in
-// loops. outside is a directory beside the tree holding a needle.
+// loops. outside is a directory beside the tree holding a needle. A test
+// that only reads the tree takes sharedTree.
 func tree(t *testing.T) (dir, outside string) {
 	t.Helper()
 	base := t.TempDir()
-	dir = filepath.Join(base, "tree")
+	must(t, makeTree(base))
+	return filepath.Join(base, "tree"), filepath.Join(base, "outside")
+}
+
+// shared is tree's directory made once a run for the tests that only read
+// it (sharedTree): some 35 files, directories and links, each new inode a
+// millisecond of system CPU.
+var shared madeDir
+
+// sharedTree is tree made once a run, for tests that do not change it.
+func sharedTree(t *testing.T) (dir, outside string) {
+	t.Helper()
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "toold-tree-"); shared.err == nil {
+			shared.err = makeTree(shared.dir)
+		}
+	})
+	must(t, shared.err)
+	return filepath.Join(shared.dir, "tree"), filepath.Join(shared.dir, "outside")
+}
+
+// makeTree makes tree's directories tree and outside in base.
+func makeTree(base string) error {
+	dir, outside := filepath.Join(base, "tree"), filepath.Join(base, "outside")
 	if err := os.CopyFS(dir, os.DirFS("testdata/tree")); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	outside = filepath.Join(base, "outside")
-	must(t, os.MkdirAll(outside, 0o755))
-	must(t, os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("needle outside\n"), 0o644))
-	must(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
-	must(t, os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("needle in git\n"), 0o644))
+	for _, err := range []error{
+		os.MkdirAll(outside, 0o755),
+		os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("needle outside\n"), 0o644),
+		os.MkdirAll(filepath.Join(dir, ".git"), 0o755),
+		os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("needle in git\n"), 0o644),
+	} {
+		if err != nil {
+			return err
+		}
+	}
 	for link, target := range map[string]string{
 		"link.go":      "a.go",                               // a file in the tree: searched
 		"sub/up.txt":   "../a.go",                            // in the tree through ..: searched
@@ -43,9 +72,11 @@ func tree(t *testing.T) (dir, outside string) {
 		"sub/self":     "self",                               // a link to itself
 		"sub/dangling": "nowhere",
 	} {
-		must(t, os.Symlink(target, filepath.Join(dir, link)))
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			return err
+		}
 	}
-	return dir, outside
+	return nil
 }
 
 func must(t *testing.T, err error) {
@@ -74,7 +105,7 @@ func hits(r *GrepResult) []string {
 }
 
 func TestGrepTree(t *testing.T) {
-	dir, _ := tree(t)
+	dir, _ := sharedTree(t)
 	long := "needle " + strings.Repeat("é", 18)
 	tests := []struct {
 		name    string
@@ -176,7 +207,7 @@ func TestGrepTree(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
-	dir, _ := tree(t)
+	dir, _ := sharedTree(t)
 	tests := []struct {
 		opt   FindOptions
 		want  []string
@@ -208,7 +239,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	dir, _ := tree(t)
+	dir, _ := sharedTree(t)
 	names := func(r *ListResult) []string {
 		var out []string
 		for _, e := range r.Entries {
@@ -245,7 +276,7 @@ func TestList(t *testing.T) {
 // TestGrepSymlinks: loops survived, nothing outside the tree read, even
 // when the searched directory is reached through a symlink.
 func TestGrepSymlinks(t *testing.T) {
-	dir, outside := tree(t)
+	dir, outside := sharedTree(t)
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
 	for _, d := range []string{dir, filepath.Join(dir, "sub", "loop")} {
@@ -270,7 +301,7 @@ func TestGrepSymlinks(t *testing.T) {
 // TestGrepCancel: a cancelled search returns the context's error and
 // leaves no goroutine behind (the race detector and -count catch leaks).
 func TestGrepCancel(t *testing.T) {
-	dir, _ := tree(t)
+	dir, _ := sharedTree(t)
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -375,7 +406,7 @@ func removeDeep(t *testing.T, dir, name string) {
 // really is (a path through a symlink is checked as its target), and its
 // error ends the search.
 func TestAllow(t *testing.T) {
-	dir, outside := tree(t)
+	dir, outside := sharedTree(t)
 	m, err := Compile(Query{Pattern: "needle"})
 	must(t, err)
 	denied := errors.New("denied")
