@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toold/toold/highlight"
@@ -14,11 +15,15 @@ import (
 	"github.com/toold/toold/truncate"
 )
 
+// loadCorpus loads the corpus once for the tests that read it (its
+// generated outputs are made, not read).
+var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) { return corpus.LoadForTests("../testdata/outputs") })
+
 // TestScanner: fed a stream in chunks of any size, the scanner finds what
 // highlight.Scan finds over the whole output.
 func TestScanner(t *testing.T) {
 	t.Parallel() // its own runner and commands
-	cs, err := corpus.LoadForTests("../testdata/outputs")
+	cs, err := loadCorpus()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,15 +91,16 @@ func TestScannerSkips(t *testing.T) {
 // keeps, at the numbers they have in the output.
 func TestScannerFollowsSpool(t *testing.T) {
 	t.Parallel() // its own runner and commands
-	cs, err := corpus.LoadForTests("../testdata/outputs")
+	cs, err := loadCorpus()
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := truncate.PreviewOptions{MaxLines: 40, MaxBytes: 2000, MaxLineChars: 1000, Clean: true}
 	shown := 0
+	dir := t.TempDir()
 	for _, c := range cs {
 		t.Run(c.Name, func(t *testing.T) {
-			shown += len(checkFollow(t, c.Output, opt, 4096, []int{3000, 100, 70000}).Highlights)
+			shown += len(checkFollow(t, dir, c.Output, opt, 4096, []int{3000, 100, 70000}).Highlights)
 		})
 	}
 	if shown == 0 {
@@ -114,7 +120,7 @@ func TestScannerFollowsSpool(t *testing.T) {
 	}
 	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
 	limit := int64(out.Len() / 2)
-	st, sp := runCaptureIn(t.TempDir(), true, limit, out.Bytes(), opt, 4096, []int{65536, 1000})
+	st, sp := runCaptureIn(dir, true, limit, out.Bytes(), opt, 4096, []int{65536, 1000})
 	if !st.ScanSkipped || st.TotalLines != int64(n) || !sp.capped {
 		t.Fatalf("capped at %d: skipped %v, %d lines", limit, st.ScanSkipped, st.TotalLines)
 	}
@@ -152,7 +158,7 @@ func TestScannerStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &fileSpool{f: f}, nil })
+	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &memSpool{f: f}, nil })
 	for b := out.Bytes(); len(b) > 0; {
 		k := min(256<<10, len(b))
 		c.write(b[:k])
