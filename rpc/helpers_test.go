@@ -109,6 +109,10 @@ func (h *testHandler) Handle(ctx context.Context, req *Request) (any, error) {
 			time.Sleep(time.Millisecond)
 		}
 		return "done", nil
+	case "big": // a result of as many bytes as the params say
+		var n int
+		json.Unmarshal(req.Params, &n)
+		return strings.Repeat("x", n), nil
 	case "panic":
 		panic("boom")
 	case "fail":
