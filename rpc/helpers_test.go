@@ -207,6 +207,32 @@ func (s *served) frame(msg string) []byte {
 	return []byte(msg + "\n")
 }
 
+// frameFilled frames the message head, n bytes c, tail in s's framing, in
+// one buffer that its bytes are written to once (a big message's copies
+// cost page faults under -race, for it and the race detector's shadow).
+func (s *served) frameFilled(head string, c byte, n int, tail string) []byte {
+	size := len(head) + n + len(tail)
+	var b []byte
+	if s.framing == FramingHeaders {
+		b = []byte("Content-Length: " + strconv.Itoa(size) + "\r\n\r\n")
+	}
+	b = append(make([]byte, 0, len(b)+size+1), b...)
+	b = append(b, head...)
+	at := len(b)
+	b = b[:at+n]
+	if n > 0 {
+		b[at] = c
+		for k := 1; k < n; k *= 2 { // doubling copies, not a store a byte
+			copy(b[at+k:at+n], b[at:at+k])
+		}
+	}
+	b = append(b, tail...)
+	if s.framing != FramingHeaders {
+		b = append(b, '\n')
+	}
+	return b
+}
+
 // versioned puts "jsonrpc":"2.0" first in a request object that has no
 // "jsonrpc", so that cases need not spell it (the version check has cases of
 // its own, sent with sendRaw).
