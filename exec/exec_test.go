@@ -365,9 +365,11 @@ func TestLargeOutputSpooled(t *testing.T) {
 	t.Parallel() // waits on processes of its own
 	r := newRunner(t)
 	m, d := newSpool(t)
-	var want bytes.Buffer
+	var want bytes.Buffer // seq's output: appended, not Fprintf'd (0.2 CPU-s under -race)
+	var num []byte
 	for i := 1; i <= 200000; i++ {
-		fmt.Fprintf(&want, "%d\n", i)
+		num = append(strconv.AppendInt(num[:0], int64(i), 10), '\n')
+		want.Write(num)
 	}
 	res, err := r.Run(context.Background(), exec.Spec{
 		Command: "seq 1 200000; echo err >&2",
