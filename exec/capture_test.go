@@ -92,12 +92,15 @@ func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int)
 // (else it is handed each chunk); limit caps the spool.
 func runCaptureIn(dir string, follow bool, limit int64, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
 	var sp *memSpool
+	size := len(out)
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) {
 		if sp != nil {
 			panic("spool opened twice")
 		}
 		sp = &memSpool{limit: limit}
-		if dir != "" {
+		if dir == "" {
+			sp.buf.Grow(size) // at once: under -race each doubling's copy faults in pages again, and their shadow
+		} else {
 			f, err := os.CreateTemp(dir, "spool")
 			if err != nil {
 				return nil, err

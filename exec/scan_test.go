@@ -111,6 +111,7 @@ func TestScannerFollowsSpool(t *testing.T) {
 	// run, 100,000 with TOOLD_LONG=1; the spool keeps half.
 	var out bytes.Buffer
 	n := testenv.Size(30000, 100000)
+	out.Grow(n * 64) // at once, as the handed capture's spool
 	for i := 1; i <= n; i++ {
 		if i%1000 == 0 {
 			fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR job %d failed: connection refused\n", i)
