@@ -166,10 +166,10 @@ func TestRun(t *testing.T) {
 		},
 	}
 	os.WriteFile(filepath.Join(cwd, "hello.sh"), []byte("#!/bin/sh\necho hi from script\n"), 0o755)
+	_, d := newSpool(t) // the cases' spool files, each its own (a spool a case made 80 more files)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, d := newSpool(t)
 			spec := tt.spec
 			if spec.Output == (truncate.PreviewOptions{}) {
 				spec.Output = defaults
