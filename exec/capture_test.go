@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/internal/testtext"
 	"github.com/toold/toold/truncate"
@@ -91,6 +92,12 @@ func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int)
 // in a file in dir, which the scanner reads on from when follow is set
 // (else it is handed each chunk); limit caps the spool.
 func runCaptureIn(dir string, follow bool, limit int64, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
+	return runCaptureInto(nil, dir, follow, limit, out, opt, keep, chunks)
+}
+
+// runCaptureInto is runCaptureIn that also sets *found, when found is not
+// nil, to what the capture's scanner found, before the preview's choice.
+func runCaptureInto(found *highlight.Result, dir string, follow bool, limit int64, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
 	var sp *memSpool
 	size := len(out)
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) {
@@ -138,7 +145,11 @@ func runCaptureIn(dir string, follow bool, limit int64, out []byte, opt truncate
 		c.write(bufs[k])
 		out = out[n:]
 	}
-	return c.finish(), sp
+	s := c.finish()
+	if found != nil && c.scan != nil {
+		*found = c.scan.res
+	}
+	return s, sp
 }
 
 // scribble fills b with 0xff, by doubling copies: a loop of byte stores

@@ -19,6 +19,19 @@ import (
 // generated outputs are made, not read).
 var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) { return corpus.LoadForTests("../testdata/outputs") })
 
+// scanCorpus is what highlight.Scan finds over each whole output of the
+// corpus (loadCorpus's order), at the MaxLineBytes of a preview's
+// MaxLineChars of 1000: the reference of TestScanner and of
+// TestScannerFollowsSpool's captures, made once.
+var scanCorpus = sync.OnceValues(func() ([]highlight.Result, error) {
+	cs, err := loadCorpus()
+	var found []highlight.Result
+	for _, c := range cs {
+		found = append(found, highlight.Scan(c.Output, highlight.Options{MaxLineBytes: 4096}))
+	}
+	return found, err
+})
+
 // TestScanner: fed a stream in chunks of any size, the scanner finds what
 // highlight.Scan finds over the whole output.
 func TestScanner(t *testing.T) {
@@ -27,13 +40,17 @@ func TestScanner(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wants, _ := scanCorpus()
 	for i, c := range cs {
-		want := highlight.Scan(c.Output, highlight.Options{MaxLineBytes: 4096})
-		// Chunks of 1 KiB for every output; of 64 KiB and 256 KiB for every
-		// other one each in the quick run, for all with TOOLD_LONG=1.
+		want := wants[i]
+		// Chunks of 1 KiB for every output in the quick run, and of 64 KiB
+		// and 256 KiB as well with TOOLD_LONG=1. In the quick run the
+		// scanners of TestScannerFollowsSpool's captures handed each chunk
+		// take the large chunks, checked against the same whole-output scan:
+		// chunks of 3,000, 100 and 70,000 bytes in turn, for every output.
 		sizes := []int{1 << 10, 64 << 10, 256 << 10}
 		if !testenv.Long() {
-			sizes = []int{1 << 10, sizes[1+i%2]}
+			sizes = sizes[:1]
 		}
 		for _, n := range sizes {
 			s := newScanner(truncate.PreviewOptions{Clean: true, MaxLineChars: 1000}, 64<<10)
@@ -95,12 +112,21 @@ func TestScannerFollowsSpool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wants, _ := scanCorpus()
 	opt := truncate.PreviewOptions{MaxLines: 40, MaxBytes: 2000, MaxLineChars: 1000, Clean: true}
 	shown := 0
 	dir := t.TempDir()
-	for _, c := range cs {
+	for i, c := range cs {
 		t.Run(c.Name, func(t *testing.T) {
-			shown += len(checkFollow(t, dir, c.Output, opt, 4096, []int{3000, 100, 70000}).Highlights)
+			chunks := []int{3000, 100, 70000}
+			var found highlight.Result
+			handed, _ := runCaptureInto(&found, "", false, 0, c.Output, opt, 4096, chunks)
+			// The scanner handed these chunks finds what a scan of the whole
+			// output finds (TestScanner's check, at other chunk sizes).
+			if !reflect.DeepEqual(found, wants[i]) {
+				t.Fatalf("handed chunks of %v: %d groups, want %d", chunks, len(found.Groups), len(wants[i].Groups))
+			}
+			shown += len(checkRead(t, dir, handed, c.Output, opt, 4096, chunks).Highlights)
 		})
 	}
 	if shown == 0 {
