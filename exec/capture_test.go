@@ -10,14 +10,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/internal/testtext"
 	"github.com/toold/toold/truncate"
 )
 
-// memSpool is a SpoolFile in memory.
+// memSpool is a SpoolFile in memory, or in a file when f is set (which the
+// scanner can then read on from: scanner.follow), where it only counts.
 type memSpool struct {
 	buf    bytes.Buffer
+	f      *os.File
+	n      int64 // bytes written (kept)
 	limit  int64
 	capped bool
 	closed bool
@@ -25,27 +29,51 @@ type memSpool struct {
 
 func (m *memSpool) Write(p []byte) (int, error) {
 	n := len(p)
-	if m.limit > 0 && int64(m.buf.Len()+len(p)) > m.limit {
-		p = p[:m.limit-int64(m.buf.Len())]
+	if m.limit > 0 && m.n+int64(len(p)) > m.limit {
+		p = p[:m.limit-m.n]
 		m.capped = true
 	}
-	m.buf.Write(p)
+	if m.f != nil {
+		m.f.Write(p)
+	} else {
+		m.buf.Write(p)
+	}
+	m.n += int64(len(p))
 	return n, nil
 }
-func (m *memSpool) ID() string     { return "mem" }
-func (m *memSpool) Path() string   { return "/mem" }
-func (m *memSpool) Bytes() int64   { return int64(m.buf.Len()) }
-func (m *memSpool) Capped() bool   { return m.capped }
-func (m *memSpool) Err() error     { return nil }
-func (m *memSpool) Close() error   { m.closed = true; return nil }
+func (m *memSpool) ID() string   { return "mem" }
+func (m *memSpool) Bytes() int64 { return m.n }
+func (m *memSpool) Capped() bool { return m.capped }
+func (m *memSpool) Err() error   { return nil }
+func (m *memSpool) Path() string {
+	if m.f != nil {
+		return m.f.Name()
+	}
+	return "/mem"
+}
+func (m *memSpool) Close() error {
+	m.closed = true
+	if m.f != nil {
+		return m.f.Close()
+	}
+	return nil
+}
 func (m *memSpool) String() string { return m.buf.String() }
 
-// checkFollow checks that a scanner reading on from the spool file finds
-// what one handed each chunk finds, and returns the stream.
-func checkFollow(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) Stream {
+// checkFollow checks that a scanner reading on from a spool file in dir
+// finds what one handed each chunk (spooled in memory) finds, and returns
+// the stream.
+func checkFollow(t *testing.T, dir string, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) Stream {
 	t.Helper()
-	handed, _ := runCaptureIn(t.TempDir(), false, 0, out, opt, keep, chunks)
-	read, _ := runCaptureIn(t.TempDir(), true, 0, out, opt, keep, chunks)
+	handed, _ := runCapture(out, opt, keep, chunks)
+	return checkRead(t, dir, handed, out, opt, keep, chunks)
+}
+
+// checkRead is checkFollow given the stream of the capture handed each
+// chunk (runCapture's, as checkCapture returns it).
+func checkRead(t *testing.T, dir string, handed Stream, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) Stream {
+	t.Helper()
+	read, _ := runCaptureIn(dir, true, 0, out, opt, keep, chunks)
 	if read.Spool != nil {
 		read.Spool.Path = handed.Spool.Path
 	}
@@ -55,52 +83,48 @@ func checkFollow(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int
 	return read
 }
 
-// fileSpool is a memSpool that is also written to a file, which the
-// scanner can then read on from (scanner.follow).
-type fileSpool struct {
-	memSpool
-	f *os.File
-}
-
-func (s *fileSpool) Write(p []byte) (int, error) {
-	before := s.buf.Len()
-	s.memSpool.Write(p)
-	s.f.Write(s.buf.Bytes()[before:])
-	return len(p), nil
-}
-func (s *fileSpool) Path() string { return s.f.Name() }
-func (s *fileSpool) Close() error { s.closed = true; return s.f.Close() }
-
 // runCapture feeds out to a capture in chunks of the given sizes (cycled).
 func runCapture(out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
 	return runCaptureIn("", false, 0, out, opt, keep, chunks)
 }
 
 // runCaptureIn is runCapture with a spool in memory when dir is "", else
-// also in a file in dir, which the scanner reads on from when follow is
-// set (else it is handed each chunk); limit caps the spool.
+// in a file in dir, which the scanner reads on from when follow is set
+// (else it is handed each chunk); limit caps the spool.
 func runCaptureIn(dir string, follow bool, limit int64, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
+	return runCaptureInto(nil, dir, follow, limit, out, opt, keep, chunks)
+}
+
+// runCaptureInto is runCaptureIn that also sets *found, when found is not
+// nil, to what the capture's scanner found, before the preview's choice.
+func runCaptureInto(found *highlight.Result, dir string, follow bool, limit int64, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) (Stream, *memSpool) {
 	var sp *memSpool
+	size := len(out)
 	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) {
 		if sp != nil {
 			panic("spool opened twice")
 		}
+		sp = &memSpool{limit: limit}
 		if dir == "" {
-			sp = &memSpool{limit: limit}
-			return sp, nil
+			sp.buf.Grow(size) // at once: under -race each doubling's copy faults in pages again, and their shadow
+		} else {
+			f, err := os.CreateTemp(dir, "spool")
+			if err != nil {
+				return nil, err
+			}
+			sp.f = f
 		}
-		f, err := os.CreateTemp(dir, "spool")
-		if err != nil {
-			return nil, err
-		}
-		fs := &fileSpool{memSpool: memSpool{limit: limit}, f: f}
-		sp = &fs.memSpool
-		return fs, nil
+		return sp, nil
 	})
 	if keep > 0 {
 		c.keep = max(keep, opt.MaxBytes) // as in production: keep >= MaxBytes
 	}
 	c.followTried = !follow // asked already: the answer was no
+	if dir == "" {
+		// A verdict's evidence from the spool in memory, as the capture
+		// takes it from its prefix when that holds the whole output.
+		c.readLines = func(_ string, from, to int64) ([]byte, error) { return nthLines(sp.buf.Bytes(), from, to), nil }
+	}
 	// Two buffers used as the reader uses them: the next chunk goes to the
 	// other one while the capture holds the last; a buffer is scribbled
 	// over before it is reused, as a read would.
@@ -116,20 +140,34 @@ func runCaptureIn(dir string, follow bool, limit int64, out []byte, opt truncate
 			k ^= 1
 		}
 		b := bufs[k][:cap(bufs[k])]
-		for j := range b {
-			b[j] = 0xff
-		}
+		scribble(b)
 		bufs[k] = append(b[:0], out[:n]...)
 		c.write(bufs[k])
 		out = out[n:]
 	}
-	return c.finish(), sp
+	s := c.finish()
+	if found != nil && c.scan != nil {
+		*found = c.scan.res
+	}
+	return s, sp
+}
+
+// scribble fills b with 0xff, by doubling copies: a loop of byte stores
+// is a call into the race detector a byte under -race.
+func scribble(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = 0xff
+	for j := 1; j < len(b); j *= 2 {
+		copy(b[j:], b[:j])
+	}
 }
 
 // checkCapture checks what a capture of out must give without clean-up or
 // clipping: exact totals, nothing lost between head, spool and tail, and no
-// spool for output shown whole.
-func checkCapture(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) {
+// spool for output shown whole. It returns the stream.
+func checkCapture(t *testing.T, out []byte, opt truncate.PreviewOptions, keep int, chunks []int) Stream {
 	t.Helper()
 	s, sp := runCapture(out, opt, keep, chunks)
 	if s.TotalBytes != int64(len(out)) || s.TotalLines != testtext.CountLines(out) {
@@ -145,7 +183,7 @@ func checkCapture(t *testing.T, out []byte, opt truncate.PreviewOptions, keep in
 		if s.Head != truncate.Valid(out) || s.Tail != "" || s.Omitted != nil {
 			t.Fatalf("untruncated preview is not the output: %+v", s)
 		}
-		return
+		return s
 	}
 	if sp == nil || s.Spool == nil || !sp.closed {
 		t.Fatal("truncated output not spooled")
@@ -165,7 +203,7 @@ func checkCapture(t *testing.T, out []byte, opt truncate.PreviewOptions, keep in
 		if s.Head != "" || s.Tail != "" || o.FromLine != 1 || o.ToLine != s.TotalLines {
 			t.Fatalf("binary shows something: %+v", s)
 		}
-		return
+		return s
 	}
 	if got := s.Head + truncate.Valid(mid) + s.Tail; got != truncate.Valid(out) {
 		t.Fatalf("head+omitted+tail != output\nhead %q\ntail %q\nomitted %+v", s.Head, s.Tail, *o)
@@ -173,6 +211,7 @@ func checkCapture(t *testing.T, out []byte, opt truncate.PreviewOptions, keep in
 	if s.ShownLines > opt.MaxLines || s.ShownBytes > opt.MaxBytes {
 		t.Fatalf("over budget: %d lines %d bytes", s.ShownLines, s.ShownBytes)
 	}
+	return s
 }
 
 // genOutput makes command-like output: short and long lines, multi-byte
@@ -206,6 +245,7 @@ func genOutput(r *rand.Rand, size int) []byte {
 func TestCaptureGenerated(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir() // the spool files of every case's checkFollow
 	for i := range testenv.Size(50, 300) {
 		size := r.IntN(40000)
 		if i%10 == 0 {
@@ -217,8 +257,7 @@ func TestCaptureGenerated(t *testing.T) {
 		chunks := []int{1 + r.IntN(5000), 1 + r.IntN(100), 1 + r.IntN(70000)}
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			checkCapture(t, out, opt, keep, chunks)
-			checkFollow(t, out, opt, keep, chunks)
+			checkRead(t, dir, checkCapture(t, out, opt, keep, chunks), out, opt, keep, chunks)
 		})
 	}
 }
@@ -244,11 +283,12 @@ func TestCaptureCases(t *testing.T) {
 		{"binary", append([]byte("\x00\x01\x02binary"), big...), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 0},
 		{"short binary", []byte("\x00\x01\x02"), truncate.PreviewOptions{MaxLines: 10, MaxBytes: 100}, 0},
 	}
+	dir := t.TempDir()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			checkCapture(t, tt.out, tt.opt, tt.keep, []int{4096})
-			checkCapture(t, tt.out, tt.opt, tt.keep, []int{1, 7, 100000})
-			checkFollow(t, tt.out, tt.opt, tt.keep, []int{1, 7, 100000})
+			handed := checkCapture(t, tt.out, tt.opt, tt.keep, []int{1, 7, 100000})
+			checkRead(t, dir, handed, tt.out, tt.opt, tt.keep, []int{1, 7, 100000})
 		})
 	}
 }
@@ -322,7 +362,7 @@ func FuzzCaptureFollow(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("héllo wörld\nTraceback (most recent call last):\n  File \"x.py\"\nValueError: x\n"), 100), 10, 60, 100, 7)
 	f.Fuzz(func(t *testing.T, out []byte, maxLines, maxBytes, keep, chunk int) {
 		opt := truncate.PreviewOptions{MaxLines: abs(maxLines) % 500, MaxBytes: abs(maxBytes) % 5000, Clean: chunk%2 == 0, MaxLineChars: abs(keep) % 300}
-		checkFollow(t, out, opt, 1+abs(keep)%2000, []int{1 + abs(chunk)%3000, 1 + abs(chunk)%17})
+		checkFollow(t, t.TempDir(), out, opt, 1+abs(keep)%2000, []int{1 + abs(chunk)%3000, 1 + abs(chunk)%17})
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toold/toold/highlight"
@@ -14,21 +15,42 @@ import (
 	"github.com/toold/toold/truncate"
 )
 
+// loadCorpus loads the corpus once for the tests that read it (its
+// generated outputs are made, not read).
+var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) { return corpus.LoadForTests("../testdata/outputs") })
+
+// scanCorpus is what highlight.Scan finds over each whole output of the
+// corpus (loadCorpus's order), at the MaxLineBytes of a preview's
+// MaxLineChars of 1000: the reference of TestScanner and of
+// TestScannerFollowsSpool's captures, made once.
+var scanCorpus = sync.OnceValues(func() ([]highlight.Result, error) {
+	cs, err := loadCorpus()
+	var found []highlight.Result
+	for _, c := range cs {
+		found = append(found, highlight.Scan(c.Output, highlight.Options{MaxLineBytes: 4096}))
+	}
+	return found, err
+})
+
 // TestScanner: fed a stream in chunks of any size, the scanner finds what
 // highlight.Scan finds over the whole output.
 func TestScanner(t *testing.T) {
 	t.Parallel() // its own runner and commands
-	cs, err := corpus.LoadForTests("../testdata/outputs")
+	cs, err := loadCorpus()
 	if err != nil {
 		t.Fatal(err)
 	}
+	wants, _ := scanCorpus()
 	for i, c := range cs {
-		want := highlight.Scan(c.Output, highlight.Options{MaxLineBytes: 4096})
-		// Chunks of 1 KiB for every output; of 64 KiB and 256 KiB for every
-		// other one each in the quick run, for all with TOOLD_LONG=1.
+		want := wants[i]
+		// Chunks of 1 KiB for every output in the quick run, and of 64 KiB
+		// and 256 KiB as well with TOOLD_LONG=1. In the quick run the
+		// scanners of TestScannerFollowsSpool's captures handed each chunk
+		// take the large chunks, checked against the same whole-output scan:
+		// chunks of 3,000, 100 and 70,000 bytes in turn, for every output.
 		sizes := []int{1 << 10, 64 << 10, 256 << 10}
 		if !testenv.Long() {
-			sizes = []int{1 << 10, sizes[1+i%2]}
+			sizes = sizes[:1]
 		}
 		for _, n := range sizes {
 			s := newScanner(truncate.PreviewOptions{Clean: true, MaxLineChars: 1000}, 64<<10)
@@ -86,15 +108,25 @@ func TestScannerSkips(t *testing.T) {
 // keeps, at the numbers they have in the output.
 func TestScannerFollowsSpool(t *testing.T) {
 	t.Parallel() // its own runner and commands
-	cs, err := corpus.LoadForTests("../testdata/outputs")
+	cs, err := loadCorpus()
 	if err != nil {
 		t.Fatal(err)
 	}
+	wants, _ := scanCorpus()
 	opt := truncate.PreviewOptions{MaxLines: 40, MaxBytes: 2000, MaxLineChars: 1000, Clean: true}
 	shown := 0
-	for _, c := range cs {
+	dir := t.TempDir()
+	for i, c := range cs {
 		t.Run(c.Name, func(t *testing.T) {
-			shown += len(checkFollow(t, c.Output, opt, 4096, []int{3000, 100, 70000}).Highlights)
+			chunks := []int{3000, 100, 70000}
+			var found highlight.Result
+			handed, _ := runCaptureInto(&found, "", false, 0, c.Output, opt, 4096, chunks)
+			// The scanner handed these chunks finds what a scan of the whole
+			// output finds (TestScanner's check, at other chunk sizes).
+			if !reflect.DeepEqual(found, wants[i]) {
+				t.Fatalf("handed chunks of %v: %d groups, want %d", chunks, len(found.Groups), len(wants[i].Groups))
+			}
+			shown += len(checkRead(t, dir, handed, c.Output, opt, 4096, chunks).Highlights)
 		})
 	}
 	if shown == 0 {
@@ -105,6 +137,7 @@ func TestScannerFollowsSpool(t *testing.T) {
 	// run, 100,000 with TOOLD_LONG=1; the spool keeps half.
 	var out bytes.Buffer
 	n := testenv.Size(30000, 100000)
+	out.Grow(n * 64) // at once, as the handed capture's spool
 	for i := 1; i <= n; i++ {
 		if i%1000 == 0 {
 			fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR job %d failed: connection refused\n", i)
@@ -114,7 +147,7 @@ func TestScannerFollowsSpool(t *testing.T) {
 	}
 	lines := bytes.SplitAfter(out.Bytes(), []byte("\n"))
 	limit := int64(out.Len() / 2)
-	st, sp := runCaptureIn(t.TempDir(), true, limit, out.Bytes(), opt, 4096, []int{65536, 1000})
+	st, sp := runCaptureIn(dir, true, limit, out.Bytes(), opt, 4096, []int{65536, 1000})
 	if !st.ScanSkipped || st.TotalLines != int64(n) || !sp.capped {
 		t.Fatalf("capped at %d: skipped %v, %d lines", limit, st.ScanSkipped, st.TotalLines)
 	}
@@ -152,7 +185,7 @@ func TestScannerStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &fileSpool{f: f}, nil })
+	c := newCapture(opt, "stdout", func(string) (SpoolFile, error) { return &memSpool{f: f}, nil })
 	for b := out.Bytes(); len(b) > 0; {
 		k := min(256<<10, len(b))
 		c.write(b[:k])

@@ -102,10 +102,12 @@ func writeFile(t testing.TB, data []byte) string {
 }
 
 var walkFiles = map[string][]byte{
-	"empty":      nil,
-	"newline":    []byte("\n"),
-	"crlf":       []byte("one\r\ntwo\r\n\r\nthree"),
-	"multibyte":  bytes.Repeat([]byte("日本語 é 😀\n"), 100),
+	"empty":   nil,
+	"newline": []byte("\n"),
+	"crlf":    []byte("one\r\ntwo\r\n\r\nthree"),
+	// 10 lines in the quick run (100 with TOOLD_LONG=1): each cuts the
+	// same runes, and a walk a byte at a time was a window a byte.
+	"multibyte":  bytes.Repeat([]byte("日本語 é 😀\n"), testenv.Size(10, 100)),
 	"no newline": []byte("a\nb\nc"),
 	// 1 MB in the quick run (5 MB with TOOLD_LONG=1): still four windows
 	// at the largest maxBytes and four of fileindex's read buffers.

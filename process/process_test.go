@@ -427,7 +427,9 @@ func fds(t testing.TB) int {
 }
 
 // TestCloseLeavesNothing: tables full of running processes (each with a
-// background child) end with Close, leaving no process, goroutine or fd.
+// background child, and printing a line every 100 ms: the sleep a line
+// forked every 10 ms before was half the test's CPU) end with Close,
+// leaving no process, goroutine or fd.
 //
 // Not parallel: it counts the test binary's goroutines and descriptors.
 func TestCloseLeavesNothing(t *testing.T) {
@@ -449,7 +451,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 		d, _ := m.Open("s")
 		tb := process.NewTable(r, 0)
 		for range process.DefaultLimit {
-			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.01; done`,
+			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.1; done`,
 				Spool: func(s string) (exec.SpoolFile, error) { return d.Create(s) }}), "x", nil)
 			if err != nil {
 				t.Fatal(err)

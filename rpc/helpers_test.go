@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -109,6 +110,10 @@ func (h *testHandler) Handle(ctx context.Context, req *Request) (any, error) {
 			time.Sleep(time.Millisecond)
 		}
 		return "done", nil
+	case "big": // a result of as many bytes as the params say
+		var n int
+		json.Unmarshal(req.Params, &n)
+		return strings.Repeat("x", n), nil
 	case "panic":
 		panic("boom")
 	case "fail":
@@ -201,6 +206,29 @@ func (s *served) frame(msg string) []byte {
 		return []byte("Content-Length: " + strconv.Itoa(len(msg)) + "\r\n\r\n" + msg)
 	}
 	return []byte(msg + "\n")
+}
+
+// writeFilled writes to w the message head, n bytes c, tail, framed in
+// s's framing, the n bytes from a buffer of 64 KiB: a big message's copies
+// cost page faults under -race, for it and the race detector's shadow.
+func (s *served) writeFilled(w io.Writer, head string, c byte, n int, tail string) error {
+	var prefix string
+	if s.framing == FramingHeaders {
+		prefix = "Content-Length: " + strconv.Itoa(len(head)+n+len(tail)) + "\r\n\r\n"
+	} else {
+		tail += "\n"
+	}
+	if _, err := io.WriteString(w, prefix+head); err != nil {
+		return err
+	}
+	fill := bytes.Repeat([]byte{c}, min(n, 64<<10))
+	for ; n > 0; n -= len(fill) {
+		if _, err := w.Write(fill[:min(n, len(fill))]); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, tail)
+	return err
 }
 
 // versioned puts "jsonrpc":"2.0" first in a request object that has no

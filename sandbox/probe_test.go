@@ -14,8 +14,10 @@ import (
 // processes").
 func TestProbeUnderReaper(t *testing.T) {
 	t.Setenv("GORACE", "atexit_sleep_ms=0") // the launcher is this binary: no 1 s at its exit
-	if err := probeUserNS(); err != nil {
-		t.Skipf("no user namespaces here: %v", err)
+	// Probe's once for the package (TestLauncher's too): a probe is a
+	// -race binary's start.
+	if s := Probe(); !s.UserNS {
+		t.Skipf("no user namespaces here: %s", s.UserNSErr)
 	}
 	var stop atomic.Bool
 	done := make(chan struct{})

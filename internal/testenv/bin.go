@@ -106,23 +106,39 @@ func Build(race bool, ldflags string) (string, error) {
 // by go.sum), go.mod, go.sum, the flags, the Go version and the
 // environment that changes a build.
 func sourceKey(flags, env []string) (string, error) {
-	h := sha256.New()
-	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH, flags, env)
-	for _, v := range []string{"CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "CC"} {
-		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
+	root, listing, err := listSources(flags, env)
+	if err != nil {
+		return "", err
 	}
+	return keyOf(flags, env, root, listing)
+}
+
+// listSources returns the module root and, a line a package, the directory
+// and files of the main module's packages that cmd/toold is built from
+// with flags in env.
+func listSources(flags, env []string) (root, listing string, err error) {
 	tmpl := `{{if and .Module .Module.Main}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{range .CgoFiles}} {{.}}{{end}}` +
 		`{{range .EmbedFiles}} {{.}}{{end}}{{end}}`
 	args := append(append([]string{"list", "-deps", "-f", tmpl}, flags...), tooldPkg)
 	out, err := goCmd(env, args...).Output()
 	if err != nil {
-		return "", fmt.Errorf("go list: %w", err)
+		return "", "", fmt.Errorf("go list: %w", err)
 	}
 	mod, err := goCmd(nil, "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m: %w", err)
+		return "", "", fmt.Errorf("go list -m: %w", err)
 	}
-	if err := hashSources(h, strings.TrimSpace(string(mod)), string(out)); err != nil {
+	return strings.TrimSpace(string(mod)), string(out), nil
+}
+
+// keyOf is sourceKey of listSources' root and listing.
+func keyOf(flags, env []string, root, listing string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintln(h, runtime.Version(), runtime.GOOS, runtime.GOARCH, flags, env)
+	for _, v := range []string{"CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOAMD64", "CC"} {
+		fmt.Fprintf(h, "%s=%s\n", v, os.Getenv(v))
+	}
+	if err := hashSources(h, root, listing); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil

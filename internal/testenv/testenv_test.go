@@ -11,7 +11,10 @@ import (
 )
 
 // TestToold: the binary runs, a second call finds it in the cache without
-// building, and other flags or other sources give another key.
+// building, and other flags or another environment give another key (the
+// keys are of one listing of the sources: a go list is 0.1 CPU-second,
+// and the flags and environment are hashed whatever it lists; other
+// sources: TestHashSourcesSeesEdits).
 func TestToold(t *testing.T) {
 	bin, err := Toold()
 	if err != nil {
@@ -28,15 +31,24 @@ func TestToold(t *testing.T) {
 	if err != nil || again != bin {
 		t.Errorf("second call: %q %v, want %q", again, err, bin)
 	}
-	k1, err := sourceKey(nil, nil)
+	root, listing, err := listSources(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, _ := sourceKey([]string{"-race"}, nil)
-	k4, _ := sourceKey(nil, []string{"CGO_ENABLED=0"}) // Build(false, "")'s
+	key := func(flags, env []string) string {
+		t.Helper()
+		k, err := keyOf(flags, env, root, listing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	k1 := key(nil, nil)
+	k2 := key([]string{"-race"}, nil)
+	k4 := key(nil, []string{"CGO_ENABLED=0"}) // Build(false, "")'s
 	t.Setenv("GOEXPERIMENT", "")
 	t.Setenv("CGO_ENABLED", "0")
-	k3, _ := sourceKey(nil, nil)
+	k3 := key(nil, nil)
 	if k1 == k2 || k1 == k3 || k1 == k4 || k2 == k4 {
 		t.Errorf("keys: plain %s, -race %s, CGO_ENABLED=0 %s, Build's CGO_ENABLED=0 %s: want all but the last two different", k1, k2, k3, k4)
 	}
