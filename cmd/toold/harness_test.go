@@ -347,7 +347,7 @@ func startForwarded(t testing.TB, headers bool, env ...string) *peer {
 				logs, _ := filepath.Glob(filepath.Join(root, "*.log"))
 				for _, l := range logs {
 					b, _ := os.ReadFile(l)
-					checkNoRace(t, "the shared daemon", string(b))
+					testenv.CheckNoRace(t, "the shared daemon", string(b))
 				}
 				return
 			}
@@ -448,21 +448,12 @@ func startExe(t testing.TB, exe string, headers bool, args []string, env ...stri
 	}
 	t.Cleanup(func() {
 		p.close()
-		checkNoRace(t, "the daemon", stderr.String())
+		testenv.CheckNoRace(t, "the daemon", stderr.String())
 		if t.Failed() {
 			t.Logf("daemon stderr:\n%s", stderr.String())
 		}
 	})
 	return p
-}
-
-// checkNoRace fails t if a -race binary's stderr (or log) holds a race
-// report: the binaries' races would otherwise go unseen, since a daemon
-// that exits with the race detector's code 66 is not asked for one.
-func checkNoRace(t testing.TB, who, stderr string) {
-	if i := strings.Index(stderr, "WARNING: DATA RACE"); i >= 0 {
-		t.Errorf("%s reported a data race:\n%s", who, stderr[i:])
-	}
 }
 
 // forEachMode runs f in each mode, in both framings, in parallel; and it
@@ -553,36 +544,4 @@ func sample(t testing.TB, all []string, few ...string) []string {
 func parallel(t *testing.T) {
 	defer func() { _ = recover() }()
 	t.Parallel()
-}
-
-// errorRecorder is a testing.TB that records Errorf instead of failing.
-type errorRecorder struct {
-	testing.TB
-	errors []string
-}
-
-func (r *errorRecorder) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
-// TestCheckNoRace: a race report in a daemon's stderr fails the test that
-// ran it (the race runtime's own report, as testenv's TestExit makes one);
-// a daemon's ordinary log does not.
-func TestCheckNoRace(t *testing.T) {
-	t.Parallel()
-	report := "time=... level=DEBUG msg=served\n==================\nWARNING: DATA RACE\nWrite at 0x00c000012345 by goroutine 7:\n"
-	for _, tt := range []struct {
-		stderr string
-		fails  bool
-	}{
-		{"time=... level=DEBUG msg=served\n", false},
-		{"", false},
-		{report, true},
-	} {
-		r := &errorRecorder{TB: t}
-		checkNoRace(r, "the daemon", tt.stderr)
-		if got := len(r.errors) > 0; got != tt.fails || tt.fails && !strings.Contains(r.errors[0], "Write at") {
-			t.Errorf("stderr %q: errors %q, want failing %v with the report", tt.stderr, r.errors, tt.fails)
-		}
-	}
 }

@@ -77,5 +77,10 @@ func TestExit(t *testing.T) {
 		if err == nil || !strings.Contains(out, "DATA RACE") {
 			t.Errorf("%s: %v, want a failed run that reports the race\n%s", mode, err, out)
 		}
+		// CheckNoRace knows the race runtime's own report.
+		r := &errorRecorder{TB: t}
+		if CheckNoRace(r, "the child", out); len(r.errors) == 0 {
+			t.Errorf("%s: CheckNoRace passed the child's report\n%s", mode, out)
+		}
 	}
 }

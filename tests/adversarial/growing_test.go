@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 type cacheStats struct {
@@ -129,7 +131,7 @@ func TestSoftMemoryLimit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		checkNoRace(t, "the daemon", string(out))
+		testenv.CheckNoRace(t, "the daemon", string(out))
 		line := ""
 		for _, l := range strings.Split(string(out), "\n") {
 			if strings.Contains(l, "soft memory limit") {

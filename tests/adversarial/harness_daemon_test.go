@@ -20,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // daemonLong reports whether the long cases run (TOOLD_LONG=1 or -tags adversarial_long);
@@ -112,7 +114,7 @@ func (p *daemonProc) run(t testing.TB) {
 	t.Cleanup(func() {
 		p.cmd.Process.Kill()
 		<-p.exited
-		checkNoRace(t, "the daemon", p.stderr.String())
+		testenv.CheckNoRace(t, "the daemon", p.stderr.String())
 		if t.Failed() {
 			t.Logf("daemon stderr:\n%s", daemonTail(p.stderr.String(), 3000))
 		}
@@ -366,7 +368,7 @@ func daemonForwarded(t testing.TB) (*daemonProc, *rawClient) {
 		logs, _ := filepath.Glob(filepath.Join(root, "*.log")) // the daemon's stderr
 		for _, l := range logs {
 			b, _ := os.ReadFile(l)
-			checkNoRace(t, "the shared daemon", string(b))
+			testenv.CheckNoRace(t, "the shared daemon", string(b))
 		}
 	})
 	p.run(t)

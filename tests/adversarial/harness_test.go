@@ -264,21 +264,9 @@ func (d *daemon) stop(t testing.TB) {
 		d.cmd.Process.Kill()
 		<-d.exited
 	}
-	checkNoRace(t, "the daemon", d.stderr.String())
+	testenv.CheckNoRace(t, "the daemon", d.stderr.String())
 	if t.Failed() {
 		t.Logf("daemon stderr:\n%s", d.stderr.String())
-	}
-}
-
-// checkNoRace fails t if a daemon's stderr (or log) holds a race report.
-// The race runtime prints its report when it finds the race but exits 66
-// only at the end, and many daemons here are killed or never asked for
-// their exit code: without this a race in the -race build under attack
-// would go unseen.
-func checkNoRace(t testing.TB, who, stderr string) {
-	t.Helper()
-	if i := strings.Index(stderr, "WARNING: DATA RACE"); i >= 0 {
-		t.Errorf("%s reported a data race:\n%s", who, stderr[i:])
 	}
 }
 
