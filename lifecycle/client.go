@@ -45,7 +45,7 @@ type liveSession struct {
 	id      string
 	spool   *spool.Dir
 	procs   *process.Table  // its background processes
-	tmp     string          // its TMPDIR once sandboxed, removed with it
+	tmp     *spool.TempDir  // its TMPDIR once sandboxed, removed with it
 	ctx     context.Context // cancelled when the session closes
 	cancel  context.CancelFunc
 	running sync.WaitGroup // its requests in flight
@@ -311,16 +311,27 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		}
 		c.live = l
 	}
-	if c.settings.Sandbox != nil && c.live.tmp == "" {
-		tmp, err := c.d.makeTmpDir(c.live)
+	if c.settings.Sandbox != nil && c.live.tmp == nil {
+		// Beside its spool directory; when the spool root was refused
+		// (another's, or others may write to it) or cannot be made, a
+		// directory of its own in the system's temporary directory.
+		tmp, err := c.live.spool.TempDir()
 		if err != nil {
 			return nil, nil, nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's TMPDIR: %v", err)
 		}
 		c.live.tmp = tmp
 	}
 	c.live.running.Add(1)
-	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs, TmpDir: c.live.tmp},
+	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs, TmpDir: tmpPath(c.live.tmp)},
 		c.live.ctx, c.live.running.Done, nil
+}
+
+// tmpPath is the path of a session's TMPDIR, "" when it has none.
+func tmpPath(t *spool.TempDir) string {
+	if t == nil {
+		return ""
+	}
+	return t.Path()
 }
 
 // open makes a session: its id, its spool directory and its place among
@@ -374,9 +385,9 @@ func (c *client) closeSession(grace time.Duration) {
 	if err := sess.spool.Remove(); err != nil {
 		c.d.log.Warn("removing spool directory", "dir", sess.spool.Path(), "err", err)
 	}
-	if sess.tmp != "" {
-		if err := os.RemoveAll(sess.tmp); err != nil {
-			c.d.log.Warn("removing the session's TMPDIR", "dir", sess.tmp, "err", err)
+	if sess.tmp != nil {
+		if err := sess.tmp.Remove(); err != nil {
+			c.d.log.Warn("removing the session's TMPDIR", "dir", sess.tmp.Path(), "err", err)
 		}
 	}
 	c.d.mu.Lock()

@@ -121,6 +121,11 @@ func New(opts Options) (*Daemon, error) {
 	} else if len(removed) > 0 {
 		log.Info("removed spool directories of dead daemons", "dirs", removed)
 	}
+	if removed, err := spool.SweepTempDirs(os.TempDir()); err != nil {
+		log.Warn("sweeping the TMPDIRs of dead daemons", "dir", os.TempDir(), "err", err)
+	} else if len(removed) > 0 {
+		log.Info("removed the TMPDIRs of dead daemons", "dirs", removed)
+	}
 	files, err := fileindex.New(opts.Files)
 	if err != nil {
 		spools.Close()

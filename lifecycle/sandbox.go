@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/toold/toold/methods"
@@ -192,22 +191,6 @@ func renameField(err error, from, to string) error {
 		out.Data = map[string]string{"field": strings.Replace(m["field"], from+"[", to+"[", 1)}
 	}
 	return &out
-}
-
-// makeTmpDir makes a session's private TMPDIR beside its spool directory
-// (<root>/<pid>-<session>.tmp, which the sweep after a daemon's death
-// removes too) when the session has one: the spool root then passed
-// spool's check (ours, 0700). Else the root was refused (another's, or
-// others may write to it) or cannot be made, and the TMPDIR is a 0700
-// directory of its own in the system's temporary directory.
-func (d *Daemon) makeTmpDir(l *liveSession) (string, error) {
-	if l.spool.Err() == nil {
-		dir := filepath.Join(d.svc.Spools.Root(), strconv.Itoa(os.Getpid())+"-"+l.id+".tmp")
-		if err := os.Mkdir(dir, 0o700); err == nil {
-			return dir, nil
-		}
-	}
-	return os.MkdirTemp("", "toold-"+l.id+"-")
 }
 
 // spoolDir is initialize's spoolDir: null when the session has no spool

@@ -17,6 +17,13 @@
 // another session's, and is cut when nothing is left to evict; an evicted id
 // stays known, so that paging it says why it is gone.
 //
+// A sandboxed session's TMPDIR is a TempDir: <pid>-<session>.tmp beside its
+// spool directory, swept with it; when the root was refused, a directory
+// of its own in the system's temporary directory, which its daemon flocks
+// while it lives, so that SweepTempDirs, at a later daemon's start, removes
+// those of daemons that died (the flock ends with its holder, whatever
+// became of the pid) and no other.
+//
 // Dir.Open reads a spool back: it opens without following a symlink and
 // checks that the inode is the one written, since the commands that wrote
 // it can write in the spool directory too.

@@ -21,9 +21,26 @@ import (
 
 // helperEnv makes the test binary a daemon stand-in: it opens a Manager on
 // the root it names, prints its session directory and waits to be killed.
-const helperEnv = "TOOLD_SPOOL_HELPER_ROOT"
+// helperTempEnv makes it one whose spool root was refused: it makes a
+// TempDir in the directory it names, writes in it, prints its path and
+// waits to be killed.
+const (
+	helperEnv     = "TOOLD_SPOOL_HELPER_ROOT"
+	helperTempEnv = "TOOLD_SPOOL_HELPER_TMP"
+)
 
 func TestMain(m *testing.M) {
+	if parent := os.Getenv(helperTempEnv); parent != "" {
+		d, err := newLockedTempDir(parent, "helper")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.WriteFile(filepath.Join(d.Path(), "t"), []byte("left behind\n"), 0o600)
+		fmt.Println(d.Path())
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
 	if root := os.Getenv(helperEnv); root != "" {
 		mgr, err := NewManager(root)
 		if err != nil {
@@ -37,6 +54,10 @@ func TestMain(m *testing.M) {
 		}
 		f, _ := d.Create("stdout")
 		f.Write([]byte("left behind\n"))
+		if _, err := d.TempDir(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
 		fmt.Println(d.Path())
 		time.Sleep(time.Minute)
 		os.Exit(0)
@@ -308,12 +329,12 @@ func TestCloseRemovesAll(t *testing.T) {
 	}
 }
 
-// startHelper starts a daemon stand-in on root and returns it and its
-// session directory.
-func startHelper(t *testing.T, root string) (*exec.Cmd, string) {
+// startHelper starts a daemon stand-in with env (helperEnv or
+// helperTempEnv) set to dir and returns it and the directory it made.
+func startHelper(t *testing.T, env, dir string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+root)
+	cmd.Env = append(os.Environ(), env+"="+dir)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -337,8 +358,8 @@ func TestSweep(t *testing.T) {
 	m := newManager(t)
 	own, _ := m.Open("mine")
 
-	dead, deadDir := startHelper(t, m.Root())
-	_, liveDir := startHelper(t, m.Root())
+	dead, deadDir := startHelper(t, helperEnv, m.Root())
+	_, liveDir := startHelper(t, helperEnv, m.Root())
 	dead.Process.Kill()
 	dead.Wait()
 
@@ -356,7 +377,7 @@ func TestSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadLock := filepath.Join(m.Root(), fmt.Sprintf("%d.lock", dead.Process.Pid))
-	want := []string{deadDir, deadLock, orphan}
+	want := []string{deadDir, deadDir + ".tmp", deadLock, orphan}
 	slices.Sort(want)
 	slices.Sort(removed)
 	if !slices.Equal(removed, want) {
@@ -367,7 +388,7 @@ func TestSweep(t *testing.T) {
 			t.Errorf("%s still there", p)
 		}
 	}
-	for _, p := range []string{own.Path(), liveDir, alive} {
+	for _, p := range []string{own.Path(), liveDir, liveDir + ".tmp", alive} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s removed: %v", p, err)
 		}

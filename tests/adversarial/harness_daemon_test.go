@@ -161,8 +161,17 @@ func daemonTail(s string, n int) string {
 // daemonStdio starts `toold serve` on pipes; the spool root is the test's.
 func daemonStdio(t testing.TB, args ...string) (*daemonProc, *rawClient) {
 	t.Helper()
+	return daemonStdioEnv(t, nil, args...)
+}
+
+// daemonStdioEnv is daemonStdio with env added to the daemon's environment.
+func daemonStdioEnv(t testing.TB, env []string, args ...string) (*daemonProc, *rawClient) {
+	t.Helper()
 	args = append([]string{"serve", "--spool-root", filepath.Join(t.TempDir(), "spool")}, args...)
 	p := daemonStart(t, 0, args...)
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	in, err := p.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -71,3 +71,47 @@ func TestSandboxTmpDirNotInUnsafeSpoolRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxTmpDirSweptAfterKill: the TMPDIR a session had outside a
+// refused spool root, with what its command wrote there, is removed by the
+// next daemon to start once its own daemon was SIGKILLed (which removes
+// nothing), as the spool directories of a daemon that died are; a live
+// daemon's beside it stays, and its commands still write there.
+func TestSandboxTmpDirSweptAfterKill(t *testing.T) {
+	t.Parallel()
+	env := []string{"TMPDIR=" + daemonPrivateDir(t)} // the daemons' temporary directory
+	root := unsafeSpoolRoots(t)["0777"]
+	w := newSandboxWorld(t)
+	start := func() (*daemonProc, *rawClient, string) {
+		p, c := daemonStdioEnv(t, env, "--spool-root", root)
+		var res struct{ Sandbox struct{ TmpDir string } }
+		sandboxCall(t, c, 1, "initialize", map[string]any{"cwd": w.proj, "roots": []string{w.proj},
+			"sandbox": map[string]any{"mode": "workspace-write"}}, &res)
+		if res.Sandbox.TmpDir == "" {
+			t.Fatal("a sandboxed session without a TMPDIR")
+		}
+		return p, c, res.Sandbox.TmpDir
+	}
+	write := func(c *rawClient, id int) {
+		t.Helper()
+		if r := sandboxExec(t, c, id, w, "echo t > $TMPDIR/t && cat $TMPDIR/t"); r.ExitCode == nil || *r.ExitCode != 0 || r.Stdout.Head != "t\n" {
+			t.Fatalf("writing to TMPDIR: %q", r.output())
+		}
+	}
+	killed, c1, dead := start()
+	write(c1, 2)
+	_, c2, live := start()
+	killed.cmd.Process.Kill()
+	<-killed.exited
+	if _, err := os.Stat(filepath.Join(dead, "t")); err != nil {
+		t.Fatalf("the killed daemon's TMPDIR before a sweep: %v", err)
+	}
+	start() // its daemon sweeps before it serves
+	if _, err := os.Lstat(dead); !os.IsNotExist(err) {
+		t.Errorf("the killed daemon's TMPDIR %s after the next daemon started: %v", dead, err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the live daemon's TMPDIR: %v", err)
+	}
+	write(c2, 3)
+}
