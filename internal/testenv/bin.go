@@ -223,14 +223,30 @@ func cacheDir() (string, error) {
 	return dir, nil
 }
 
-// touch reports whether bin exists, and marks it used.
+// touch reports whether bin exists, and marks it used: its access time,
+// which prune reads. Not its modification time, which toold's socket name
+// covers (buildinfo): a daemon that a test started with --remote=auto
+// would go unfound by its next call once another package's Toold touched
+// the binary (TestVersionNamedSockets failed so, under load).
 func touch(bin string) bool {
-	if _, err := os.Stat(bin); err != nil {
+	fi, err := os.Stat(bin)
+	if err != nil {
 		return false
 	}
-	now := time.Now()
-	os.Chtimes(bin, now, now)
+	os.Chtimes(bin, time.Now(), fi.ModTime())
 	return true
+}
+
+// lastUsed is when a file of the cache was last used: the later of its
+// access and modification times.
+func lastUsed(fi os.FileInfo) time.Time {
+	used := fi.ModTime()
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		if a := time.Unix(st.Atim.Unix()); a.After(used) {
+			used = a
+		}
+	}
+	return used
 }
 
 // lock takes an exclusive flock on path and returns its release.
@@ -257,7 +273,7 @@ func prune(dir, current string) {
 		if p == current || err != nil || !own {
 			continue
 		}
-		if time.Since(info.ModTime()) > keep {
+		if time.Since(lastUsed(info)) > keep {
 			os.Remove(p)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestToold: the binary runs, a second call finds it in the cache without
@@ -27,9 +28,18 @@ func TestToold(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "toold ") {
 		t.Fatalf("%s version: %v %q", bin, err, out)
 	}
+	before, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
 	again, err := Toold()
 	if err != nil || again != bin {
 		t.Errorf("second call: %q %v, want %q", again, err, bin)
+	}
+	// Found, it is marked used, but its modification time, which the
+	// daemon's socket name covers, stays.
+	if after, err := os.Stat(bin); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the binary's modification time %v after a second call, %v before (%v)", after.ModTime(), before.ModTime(), err)
 	}
 	root, listing, err := listSources(nil, nil)
 	if err != nil {
@@ -121,4 +131,39 @@ func TestGoCmdKeepsBuildCache(t *testing.T) {
 	if after := gocache(); after != before || before == "" {
 		t.Errorf("GOCACHE %q with XDG_CACHE_HOME moved, want %q", after, before)
 	}
+}
+
+// TestPrune: prune removes the cache's files that no run has used for a
+// day, by their access time (touch's mark) or their modification time,
+// whichever is later, and keeps the current binary and others' files.
+func TestPrune(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old, now := time.Now().Add(-2*keep), time.Now()
+	for _, tt := range []struct {
+		name         string
+		atime, mtime time.Time
+		kept         bool
+	}{
+		{"toold-unused", old, old, false},
+		{"lock-unused", old, old, false},
+		{"toold-touched", now, old, true}, // touch marks the access time only
+		{"toold-new", old, now, true},
+		{"toold-current", old, old, true},
+		{"other", old, old, true},
+	} {
+		p := filepath.Join(dir, tt.name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, tt.atime, tt.mtime); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if _, err := os.Stat(p); (err == nil) != tt.kept {
+				t.Errorf("%s: kept %v, want %v", tt.name, err == nil, tt.kept)
+			}
+		}()
+	}
+	prune(dir, filepath.Join(dir, "toold-current"))
 }
