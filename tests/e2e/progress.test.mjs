@@ -4,8 +4,9 @@
 //
 //   cd tests/e2e && npm ci && TOOLD_BIN=/path/to/toold npm test
 
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,11 +15,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOOLD_BIN = path.resolve(here, process.env.TOOLD_BIN || '../../toold');
+// The daemons' spool root (0700, as the daemon wants it), removed at the end:
+// each daemon removes its own directories in it, not the root.
+const spoolRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'toold-e2e-progress-'));
+after(() => fs.rmSync(spoolRoot, { recursive: true, force: true }));
 
 async function connect() {
   const transport = new StdioClientTransport({
     command: TOOLD_BIN,
-    args: ['mcp', '--structured', '--spool-root', path.join(os.tmpdir(), `toold-e2e-progress-${process.pid}`)],
+    args: ['mcp', '--structured', '--spool-root', spoolRoot],
     stderr: 'pipe',
   });
   const client = new Client({ name: 'toold-e2e-progress', version: '1.0.0' });
