@@ -322,16 +322,8 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		c.live.tmp = tmp
 	}
 	c.live.running.Add(1)
-	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs, TmpDir: tmpPath(c.live.tmp)},
+	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs, TmpDir: c.live.tmp.Path()},
 		c.live.ctx, c.live.running.Done, nil
-}
-
-// tmpPath is the path of a session's TMPDIR, "" when it has none.
-func tmpPath(t *spool.TempDir) string {
-	if t == nil {
-		return ""
-	}
-	return t.Path()
 }
 
 // open makes a session: its id, its spool directory and its place among

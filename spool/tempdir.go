@@ -70,8 +70,14 @@ func newLockedTempDir(parent, name string) (*TempDir, error) {
 	return nil, fmt.Errorf("spool: temporary directory in %s: %w", parent, last)
 }
 
-// Path returns the directory's absolute path.
-func (t *TempDir) Path() string { return t.path }
+// Path returns the directory's absolute path; "" for a nil TempDir (a
+// session that has none).
+func (t *TempDir) Path() string {
+	if t == nil {
+		return ""
+	}
+	return t.path
+}
 
 // Remove removes the directory and what the session left in it, then
 // releases its lock.

@@ -124,6 +124,9 @@ func TestSweepTempDirs(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(liveDir, "t")); string(got) != "left behind\n" {
 		t.Errorf("the live daemon's file: %q %v", got, err)
 	}
+	if p := (*TempDir)(nil).Path(); p != "" {
+		t.Errorf("a nil TempDir's path %q", p)
+	}
 	if again, _ := SweepTempDirs(parent); len(again) != 0 {
 		t.Errorf("second sweep removed %v", again)
 	}
