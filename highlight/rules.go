@@ -40,6 +40,7 @@ const (
 	contGoTest         // go test: indented log lines under a verdict, not the subtests' verdicts
 	contPID            // valgrind: the "==PID==" lines indented under the hit
 	contRust           // rustc: " --> file", "  |", "2 |     code", "= note:" up to a blank line
+	contReport         // as contIndented, and a few unindented lines on grace before an indented one (see continues)
 )
 
 // Rule is one row of the table: a line format of a tool that a model must
@@ -184,6 +185,11 @@ func table() []Rule {
 		{Name: "log-warning", Severity: Warning, Need: kWarn, Re: re(`^(?:\S+\s+){0,6}?[\[<(]?(?:WARN|WARNING)(?:[\]>):]|\s|$)`),
 			Match: levelField("WARN", "WARNING")},
 		{Name: "logfmt-warning", Severity: Warning, Need: kWarn, Lits: []string{"level="}, Re: re(`(?i)\blevel=warn(?:ing)?\b`)},
+
+		// Any tool: a severity in mixed case after a product's name
+		// ("PHP Fatal error:", "PHP Warning:", "Node Error:"; vocab.go).
+		{Name: "severity-error", Severity: Error, Need: kErr | kFatal | kCrit, Match: severityWord(Error), Cont: contReport, After: 12},
+		{Name: "severity-warning", Severity: Warning, Need: kWarn, Match: severityWord(Warning), Cont: contReport, After: 12},
 
 		// Any tool: the vocabulary of failure (vocab.go).
 		{Name: vocabRule, Severity: Error, Need: kVocab, Match: vocabHit, Before: 1, Cont: contIndented, After: 6},

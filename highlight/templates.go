@@ -63,39 +63,16 @@ type templates struct {
 	buckets map[bucketKey][]int
 	other   int64    // hit lines that found no room
 	line    []uint64 // the words of the line being added, hashed, reused
+	// raw are each kind's words as its lines have them, hashed
+	// (rawHashes), maskHash for a word that varies among them; open
+	// counts its words that may vary (see maskAt) and have not yet.
+	raw     [][]uint64
+	open    []int
+	lineRaw []uint64 // the raw words of the line being added, reused
 
-	// The shapes of a sample of all lines (one line per KiB, see
-	// sampleStride), to tell an output of repeated shapes (a build's
-	// "[N/3000] compiling x.c") from prose: bounded, a shape past
-	// maxSampled counts as new.
-	sampled  map[uint64]struct{}
-	samples  int64
-	distinct int64
-}
-
-// maxSampled bounds the shapes of the sample kept.
-const maxSampled = 4096
-
-// sample counts the shape h of a line of the sample.
-func (t *templates) sample(h uint64) {
-	t.samples++
-	if _, ok := t.sampled[h]; ok {
-		return
-	}
-	t.distinct++
-	if t.sampled == nil {
-		t.sampled = map[uint64]struct{}{}
-	}
-	if len(t.sampled) < maxSampled {
-		t.sampled[h] = struct{}{}
-	}
-}
-
-// repetitive reports whether the output is made of repeated shapes: at
-// least 16 lines of the sample for each shape, on average, over enough
-// lines to tell.
-func (t *templates) repetitive() bool {
-	return t.samples >= 32 && t.distinct*16 <= t.samples
+	// rep: the output is one of repeated shapes (see
+	// shapeCounts.repetitive), set at Finish.
+	rep bool
 }
 
 // add counts the hit line n (body, without its ending, of shape h: see
@@ -105,6 +82,12 @@ func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
 	if t.inShape.may(h) {
 		if i, ok := t.byShape[h]; ok {
 			t.count(i, n, r)
+			if t.open[i] > 0 {
+				// Lines of one shape differ in numbers only: mask those
+				// that vary, keep those every line shares.
+				t.lineRaw = rawHashes(t.lineRaw[:0], body)
+				t.varies(i, t.lineRaw)
+			}
 			return i
 		}
 	}
@@ -161,6 +144,8 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	}
 	if best >= 0 && 2*bestSim >= len(ws) {
 		t.plain[best] = merge(t.words[best], t.hashes[best], ws)
+		t.lineRaw = rawHashes(t.lineRaw[:0], body)
+		t.varies(best, t.lineRaw)
 		t.count(best, n, r)
 		return best
 	}
@@ -169,7 +154,17 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		return -1
 	}
 	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak(), prose: r.Name == proseRule})
-	t.words = append(t.words, maskWords(body))
+	words := rawWords(body)
+	raw := rawHashes(nil, body)
+	open := 0
+	for _, w := range words {
+		if _, _, masked := maskAt([]byte(w)); masked {
+			open++
+		}
+	}
+	t.words = append(t.words, words)
+	t.raw = append(t.raw, raw)
+	t.open = append(t.open, open)
 	t.hashes = append(t.hashes, slices.Clone(ws))
 	t.plain = append(t.plain, plainWords(ws))
 	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
@@ -184,7 +179,7 @@ func (t *templates) noise(i int, lines int64) bool {
 		return false
 	}
 	c := t.kinds[i].Count
-	if t.kinds[i].prose && (c > rareKind && c*proseShare > lines || !t.repetitive()) {
+	if t.kinds[i].prose && (c > rareKind && c*proseShare > lines || !t.rep) {
 		return true
 	}
 	return c > vocabMinRepeat && c*vocabShare > lines
@@ -225,6 +220,51 @@ func similar(tmpl, ws []uint64) int {
 		}
 	}
 	return n
+}
+
+// varies masks the words of kind i that line (its words' raw hashes)
+// does not share: as the kinds of Drain, a kind masks what varies within
+// it, and a status code every line of it holds stays.
+func (t *templates) varies(i int, line []uint64) {
+	raw, words := t.raw[i], t.words[i]
+	for k := range min(len(raw), len(line)) {
+		if raw[k] == maskHash || raw[k] == line[k] {
+			continue
+		}
+		raw[k] = maskHash
+		if words[k] == "<*>" {
+			continue // merge masked it: its shape varies
+		}
+		if _, _, maskable := maskAt([]byte(words[k])); maskable {
+			words[k] = maskWord([]byte(words[k]))
+			t.open[i]--
+		} else {
+			words[k] = "<*>"
+		}
+	}
+}
+
+// rawWords cuts line into words as maskWords does, without masking them.
+func rawWords(line []byte) []string {
+	var ws []string
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		if len(ws) == maxWords-1 {
+			return append(ws, "<*>")
+		}
+		ws = append(ws, string(line[i:j]))
+	}
+	return ws
+}
+
+// rawHashes appends to dst the hashes of the words rawWords makes of line.
+func rawHashes(dst []uint64, line []byte) []uint64 {
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		if len(dst) == maxWords-1 {
+			return append(dst, maskHash)
+		}
+		dst = append(dst, fnvAdd(fnvOffset, line[i:j]))
+	}
+	return dst
 }
 
 // merge masks the words of the template (its words and their hashes) that

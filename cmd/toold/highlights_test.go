@@ -143,8 +143,19 @@ func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, s stream
 		lines += countShown(h.Text)
 		size += len(h.Text)
 	}
-	if c.Clean && len(s.Highlights) > 0 {
-		t.Errorf("%s: a clean run has highlights %+v", name, s.Highlights)
+	rare := 0
+	for _, h := range s.Highlights {
+		switch {
+		case !slices.Contains(protocol.HighlightReasons, h.Reason):
+			t.Errorf("%s: highlight %d-%d has reason %q", name, h.FromLine, h.ToLine, h.Reason)
+		case h.Reason == protocol.HighlightRare:
+			rare += len(h.Text)
+		case c.Clean:
+			t.Errorf("%s: a clean run has a highlight of reason %q: %+v", name, h.Reason, h)
+		}
+	}
+	if rare > protocol.RareBytes {
+		t.Errorf("%s: %d bytes of rare highlights, more than %d", name, rare, protocol.RareBytes)
 	}
 	for _, k := range c.Keys {
 		if !strings.Contains(shown, k) {
