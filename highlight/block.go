@@ -26,23 +26,18 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 type blockClass struct {
 	shapes []uint64
 	ends   []int32
+	buf    []byte // lineShape's scratch
 	cands  []cand
-	// keys: make the Key of a hit line that may open a group (one whose
-	// line before is not a hit), for apply, which would make it
-	// otherwise (Parallel: it moves that work to the classifier's core).
-	keys bool
 }
 
 // cand is a candidate line of a block: b[ls:le], its kind (ruleLine or
 // testLine) and, for a ruleLine, the rule that matches it (-1 for none)
-// and its shape, as matchCache.match gives them; its Key when keyed.
+// and its shape, as matchCache.match gives them.
 type cand struct {
 	ls, le int
 	kind   int
 	rule   int16
 	h      uint64
-	keyed  bool
-	key    string
 }
 
 // classify finds the candidate lines of b as Block's loop over the
@@ -51,7 +46,7 @@ type cand struct {
 // classified too (its match is the same, the cache's use is the same: a
 // line that is not a candidate holds no keyword and is never cached).
 func (c *blockClass) classify(b []byte, shapes *matchCache) {
-	c.shapes, c.ends = blockShapes(c.shapes[:0], c.ends[:0], b)
+	c.shapes, c.ends = blockShapes(c.shapes[:0], c.ends[:0], b, &c.buf)
 	c.cands = c.cands[:0]
 	ls, le := 0, 0 // the line that holds b[i], once known
 	for i := 0; ; i++ {
@@ -77,24 +72,11 @@ func (c *blockClass) classify(b []byte, shapes *matchCache) {
 			r, _, k.h = shapes.match(body)
 			if r != nil {
 				k.rule = int16(r.index)
-				if c.keys && r.Severity > 0 && !c.hitBefore(ls) {
-					k.keyed, k.key = true, Key(body)
-				}
 			}
 		}
 		c.cands = append(c.cands, k)
 		i = le - 1
 	}
-}
-
-// hitBefore reports whether the line that ends at ls is a candidate with a
-// rule.
-func (c *blockClass) hitBefore(ls int) bool {
-	if len(c.cands) == 0 {
-		return false
-	}
-	p := &c.cands[len(c.cands)-1]
-	return p.le == ls && p.rule >= 0
 }
 
 // apply runs the state machine over the block b of lines first, first+1,
@@ -124,11 +106,7 @@ func (d *Detector) apply(first int64, b []byte, c *blockClass) int64 {
 			d.novel(n, line, before)
 			d.push(n, line)
 		case cd != nil:
-			if cd.keyed {
-				d.preKey = &cd.key
-			}
 			d.line(n, line, ruleAt(cd.rule), cd.h, before)
-			d.preKey = nil
 		case d.left > 0 || before < rareKind && d.counts.repetitive():
 			d.line(n, line, nil, 0, before)
 		default:

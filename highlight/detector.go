@@ -59,7 +59,10 @@ type Group struct {
 	Reason string
 	score  int64  // a rare group's surprise (see shapeCounts.surprise)
 	shape  uint64 // a rare group's first new shape
-	kind   int    // the template of its first hit (see templates), -1 for none
+	// keyShape is the shape of its worst hit (see lineShape): groups of
+	// one are repeats. Key is made from the hit's line at Finish.
+	keyShape uint64
+	kind     int // the template of its first hit (see templates), -1 for none
 	// Spare: pushed out of the MaxGroups kept, kept besides while they fit
 	// (see Detector.spare); Rank places it after every group kept, and a
 	// preview shows it only whole, with what the others left of the budget.
@@ -96,7 +99,7 @@ type Detector struct {
 	// budget, not for MaxGroups.
 	spare      []*Group
 	spareBytes int
-	keys       map[string]bool
+	keys       map[uint64]bool // the shapes of the groups' keys (Group.keyShape)
 	found      int
 	sev        [3]int // groups found per severity
 
@@ -104,9 +107,6 @@ type Detector struct {
 	py     pyTests
 	shapes *matchCache
 	cls    blockClass // Block's classification, reused
-	// preKey is the Key of the line being fed when classify made it
-	// (Parallel's), else nil.
-	preKey *string
 
 	// rare are the candidates of the prose rule (see proseRule): shown at
 	// Finish when their shape stayed rare in an output of repeated shapes.
@@ -133,7 +133,7 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}},
+	return &Detector{opt: opt.withDefaults(), keys: map[uint64]bool{}, tests: goTests{spans: map[string]Span{}},
 		py: pyTests{spans: map[string]Span{}}, shapes: newMatchCache(), weakKinds: map[int]int{}, novelCur: -1}
 }
 
@@ -144,7 +144,7 @@ func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
 	r, _, h := d.shapes.match(body)
 	d.fed += int64(len(line))
-	d.lineShape = lineShape(body)
+	d.lineShape = lineShape(body, &d.cls.buf)
 	d.line(n, line, r, h, d.counts.add(d.lineShape))
 }
 
@@ -248,6 +248,9 @@ func (d *Detector) Finish() Result {
 				g.Rare = true
 			}
 			g.Reason = reasonOf(g.Severity)
+			if i := g.Hit - g.FromLine; g.Key == "" && i >= 0 && i < int64(len(g.Lines)) {
+				g.Key = Key(trimEnding([]byte(g.Lines[i])))
+			}
 			gs = append(gs, *g)
 		}
 	}
@@ -408,7 +411,7 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	d.appendLine(n, line)
 	if r.Severity > g.Severity || weakRule(g.Rule) && !r.weak() {
 		// The group is known by its worst hit.
-		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, d.key(body), n
+		g.Severity, g.Rule, g.keyShape, g.Hit = r.Severity, r.Name, d.lineShape, n
 	} else if prev := d.rule; prev != nil && prev.Cont == contTraceback && g.Rule == prev.Name && d.left > 0 {
 		d.exceptionHit(n, body)
 	}
@@ -430,14 +433,6 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	}
 }
 
-// key returns Key(body) of the line being fed, made by classify if it was.
-func (d *Detector) key(body []byte) string {
-	if d.preKey != nil {
-		return *d.preKey
-	}
-	return Key(body)
-}
-
 // maxRare bounds the candidates of the prose rule kept.
 const maxRare = 8
 
@@ -453,7 +448,7 @@ func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
 	if kind < 0 || len(d.rare) >= maxRare || d.tmpl.kinds[kind].Count > rareKind {
 		return
 	}
-	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: d.key(body), Severity: r.Severity,
+	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: Key(body), keyShape: d.lineShape, Severity: r.Severity,
 		Hits: 1, Hit: n, Rare: true, kind: kind}
 	if rl := d.ringAt(n - 1); rl != nil && n-1 > d.closed && !isBlank(string(rl.b)) && (d.cur == nil || n-1 > d.cur.ToLine) {
 		g.FromLine = n - 1
@@ -553,9 +548,9 @@ func (d *Detector) close() {
 		g.FromLine++
 	}
 	d.closed = g.ToLine
-	g.Repeat = d.keys[g.Key]
+	g.Repeat = d.keys[g.keyShape]
 	if !g.Repeat && len(d.keys) < 4096 {
-		d.keys[g.Key] = true
+		d.keys[g.keyShape] = true
 	}
 	d.found++
 	d.sev[g.Severity]++

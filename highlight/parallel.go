@@ -107,7 +107,7 @@ func (p *Parallel) buffer() parallelMsg {
 	}
 	if p.made < parallelBlocks {
 		p.made++
-		return parallelMsg{cls: &blockClass{keys: true}}
+		return parallelMsg{cls: &blockClass{}}
 	}
 	return <-p.free
 }

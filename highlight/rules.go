@@ -217,7 +217,20 @@ func (r *Rule) Matches(line []byte) bool {
 type matchCache struct {
 	m  map[uint64]shapeEntry
 	in shapeSet // the shapes m holds, and some more
+	// The cache pays only when shapes repeat: on a log of random words
+	// nearly every lookup misses and every insert is lost. Each
+	// cacheProbe lookups it counts the hits; under one in cacheMinHits
+	// it is bypassed (neither looked up nor filled) for cacheSkip lines,
+	// then tried again. What matches does not change, only its cost.
+	tries, hits int
+	skip        int
 }
+
+const (
+	cacheProbe   = 4096
+	cacheMinHits = 8
+	cacheSkip    = 64 << 10
+)
 
 func newMatchCache() *matchCache { return &matchCache{m: map[uint64]shapeEntry{}} }
 
@@ -233,10 +246,30 @@ const maxShapes = 8192
 func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 	rules := Rules() // fills litBits, before shapeScan reads it
 	h, anchors, lits := shapeScan(line)
+	if c.skip > 0 {
+		c.skip--
+		m := scanAnchors(line, anchors)
+		if m == 0 {
+			return nil, 0, h
+		}
+		if i := ruleIndex(line, m, lits); i >= 0 {
+			return &rules[i], m, h
+		}
+		return nil, m, h
+	}
 	var e shapeEntry
 	ok := false
 	if c.in.may(h) {
 		e, ok = c.m[h]
+	}
+	if c.tries++; ok {
+		c.hits++
+	}
+	if c.tries == cacheProbe {
+		if c.hits*cacheMinHits < c.tries {
+			c.skip = cacheSkip
+		}
+		c.tries, c.hits = 0, 0
 	}
 	if !ok {
 		e = shapeEntry{rule: -1, m: scanAnchors(line, anchors)}

@@ -1,5 +1,7 @@
 package highlight
 
+import "hash/maphash"
+
 // The shapes of the whole output: every line's words, each masked as the
 // kinds mask them (a word that holds a digit, a path or a quote is one
 // shape whatever its value), hashed into one number (lineShape), and
@@ -10,61 +12,46 @@ package highlight
 // "bad CRC" among "OK" lines. classify hashes each line of a block (pure
 // work, beside the prefilter's pass); apply counts them in output order.
 
-// lineShape hashes the masked words of line (without its ending): words
-// split at spaces and tabs, a word holding a digit, '/', '\' or a quote
-// counted as one masked word, at most maxWords words, and their number.
-// Bytes are folded with a rotate and xor, a word with one multiply: the
-// loop runs on every byte of the output.
-func lineShape(line []byte) uint64 {
-	h := uint64(fnvOffset)
-	words := uint64(0)
-	var w uint64
-	var seen uint8
-	n, hex := 0, 0 // the word's bytes, and its hex digits
+// lineShape hashes the shape of line (without its ending): its bytes but
+// digits and hexadecimal digits (numbers, ids, hashes, the numbers in
+// names: "thumb_1703.webp" is "thumb_.webp"), spaces and tabs (columns
+// padded to their values' widths). It is the kinds' masking made cheap
+// enough for every byte of an output: one table load, a store and an add
+// a byte, no branch, then maphash. Letters a-f go with the hexadecimal
+// digits, and words run together: lines that differ only in those are of
+// one shape, a small price for ids and hashes that mask whole. buf is
+// scratch space, grown as needed.
+func lineShape(line []byte, buf *[]byte) uint64 {
+	if cap(*buf) < len(line) {
+		*buf = make([]byte, len(line)+len(line)/2)
+	}
+	b := (*buf)[:len(line)]
+	j := 0
 	for _, c := range line {
-		m := maskClass[c]
-		if m&mSpace != 0 {
-			if n > 0 {
-				h = shapeWord(h, w, seen, n, hex)
-				words++
-				n, hex, w, seen = 0, 0, 0, 0
-			}
-			continue
-		}
-		n++
-		hex += int(hexDigit[c])
-		seen |= m
-		w = (w<<7 | w>>57) ^ uint64(c)
+		b[j] = c
+		j += int(shapeKeep[c])
 	}
-	if n > 0 {
-		h = shapeWord(h, w, seen, n, hex)
-		words++
-	}
-	return (h ^ min(words, maxWords)) * fnvPrime
+	return maphash.Bytes(shapeSeed, b[:j])
 }
 
-// shapeWord adds a word (its folded bytes w, the classes seen in it, its
-// length n, its hex digits) to h: masked when it holds a digit, a path or
-// a quote, or is an id of 8 or more hex digits ("deadbeef", which Key
-// masks too).
-func shapeWord(h, w uint64, seen uint8, n, hex int) uint64 {
-	if seen&(mDigit|mQuote) != 0 || n >= 8 && hex == n {
-		w = maskHash
-	}
-	return (h ^ w) * fnvPrime
-}
+// shapeSeed is the seed of lineShape: shapes are compared within a
+// process only.
+var shapeSeed = maphash.MakeSeed()
 
-// hexDigit is 1 for the bytes of hexadecimal digits.
-var hexDigit = func() (t [256]uint8) {
-	for _, c := range []byte("0123456789abcdefABCDEF") {
-		t[c] = 1
+// shapeKeep is 1 for the bytes lineShape keeps.
+var shapeKeep = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 1
+	}
+	for _, c := range []byte("0123456789abcdefABCDEF \t") {
+		t[c] = 0
 	}
 	return t
 }()
 
 // blockShapes appends to dst the shape of each line of b and to ends the
 // end of each (its '\n' included).
-func blockShapes(dst []uint64, ends []int32, b []byte) ([]uint64, []int32) {
+func blockShapes(dst []uint64, ends []int32, b []byte, buf *[]byte) ([]uint64, []int32) {
 	for s := 0; s < len(b); {
 		e := lineEnd(b, s)
 		body := b[s:e]
@@ -74,7 +61,7 @@ func blockShapes(dst []uint64, ends []int32, b []byte) ([]uint64, []int32) {
 		if len(body) > 0 && body[len(body)-1] == '\r' {
 			body = body[:len(body)-1]
 		}
-		dst = append(dst, lineShape(body))
+		dst = append(dst, lineShape(body, buf))
 		ends = append(ends, int32(e))
 		s = e
 	}
