@@ -87,9 +87,9 @@ func (c *blockClass) classify(b []byte, shapes *matchCache) {
 func (d *Detector) apply(first int64, b []byte, c *blockClass) int64 {
 	d.fed += int64(len(b))
 	n, pos, k := first, 0, 0
+	pushed := -1 // the block's last line in the ring
 	for i, end := range c.ends {
 		le := int(end)
-		line := b[pos:le]
 		before := d.counts.add(c.shapes[i])
 		for k < len(c.cands) && c.cands[k].ls < pos {
 			k++
@@ -98,24 +98,57 @@ func (d *Detector) apply(first int64, b []byte, c *blockClass) int64 {
 		if k < len(c.cands) && c.cands[k].ls == pos {
 			cd = &c.cands[k]
 		}
-		d.lineShape = c.shapes[i]
-		switch {
-		case cd != nil && cd.kind == testLine && d.left == 0:
-			body, _ := truncate.SplitEnding(line)
-			d.testLine(n, body)
-			d.novel(n, line, before)
-			d.push(n, line)
-		case cd != nil:
-			d.line(n, line, ruleAt(cd.rule), cd.h, before)
-		case d.left > 0 || before < rareKind && d.counts.repetitive():
-			d.line(n, line, nil, 0, before)
-		default:
-			d.push(n, line)
+		if cd != nil || d.left > 0 || before < novelBefore && d.counts.repetitive() {
+			// The lines before it go to the ring first (context), then
+			// the line itself: the others never need to.
+			pushed = d.catchUp(b, c.ends, pushed, i, n)
+			line := b[pos:le]
+			d.lineShape = c.shapes[i]
+			if cd != nil && cd.kind == testLine && d.left == 0 {
+				body, _ := truncate.SplitEnding(line)
+				d.testLine(n, body)
+				d.novel(n, line, before)
+				d.push(n, line)
+			} else {
+				d.line(n, line, ruleAt(cd.ruleOr(-1)), cd.shapeOr(0), before)
+			}
+			pushed = i
 		}
 		pos, n = le, n+1
 	}
+	d.catchUp(b, c.ends, pushed, len(c.ends), n)
 	d.seen = max(d.seen, n-1)
 	return n - first
+}
+
+// catchUp puts into the ring the lines of the block b (ending at ends)
+// after its line pushed and before its line i (numbered n), at most
+// maxBefore of them, and returns the index of the last one put.
+func (d *Detector) catchUp(b []byte, ends []int32, pushed, i int, n int64) int {
+	for j := max(pushed+1, i-maxBefore); j < i; j++ {
+		s := 0
+		if j > 0 {
+			s = int(ends[j-1])
+		}
+		d.push(n-int64(i-j), b[s:ends[j]])
+	}
+	return i - 1
+}
+
+// ruleOr is c's rule, or none when c is nil.
+func (c *cand) ruleOr(none int16) int16 {
+	if c == nil {
+		return none
+	}
+	return c.rule
+}
+
+// shapeOr is c's shape, or none when c is nil.
+func (c *cand) shapeOr(none uint64) uint64 {
+	if c == nil {
+		return none
+	}
+	return c.h
 }
 
 // ruleAt returns the rule of index i, nil for -1.

@@ -242,21 +242,23 @@ type shapeEntry struct {
 const maxShapes = 8192
 
 // match returns the keywords of line, the first rule that matches it (nil
-// for none) and its shape.
+// for none) and its shape (0 while the cache is bypassed).
 func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 	rules := Rules() // fills litBits, before shapeScan reads it
-	h, anchors, lits := shapeScan(line)
 	if c.skip > 0 {
+		// Bypassed: no shape (0: none, see templates.add), so no hash.
 		c.skip--
+		anchors, lits := anchorScan(line)
 		m := scanAnchors(line, anchors)
 		if m == 0 {
-			return nil, 0, h
+			return nil, 0, 0
 		}
 		if i := ruleIndex(line, m, lits); i >= 0 {
-			return &rules[i], m, h
+			return &rules[i], m, 0
 		}
-		return nil, m, h
+		return nil, m, 0
 	}
+	h, anchors, lits := shapeScan(line)
 	var e shapeEntry
 	ok := false
 	if c.in.may(h) {

@@ -2,6 +2,7 @@ package highlight
 
 import (
 	"bytes"
+	"hash/maphash"
 	"slices"
 	"strings"
 )
@@ -19,12 +20,14 @@ import (
 // expected" logged 200 times) from one that stands out.
 
 const (
-	maxKinds     = 256 // templates kept
-	maxBucket    = 16  // templates of one bucket
-	maxWords     = 40  // words of a line compared; the rest is one masked word
-	maxKindShown = 10  // kinds a Result lists
-	maxKindText  = 200 // bytes of a kind's text
-	rareKind     = 3   // a kind of at most this many lines is rare (Group.Rare)
+	bucketMisses = 256  // lines of a full bucket joining none in a row before it is skipped
+	bucketSkip   = 4096 // lines of it then not compared
+	maxKinds     = 256  // templates kept
+	maxBucket    = 16   // templates of one bucket
+	maxWords     = 40   // words of a line compared; the rest is one masked word
+	maxKindShown = 10   // kinds a Result lists
+	maxKindText  = 200  // bytes of a kind's text
+	rareKind     = 3    // a kind of at most this many lines is rare (Group.Rare)
 	// A template of words of failure only (the vocab rule) that repeats
 	// more than vocabMinRepeat times and on more than one line in
 	// vocabShare is the output's ordinary talk.
@@ -61,13 +64,20 @@ type templates struct {
 	plain   []int      // each kind's words not masked
 	noPrune bool       // compare every template of a bucket (for tests)
 	buckets map[bucketKey][]int
-	other   int64    // hit lines that found no room
-	line    []uint64 // the words of the line being added, hashed, reused
+	// misses counts the lines of a full bucket that joined none of its
+	// templates in a row; past bucketMisses the bucket is not compared
+	// for its next bucketSkip lines (counted apart, as lines that find no
+	// room): on a log of random words every line misses all 16 of a
+	// bucket, and comparing them was a fifth of the detector's work.
+	misses map[bucketKey]int
+	other  int64    // hit lines that found no room
+	line   []uint64 // the words of the line being added, hashed, reused
 	// raw are each kind's words as its lines have them, hashed
 	// (rawHashes), maskHash for a word that varies among them; open
 	// counts its words that may vary (see maskAt) and have not yet.
 	raw     [][]uint64
 	open    []int
+	first   []uint64 // each kind's first line, hashed (maphash): a line equal to it varies in nothing
 	lineRaw []uint64 // the raw words of the line being added, reused
 
 	// rep: the output is one of repeated shapes (see
@@ -79,10 +89,10 @@ type templates struct {
 // shape) of rule r, and returns the index of its kind, -1 when it found no
 // room.
 func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
-	if t.inShape.may(h) {
+	if h != 0 && t.inShape.may(h) {
 		if i, ok := t.byShape[h]; ok {
 			t.count(i, n, r)
-			if t.open[i] > 0 {
+			if t.open[i] > 0 && maphash.Bytes(shapeSeed, body) != t.first[i] {
 				// Lines of one shape differ in numbers only: mask those
 				// that vary, keep those every line shares.
 				t.lineRaw = rawHashes(t.lineRaw[:0], body)
@@ -92,7 +102,7 @@ func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
 		}
 	}
 	i := t.addNew(n, body, r)
-	if i >= 0 {
+	if i >= 0 && h != 0 {
 		if t.byShape == nil || len(t.byShape) >= maxShapes {
 			t.byShape = map[uint64]int{}
 			t.inShape = shapeSet{}
@@ -129,6 +139,15 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	}
 	if t.buckets == nil {
 		t.buckets = map[bucketKey][]int{}
+		t.misses = map[bucketKey]int{}
+	}
+	full := len(t.buckets[key]) >= maxBucket
+	if full && t.misses[key] >= bucketMisses {
+		if t.misses[key]++; t.misses[key] >= bucketMisses+bucketSkip {
+			t.misses[key] = 0 // compare again
+		}
+		t.other++
+		return -1
 	}
 	best, bestSim := -1, 0
 	for _, i := range t.buckets[key] {
@@ -143,13 +162,17 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		}
 	}
 	if best >= 0 && 2*bestSim >= len(ws) {
+		t.misses[key] = 0
 		t.plain[best] = merge(t.words[best], t.hashes[best], ws)
 		t.lineRaw = rawHashes(t.lineRaw[:0], body)
 		t.varies(best, t.lineRaw)
 		t.count(best, n, r)
 		return best
 	}
-	if len(t.kinds) >= maxKinds || len(t.buckets[key]) >= maxBucket {
+	if len(t.kinds) >= maxKinds || full {
+		if full {
+			t.misses[key]++
+		}
 		t.other++
 		return -1
 	}
@@ -164,6 +187,7 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	}
 	t.words = append(t.words, words)
 	t.raw = append(t.raw, raw)
+	t.first = append(t.first, maphash.Bytes(shapeSeed, body))
 	t.open = append(t.open, open)
 	t.hashes = append(t.hashes, slices.Clone(ws))
 	t.plain = append(t.plain, plainWords(ws))

@@ -39,7 +39,10 @@ func TestExecHighlights(t *testing.T) {
 // highlightCases are the corpus cases the end-to-end tests of highlights
 // run: each shape of output a detector must handle, and clean ones.
 var highlightCases = []string{"make-k-warnings", "go-test-v-subtest", "python-log-traceback", "minified-json-3mb",
-	"progress-bar", "pytest-failures", "pytest-logged-errors", "go-test-clean", "jsonl-60k"}
+	"progress-bar", "pytest-failures", "pytest-logged-errors", "go-test-clean", "jsonl-60k",
+	// Issue 28: failures in a tool's own words, a summary that points at
+	// them, a mixed-case severity; a clean output of many shapes.
+	"lua-nil-index", "unzip-bad-crc", "php-fatal-batches", "apt-show-clean"}
 
 // highlightSample are the cases the quick run shows in the modes other
 // than the one that runs them all (wholeTable): failures among passes, one
