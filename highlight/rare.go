@@ -17,6 +17,7 @@ import (
 
 const (
 	novelBefore = 2  // a line of a shape seen fewer times before is new
+	rareShape   = 2  // a shape seen at most this many times in the whole output is rare
 	novelAfter  = 6  // lines after a group's last hit that a new shape may join
 	novelLines  = 8  // lines of a group of new shapes
 	maxNovel    = 32 // groups of new shapes kept
@@ -79,7 +80,7 @@ func (d *Detector) novel(n int64, line []byte, before int) {
 // output are all new, and say least).
 func (d *Detector) keepNovel(g Group) int {
 	if len(d.novels) >= maxNovel {
-		d.novels = slices.DeleteFunc(d.novels, func(o Group) bool { return d.counts.count(o.shape) > rareKind-1 })
+		d.novels = slices.DeleteFunc(d.novels, func(o Group) bool { return d.counts.count(o.shape) > rareShape })
 	}
 	if len(d.novels) >= maxNovel {
 		low := 0
@@ -127,7 +128,7 @@ func (d *Detector) withNovels(gs []Group, summary bool) []Group {
 		return gs
 	}
 	for _, c := range d.novels {
-		if d.counts.count(c.shape) > rareKind-1 {
+		if d.counts.count(c.shape) > rareShape {
 			continue
 		}
 		if summary {
