@@ -156,3 +156,31 @@ func FuzzRareIsOutput(f *testing.F) {
 		}
 	})
 }
+
+// keyOfWords is the bucket of line made as addNew made it before keyOf:
+// from every word's hash (hashWords).
+func keyOfWords(line []byte) bucketKey {
+	ws := hashWords(nil, line)
+	key := bucketKey{words: len(ws)}
+	for _, w := range ws[:min(3, len(ws))] {
+		if w != maskHash {
+			key.first = w
+			break
+		}
+	}
+	return key
+}
+
+// FuzzKeyOf: keyOf, which hashes at most three words, finds the bucket
+// that hashing every word finds.
+func FuzzKeyOf(f *testing.F) {
+	for _, s := range []string{"2026-11-22T07:00:00.001Z WARN [mailer] ap=0 nnrkslk", "'a b' 12 c", "x", "", "  \t ",
+		strings.Repeat("w ", 50), `error: "quoted value" at /a/b.go:3`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if a, b := keyOf(line), keyOfWords(line); a != b {
+			t.Fatalf("keyOf %+v, hashWords %+v", a, b)
+		}
+	})
+}

@@ -50,6 +50,38 @@ type Kind struct {
 	prose               bool // all its lines are words of failure not shaped as a message
 }
 
+// bucket is the templates of a bucketKey. misses counts the lines of a
+// full bucket that joined none of them in a row; past bucketMisses the
+// bucket is not compared for its next bucketSkip lines (counted apart, as
+// lines that find no room): on a log of random words every line misses
+// all 16 of a bucket, and comparing them was a fifth of the detector's
+// work.
+type bucket struct {
+	ids    []int
+	misses int
+}
+
+// keyOf is the bucket of line: its number of words as hashWords cuts
+// them, and the hash of its first plain word among the first three; made
+// without hashing every word, so that a line of a bucket skipped costs
+// little.
+func keyOf(line []byte) bucketKey {
+	var key bucketKey
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		if key.words == maxWords-1 {
+			key.words++
+			break
+		}
+		if key.words < 3 && key.first == 0 {
+			if h := wordHash(line[i:j]); h != maskHash {
+				key.first = h
+			}
+		}
+		key.words++
+	}
+	return key
+}
+
 type bucketKey struct {
 	words int
 	first uint64 // the hash of its first plain word (see wordHash), 0 for none
@@ -63,15 +95,9 @@ type templates struct {
 	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
 	plain   []int      // each kind's words not masked
 	noPrune bool       // compare every template of a bucket (for tests)
-	buckets map[bucketKey][]int
-	// misses counts the lines of a full bucket that joined none of its
-	// templates in a row; past bucketMisses the bucket is not compared
-	// for its next bucketSkip lines (counted apart, as lines that find no
-	// room): on a log of random words every line misses all 16 of a
-	// bucket, and comparing them was a fifth of the detector's work.
-	misses map[bucketKey]int
-	other  int64    // hit lines that found no room
-	line   []uint64 // the words of the line being added, hashed, reused
+	buckets map[bucketKey]*bucket
+	other   int64    // hit lines that found no room
+	line    []uint64 // the words of the line being added, hashed, reused
 	// raw are each kind's words as its lines have them, hashed
 	// (rawHashes), maskHash for a word that varies among them; open
 	// counts its words that may vary (see maskAt) and have not yet.
@@ -128,29 +154,27 @@ func (t *templates) count(i int, n int64, r *Rule) {
 // no room) costs one pass over it and no allocation; its words are made
 // strings only when it starts a template.
 func (t *templates) addNew(n int64, body []byte, r *Rule) int {
-	ws := hashWords(t.line[:0], body)
-	t.line = ws
-	key := bucketKey{words: len(ws)}
-	for _, w := range ws[:min(3, len(ws))] {
-		if w != maskHash {
-			key.first = w
-			break
-		}
-	}
+	key := keyOf(body)
 	if t.buckets == nil {
-		t.buckets = map[bucketKey][]int{}
-		t.misses = map[bucketKey]int{}
+		t.buckets = map[bucketKey]*bucket{}
 	}
-	full := len(t.buckets[key]) >= maxBucket
-	if full && t.misses[key] >= bucketMisses {
-		if t.misses[key]++; t.misses[key] >= bucketMisses+bucketSkip {
-			t.misses[key] = 0 // compare again
+	bk := t.buckets[key]
+	if bk == nil {
+		bk = &bucket{}
+		t.buckets[key] = bk
+	}
+	full := len(bk.ids) >= maxBucket
+	if full && bk.misses >= bucketMisses {
+		if bk.misses++; bk.misses >= bucketMisses+bucketSkip {
+			bk.misses = 0 // compare again
 		}
 		t.other++
 		return -1
 	}
+	ws := hashWords(t.line[:0], body)
+	t.line = ws
 	best, bestSim := -1, 0
-	for _, i := range t.buckets[key] {
+	for _, i := range bk.ids {
 		if 2*t.plain[i] < len(ws) && !t.noPrune {
 			// Too few plain words to take the line (see below), and too
 			// few to be the best of one that can: which is best among
@@ -162,7 +186,7 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		}
 	}
 	if best >= 0 && 2*bestSim >= len(ws) {
-		t.misses[key] = 0
+		bk.misses = 0
 		t.plain[best] = merge(t.words[best], t.hashes[best], ws)
 		t.lineRaw = rawHashes(t.lineRaw[:0], body)
 		t.varies(best, t.lineRaw)
@@ -171,7 +195,7 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	}
 	if len(t.kinds) >= maxKinds || full {
 		if full {
-			t.misses[key]++
+			bk.misses++
 		}
 		t.other++
 		return -1
@@ -191,7 +215,7 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	t.open = append(t.open, open)
 	t.hashes = append(t.hashes, slices.Clone(ws))
 	t.plain = append(t.plain, plainWords(ws))
-	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
+	bk.ids = append(bk.ids, len(t.kinds)-1)
 	return len(t.kinds) - 1
 }
 
