@@ -12,6 +12,10 @@
 // goroutine (highlight.Parallel), the classification of the lines staying
 // on the scanner's: once the copy is done, both cores search.
 //
+// The preview is made from what the detector found (PreviewFound): its
+// groups in highlight.Rank's order, each with its reason, the groups of
+// reason "rare" given at most RareBytes (protocol.RareBytes) of it.
+//
 // It owns every process, pipe and goroutine it starts: none outlives
 // Runner.Close. It does not know sessions or JSON-RPC: the caller hands it the
 // complete environment and a function that opens spool files, and maps the

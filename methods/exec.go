@@ -44,7 +44,7 @@ func toStream(s *exec.Stream) protocol.Stream {
 		HighlightsOmitted: s.HighlightsOmitted, Kinds: toKinds(s.Kinds, 0),
 	}
 	for _, h := range s.Highlights {
-		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text})
+		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text, Reason: h.Reason})
 	}
 	if o := s.Omitted; o != nil {
 		w.Omitted = &protocol.Omitted{FromLine: o.FromLine, ToLine: o.ToLine, Bytes: o.Bytes}

@@ -160,7 +160,7 @@ func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate
 			w.Omitted = &protocol.Omitted{FromLine: om.FromLine + shift, ToLine: om.ToLine + shift, Bytes: om.Bytes}
 		}
 		for _, h := range pr.Highlights {
-			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text})
+			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text, Reason: h.Reason})
 		}
 		w.HighlightsOmitted, errs = pr.HighlightsOmitted, pr.Errors
 		w.Kinds = toKinds(pr.Kinds, shift)

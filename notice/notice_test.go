@@ -17,6 +17,16 @@ func gr(f GrepFacts) func() string { return func() string { return Grep(f) } }
 
 func ptr[T any](v T) *T { return &v }
 
+// withReasons is s with one-line highlights at the given lines, each of
+// the reason after it.
+func withReasons(s protocol.Stream, at ...any) protocol.Stream {
+	for i := 0; i+1 < len(at); i += 2 {
+		n := int64(at[i].(int))
+		s.Highlights = append(s.Highlights, protocol.Highlight{FromLine: n, ToLine: n, Text: "x\n", Reason: at[i+1].(string)})
+	}
+	return s
+}
+
 // withHighlights is s with highlights of the given line ranges.
 func withHighlights(s protocol.Stream, left int, ranges ...int64) protocol.Stream {
 	for i := 0; i+1 < len(ranges); i += 2 {
@@ -195,6 +205,8 @@ func TestMessages(t *testing.T) {
 			protocol.Kind{Text: "ERROR [auth] rejected", Count: 12, FirstLine: 100, LastLine: 300},
 			protocol.Kind{Text: "WARN slow", Count: 3, FirstLine: 5, LastLine: 6})}, StdoutErrors: true}),
 			`[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733 are shown (41230 more groups not); most frequent kinds: "ERROR [db] query on <*> failed: <*>" 41233 lines (first 17, last 4990), "ERROR [http] <*> timed out" 9000 lines (first 40, last 4999), "ERROR [auth] rejected" 12 lines (first 100, last 300); read them with page spool=ab12 offset=1001]`},
+		{"exec reasons", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1), Stdout: withReasons(long, 1733, "error", 2000, "rare", 3120, "exit")}}),
+			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733 and the lines before the failure at lines 3120 and lines of a rare shape at lines 2000 are shown; read them with page spool=ab12 offset=1001]"},
 		{"exec warnings only", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: withHighlights(long, 0, 2000, 2002)}}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but warnings at lines 2000-2002 are shown; read them with page spool=ab12 offset=1001]"},
 		{"exec a clipped line", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: protocol.Stream{TotalLines: 1, TotalBytes: 3 << 20, ClippedLines: 1, Spool: spool}},

@@ -51,6 +51,24 @@ func OmittedLines(o *protocol.Omitted, spool string) string {
 	return s + " ...]"
 }
 
+// HighlightReason heads a highlight's lines in a stream's text: why the
+// preview shows them (protocol.Highlight.Reason); "" for none.
+func HighlightReason(h protocol.Highlight) string {
+	why, ok := map[string]string{
+		protocol.HighlightError:   "an error",
+		protocol.HighlightWarning: "a warning",
+		protocol.HighlightExit:    "what came before the failure",
+		protocol.HighlightRare:    "unusual here: a shape seen once or twice among repeats",
+	}[h.Reason]
+	if !ok {
+		return ""
+	}
+	if h.FromLine == h.ToLine {
+		return fmt.Sprintf("[line %d: %s]", h.FromLine, why)
+	}
+	return fmt.Sprintf("[lines %d-%d: %s]", h.FromLine, h.ToLine, why)
+}
+
 // OmittedGap stands for lines from..to that a stream's preview left out
 // between its highlights (their size is not known apart).
 func OmittedGap(from, to int64, spool string) string {

@@ -189,7 +189,27 @@ type Highlight struct {
 	FromLine int64  `json:"fromLine"`
 	ToLine   int64  `json:"toLine"`
 	Text     string `json:"text"`
+	// Reason says why the group is shown: one of HighlightReasons.
+	Reason string `json:"reason"`
 }
+
+// The reasons of a highlight (Highlight.Reason): an error; a warning; the
+// last lines before a non-zero exit, or lines a closing summary of failure
+// refers to ("see previous errors", "N failed"); a shape seen once or
+// twice among thousands of repeats, in no known format or words.
+const (
+	HighlightError   = "error"
+	HighlightWarning = "warning"
+	HighlightExit    = "exit"
+	HighlightRare    = "rare"
+)
+
+// HighlightReasons are the values of Highlight.Reason.
+var HighlightReasons = []string{HighlightError, HighlightWarning, HighlightExit, HighlightRare}
+
+// RareBytes is the most bytes a stream shows of highlights of reason
+// "rare".
+const RareBytes = 1024
 
 // Omitted names the raw lines (1-based, inclusive) that Head and Tail leave
 // out, and their raw bytes.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -21,7 +22,7 @@ func execCatMain(args []string) error {
 	fs := flag.NewFlagSet("execcat", flag.ExitOnError)
 	var c config
 	c.bind(fs)
-	errFile := fs.String("errors", "", "an error-dense log (driver genlog) to measure too")
+	errFile := fs.String("errors", "", "error-dense logs (driver genlog), comma-separated, to measure too")
 	calls := fs.Int("exec-calls", 100, "exec true / bash -c true calls per run (0: none)")
 	_ = fs.Parse(args)
 	size, err := c.check("execcat")
@@ -40,17 +41,21 @@ func execCatMain(args []string) error {
 		size       int64
 	}
 	rows := []*row{{name: "clean text (" + c.file + ")", size: size}}
-	if *errFile != "" {
-		if *errFile, err = filepath.Abs(*errFile); err != nil {
+	files := []string{c.file}
+	for _, f := range strings.Split(*errFile, ",") {
+		if f == "" {
+			continue
+		}
+		if f, err = filepath.Abs(f); err != nil {
 			return err
 		}
-		st, err := os.Stat(*errFile)
+		st, err := os.Stat(f)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, &row{name: "error-dense log (" + *errFile + ")", size: st.Size()})
+		rows = append(rows, &row{name: "error-dense log (" + f + ")", size: st.Size()})
+		files = append(files, f)
 	}
-	files := []string{c.file, *errFile}
 	var bash, tru []time.Duration
 	for i := 0; i < c.runs; i++ {
 		for k, r := range rows {

@@ -67,6 +67,7 @@ type stream struct {
 		FromLine int64  `json:"fromLine"`
 		ToLine   int64  `json:"toLine"`
 		Text     string `json:"text"`
+		Reason   string `json:"reason"`
 	} `json:"highlights"`
 	HighlightsOmitted int `json:"highlightsOmitted"`
 	Kinds             []struct {
