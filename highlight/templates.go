@@ -51,11 +51,13 @@ type Kind struct {
 }
 
 // bucket is the templates of a bucketKey. misses counts the lines of a
-// full bucket that joined none of them in a row; past bucketMisses the
-// bucket is not compared for its next bucketSkip lines (counted apart, as
-// lines that find no room): on a log of random words every line misses
-// all 16 of a bucket, and comparing them was a fifth of the detector's
-// work.
+// closed bucket (full, or the table full) that joined none of them in a
+// row; past bucketMisses the bucket is not compared for its next
+// bucketSkip lines (counted apart, as lines that find no room): on a log
+// of random words every line misses all 16 of a bucket, and comparing
+// them was a fifth of the detector's work. A bucket the full table left
+// with fewer templates is skipped alike (issue 28's log has more buckets
+// than the table has room for: a third of its work was comparing them).
 type bucket struct {
 	ids    []int
 	misses int
@@ -163,8 +165,14 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		bk = &bucket{}
 		t.buckets[key] = bk
 	}
-	full := len(bk.ids) >= maxBucket
-	if full && bk.misses >= bucketMisses {
+	// closed: the bucket takes no new template, its own being full or
+	// the table's; a line joins one of its templates or finds no room.
+	closed := len(bk.ids) >= maxBucket || len(t.kinds) >= maxKinds
+	if closed && len(bk.ids) == 0 {
+		t.other++ // nothing to join
+		return -1
+	}
+	if closed && bk.misses >= bucketMisses {
 		if bk.misses++; bk.misses >= bucketMisses+bucketSkip {
 			bk.misses = 0 // compare again
 		}
@@ -193,10 +201,8 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		t.count(best, n, r)
 		return best
 	}
-	if len(t.kinds) >= maxKinds || full {
-		if full {
-			bk.misses++
-		}
+	if closed {
+		bk.misses++
 		t.other++
 		return -1
 	}
