@@ -2,7 +2,9 @@ package highlight
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -69,19 +71,73 @@ type bucket struct {
 // little.
 func keyOf(line []byte) bucketKey {
 	var key bucketKey
-	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+	i, j := nextWord(line, 0)
+	for ; i < len(line) && key.words < 3 && key.first == 0; i, j = nextWord(line, j) {
+		if h := wordHash(line[i:j]); h != maskHash {
+			key.first = h
+		}
+		key.words++
+	}
+	if i == len(line) {
+		return key
+	}
+	// The rest is only counted: eight bytes a step, unless a word there
+	// starts with a quote (a quoted value may hold spaces).
+	if n, ok := countWords(line[i:]); ok {
+		key.words = min(key.words+n, maxWords)
+		return key
+	}
+	for ; i < len(line); i, j = nextWord(line, j) {
 		if key.words == maxWords-1 {
 			key.words++
 			break
 		}
-		if key.words < 3 && key.first == 0 {
-			if h := wordHash(line[i:j]); h != maskHash {
-				key.first = h
-			}
-		}
 		key.words++
 	}
 	return key
+}
+
+// SWAR constants: a byte of ones, the high bit of every byte.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// swarEq returns the high bit of each byte of x that equals c.
+func swarEq(x uint64, c byte) uint64 {
+	y := x ^ (swarLo * uint64(c))
+	return ^((y&^swarHi + ^uint64(swarHi)) | y | ^uint64(swarHi))
+}
+
+// countWords counts the words of b, cut at spaces and tabs, eight bytes a
+// step; ok is false when one starts with a quote, which nextWord cuts
+// otherwise.
+func countWords(b []byte) (n int, ok bool) {
+	prev := uint64(swarHi) // the byte before b counts as a space
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		sp := swarEq(x, ' ') | swarEq(x, '\t')
+		starts := ^sp & swarHi & (sp<<8 | prev>>56)
+		if starts&(swarEq(x, '\'')|swarEq(x, '"')|swarEq(x, '`')) != 0 {
+			return 0, false
+		}
+		n += bits.OnesCount64(starts)
+		prev = sp
+	}
+	wasSpace := prev>>63 != 0
+	for ; i < len(b); i++ {
+		c := b[i]
+		space := c == ' ' || c == '\t'
+		if !space && wasSpace {
+			if c == '\'' || c == '"' || c == '`' {
+				return 0, false
+			}
+			n++
+		}
+		wasSpace = space
+	}
+	return n, true
 }
 
 type bucketKey struct {
