@@ -145,17 +145,26 @@ type bucketKey struct {
 	first uint64 // the hash of its first plain word (see wordHash), 0 for none
 }
 
+// pack is the key in one word, for a map of the runtime's fast kind (a
+// struct key is hashed whole, and the lookup is made for every hit line):
+// the hash with its low six bits replaced by the words, which are at most
+// maxWords.
+func (k bucketKey) pack() uint64 { return k.first&^63 | uint64(k.words) }
+
+// The words of a bucketKey fit in pack's six bits.
+var _ [63 - maxWords]struct{}
+
 type templates struct {
 	byShape map[uint64]int // a line's shape (see shape) -> its kind
 	inShape shapeSet       // the shapes byShape holds, and some more
 	kinds   []Kind
-	words   [][]string // each kind's template words
-	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
-	plain   []int      // each kind's words not masked
-	noPrune bool       // compare every template of a bucket (for tests)
-	buckets map[bucketKey]*bucket
-	other   int64    // hit lines that found no room
-	line    []uint64 // the words of the line being added, hashed, reused
+	words   [][]string         // each kind's template words
+	hashes  [][]uint64         // the same words hashed (see wordHash): compared, not the strings
+	plain   []int              // each kind's words not masked
+	noPrune bool               // compare every template of a bucket (for tests)
+	buckets map[uint64]*bucket // by bucketKey.pack
+	other   int64              // hit lines that found no room
+	line    []uint64           // the words of the line being added, hashed, reused
 	// raw are each kind's words as its lines have them, hashed
 	// (rawHashes), maskHash for a word that varies among them; open
 	// counts its words that may vary (see maskAt) and have not yet.
@@ -214,12 +223,12 @@ func (t *templates) count(i int, n int64, r *Rule) {
 func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	key := keyOf(body)
 	if t.buckets == nil {
-		t.buckets = map[bucketKey]*bucket{}
+		t.buckets = map[uint64]*bucket{}
 	}
-	bk := t.buckets[key]
+	bk := t.buckets[key.pack()]
 	if bk == nil {
 		bk = &bucket{}
-		t.buckets[key] = bk
+		t.buckets[key.pack()] = bk
 	}
 	// closed: the bucket takes no new template, its own being full or
 	// the table's; a line joins one of its templates or finds no room.

@@ -58,7 +58,7 @@ func TestTemplatesSkipClosedBucket(t *testing.T) {
 			for i := int64(2); len(tb.kinds) < maxKinds; i++ { // buckets of one word each
 				tb.addNew(i, fmt.Appendf(nil, "first%c%c", 'a'+i%26, 'a'+i/26%26), r)
 			}
-			bk := tb.buckets[keyOf([]byte("alpha beta gamma delta"))]
+			bk := tb.buckets[keyOf([]byte("alpha beta gamma delta")).pack()]
 			if bk == nil || len(bk.ids) != 1 {
 				t.Fatalf("bucket %+v: want one template", bk)
 			}
