@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/methods"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
@@ -128,7 +129,7 @@ func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
 		return "network true"
 	}
 	for _, w := range p.Writable {
-		if !methods.BeneathAny(w, bound.Writable) {
+		if !beneath.Any(w, bound.Writable) {
 			return "writes beneath " + w
 		}
 	}
@@ -137,7 +138,7 @@ func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
 			return "reads everywhere"
 		}
 		for _, r := range p.Readable {
-			if !methods.BeneathAny(r, bound.Readable) {
+			if !beneath.Any(r, bound.Readable) {
 				return "reads beneath " + r
 			}
 		}
