@@ -150,7 +150,7 @@ func (m *Manager) setUpLocked() error {
 	// pid, and we have opened nothing yet.
 	if stale, _ := filepath.Glob(filepath.Join(m.root, strconv.Itoa(m.pid)+"-*")); len(stale) > 0 {
 		for _, p := range stale {
-			os.RemoveAll(p)
+			removeAll(p)
 		}
 	}
 	return nil
@@ -406,7 +406,7 @@ func (m *Manager) Sweep() ([]string, error) {
 	remove := func(paths []string) {
 		for _, p := range paths {
 			removed = append(removed, endGroups(p)...)
-			if err := os.RemoveAll(p); err != nil {
+			if err := removeAll(p); err != nil {
 				errs = append(errs, fmt.Errorf("spool: sweep: %w", err))
 				continue
 			}
@@ -615,7 +615,7 @@ func (d *Dir) Remove() error {
 		f.discard()
 	}
 	d.m.forget(d)
-	if err := os.RemoveAll(d.path); err != nil {
+	if err := removeAll(d.path); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
