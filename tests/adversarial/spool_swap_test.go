@@ -16,9 +16,13 @@ var spoolPlants = []struct {
 	name  string
 	plant func(sp, outside string) string
 }{
-	{"symlink", func(sp, outside string) string { return fmt.Sprintf("mv %[1]q %[1]q.old && ln -s %[2]q %[1]q", sp, outside) }},
+	{"symlink", func(sp, outside string) string {
+		return fmt.Sprintf("mv %[1]q %[1]q.old && ln -s %[2]q %[1]q", sp, outside)
+	}},
 	{"fifo", func(sp, _ string) string { return fmt.Sprintf("mv %[1]q %[1]q.old && mkfifo %[1]q", sp) }},
-	{"another file", func(sp, outside string) string { return fmt.Sprintf("mv %[1]q %[1]q.old && cp %[2]q %[1]q", sp, outside) }},
+	{"another file", func(sp, outside string) string {
+		return fmt.Sprintf("mv %[1]q %[1]q.old && cp %[2]q %[1]q", sp, outside)
+	}},
 }
 
 // plantAll is a shell loop that waits for a stdout spool in dir (the
