@@ -188,7 +188,7 @@ func Build(ctx context.Context, format, path string, r io.ReaderAt, size, totalL
 		if size > opt.MaxCtagsBytes {
 			return nil, nil
 		}
-		o, err := ctagsOutline(ctx, path, opt)
+		o, err := ctagsOutline(ctx, path, r, size, opt)
 		if o != nil {
 			fillEnds(o.Entries, totalLines)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,15 +66,22 @@ func TestSessionDirsLockedOut(t *testing.T) {
 	}
 }
 
-// TestLockedOutAsNobody runs TestSessionDirsLockedOut as uid 65534, whom
-// the modes deny.
-func TestLockedOutAsNobody(t *testing.T) {
+// TestBoundsAsNobody runs issue 27's cases whose outcome could depend on
+// privilege again as uid 65534: TestSessionDirsLockedOut (the modes deny
+// that user, not root), the spools swapped (the spool dir's modes), the
+// option files of ctags and its sandbox (seccomp without privilege).
+func TestBoundsAsNobody(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	out, err := testenv.AsNobody(t, "^TestSessionDirsLockedOut$", func(dir string) []string {
+	cases := []string{"TestSessionDirsLockedOut", "TestSpoolSwappedBackground", "TestSpoolSwappedEvidence", "TestCtagsOptionFiles"}
+	out, err := testenv.AsNobody(t, "^("+strings.Join(cases, "|")+")$", func(dir string) []string {
 		return []string{"TOOLD_ADVERSARIAL_BIN=" + filepath.Join(dir, filepath.Base(daemonBinary(t)))}
 	}, daemonBinary(t))
-	passed := len(regexp.MustCompile(`--- PASS: TestSessionDirsLockedOut/`).FindAllString(out, -1))
-	if err != nil || passed < 2 {
-		t.Fatalf("as uid 65534 (%d subtests passed): %v\n%s", passed, err, daemonTail(out, 6000))
+	for _, c := range cases {
+		if !regexp.MustCompile(`--- PASS: ` + c + `/`).MatchString(out) {
+			t.Errorf("as uid 65534, %s did not pass", c)
+		}
+	}
+	if err != nil || t.Failed() {
+		t.Fatalf("as uid 65534: %v\n%s", err, daemonTail(out, 6000))
 	}
 }
