@@ -3,6 +3,7 @@ package methods
 import (
 	"bytes"
 	"hash/maphash"
+	"slices"
 	"sort"
 	"sync"
 
@@ -16,6 +17,23 @@ const MaxSeenBytes = 64 << 20
 // seenOverhead is what an entry costs besides its hashes, roughly.
 const seenOverhead = 256
 
+const (
+	// maxSeenFileShare is the share of MaxSeenBytes one file's record may
+	// hold (a quarter: 2M lines of 64 MiB), so that one session paging a
+	// huge file does not push every other file out; past it the lines
+	// farthest from the window just read go first.
+	maxSeenFileShare = 4
+	// seenMergeMax is the most hashes copied to join a span to the one
+	// before it: a window read next to a long span is appended to it (the
+	// window's own cost), a long span after a new window is left apart,
+	// so paging a file either way costs each read its window, not the
+	// span (which was copied whole at each read: quadratic).
+	seenMergeMax = 4096
+	// maxSeenSpans bounds a file's spans (windows apart), which each read
+	// walks; past it the farthest from the window just read go.
+	maxSeenSpans = 4096
+)
+
 // seenSeed makes the line hashes: one seed for the daemon's life, so
 // hashes of one run compare.
 var seenSeed = maphash.MakeSeed()
@@ -27,7 +45,7 @@ type seenKey struct{ session, path string }
 // (the last time it read it), in spans of consecutive lines, and the file's
 // line count at the last read.
 type seenFile struct {
-	spans      []seenSpan // sorted, disjoint, never adjacent
+	spans      []seenSpan // sorted, disjoint; each owns its array (appended to in place)
 	totalLines int64
 	drift      int64 // how many lines the file grew or shrank by, summed over its reads
 	bytes      int64
@@ -110,23 +128,32 @@ func (st *seenStore) compare(key seenKey, start int64, hashes []uint64, totalLin
 	return res
 }
 
-// record adds the window of lines start.. (hashes) of a file of totalLines
-// lines to what session saw of it.
+// record adds the window of lines start.. (hashes, which the store keeps)
+// of a file of totalLines lines to what session saw of it, within the
+// file's share and then the store's bytes (least recently read files
+// first).
 func (st *seenStore) record(key seenKey, start int64, hashes []uint64, totalLines int64) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	f, ok := st.lru.Peek(key)
+	f, ok := st.lru.Get(key)
 	if !ok {
 		f = &seenFile{totalLines: totalLines}
 	}
-	f.put(seenSpan{start: start, hashes: hashes})
+	f.put(start, hashes)
+	f.bound(start, start+int64(len(hashes))-1, st.max/maxSeenFileShare)
 	f.drift += absDiff(totalLines, f.totalLines)
 	f.totalLines = totalLines
-	st.bytes -= f.bytes
-	st.lru.Remove(key)
+	// Counted here once; the LRU's eviction callback takes off what it
+	// drops (taking it off here as well sent the count below zero, and
+	// nothing was ever evicted).
+	old := f.bytes
 	f.bytes = f.size()
-	st.lru.Add(key, f)
-	st.bytes += f.bytes
+	if ok {
+		st.bytes += f.bytes - old
+	} else {
+		st.lru.Add(key, f)
+		st.bytes += f.bytes
+	}
 	for st.bytes > st.max && st.lru.Len() > 1 {
 		st.lru.RemoveOldest()
 	}
@@ -151,50 +178,118 @@ func absDiff(a, b int64) int64 {
 func (f *seenFile) lines(from, to int64, max int) ([]int64, []uint64) {
 	var nums []int64
 	var hs []uint64
-	for _, s := range f.spans {
-		for i, h := range s.hashes {
-			n := s.start + int64(i)
-			if n >= from && n <= to && len(hs) < max {
-				nums, hs = append(nums, n), append(hs, h)
-			}
+	for i := f.first(from); i < len(f.spans) && f.spans[i].start <= to && len(hs) < max; i++ {
+		sp := f.spans[i]
+		lo, hi := sp.start, min(sp.end(), to)
+		if lo < from {
+			lo = from
+		}
+		for n := lo; n <= hi && len(hs) < max; n++ {
+			nums, hs = append(nums, n), append(hs, sp.hashes[n-sp.start])
 		}
 	}
 	return nums, hs
 }
 
-// put records span, replacing what was seen of its lines.
-func (f *seenFile) put(span seenSpan) {
-	var out []seenSpan
-	for _, s := range f.spans {
-		if s.end() < span.start || s.start > span.end() {
-			out = append(out, s)
-			continue
+// first is the index of the first span that ends at or after line n.
+func (f *seenFile) first(n int64) int {
+	return sort.Search(len(f.spans), func(i int) bool { return f.spans[i].end() >= n })
+}
+
+// put records the window of lines start.. (hashes, which f keeps),
+// replacing what was seen of its lines: the lines already held are
+// overwritten in place, the others become spans of their own, and spans
+// that touch are joined where that copies little (seenMergeMax) or only
+// the window.
+func (f *seenFile) put(start int64, hashes []uint64) {
+	end := start + int64(len(hashes)) - 1
+	i := f.first(start)
+	var added []seenSpan // the window's lines no span held
+	next := start
+	j := i
+	for ; j < len(f.spans) && f.spans[j].start <= end; j++ {
+		sp := f.spans[j]
+		from, to := max(sp.start, start), min(sp.end(), end)
+		if from > next {
+			added = append(added, seenSpan{start: next, hashes: hashes[next-start : from-start]})
 		}
-		if s.start < span.start {
-			out = append(out, seenSpan{start: s.start, hashes: s.hashes[:span.start-s.start]})
-		}
-		if s.end() > span.end() {
-			out = append(out, seenSpan{start: span.end() + 1, hashes: s.hashes[span.end()+1-s.start:]})
+		copy(sp.hashes[from-sp.start:to-sp.start+1], hashes[from-start:to-start+1])
+		next = to + 1
+	}
+	if next <= end {
+		added = append(added, seenSpan{start: next, hashes: hashes[next-start:]})
+	}
+	if len(added) == 0 {
+		return
+	}
+	if len(added) > 1 || len(added[0].hashes) < len(hashes) {
+		for k := range added { // pieces of one array: each span must own its own
+			added[k].hashes = slices.Clone(added[k].hashes)
 		}
 	}
-	out = append(out, span)
-	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
-	merged := out[:1]
-	for _, s := range out[1:] {
-		last := &merged[len(merged)-1]
-		if last.end()+1 == s.start {
-			last.hashes = append(append([]uint64(nil), last.hashes...), s.hashes...)
+	seg := append(slices.Clone(f.spans[i:j]), added...)
+	sort.Slice(seg, func(a, b int) bool { return seg[a].start < seg[b].start })
+	f.spans = slices.Replace(f.spans, i, j, seg...)
+	fresh := make(map[int64]bool, len(added))
+	for _, a := range added {
+		fresh[a.start] = true
+	}
+	// Join within the segment and with its neighbours on either side.
+	lo, hi := max(i-1, 0), min(i+len(seg), len(f.spans)-1)
+	for k := lo; k < hi; {
+		a, b := &f.spans[k], f.spans[k+1]
+		if a.end()+1 != b.start || len(b.hashes) > seenMergeMax && !fresh[b.start] {
+			k++
 			continue
 		}
-		merged = append(merged, s)
+		a.hashes = append(a.hashes, b.hashes...)
+		f.spans = slices.Delete(f.spans, k+1, k+2)
+		hi--
 	}
-	f.spans = merged
+}
+
+// bound keeps f within maxSpans spans and maxBytes (size): the lines
+// farthest from the window start..end go first, whole spans, then, of a
+// span still too large, its far end, copied down to half the bytes so
+// that the next reads trim again only after as many lines more.
+func (f *seenFile) bound(start, end, maxBytes int64) {
+	far := func(sp seenSpan) int64 {
+		switch {
+		case sp.end() < start:
+			return start - sp.end()
+		case sp.start > end:
+			return sp.start - end
+		}
+		return 0
+	}
+	size := f.size()
+	for len(f.spans) > 1 && (len(f.spans) > maxSeenSpans || size > maxBytes) {
+		k := len(f.spans) - 1
+		if far(f.spans[0]) >= far(f.spans[k]) {
+			k = 0
+		}
+		size -= spanSize(f.spans[k])
+		f.spans = slices.Delete(f.spans, k, k+1)
+	}
+	if len(f.spans) == 1 && size > maxBytes {
+		sp := f.spans[0]
+		keep := max((maxBytes/2-seenOverhead-32)/8, 1)
+		// Centred on the window, within the span.
+		mid := (max(start, sp.start) + min(end, sp.end())) / 2
+		from := max(sp.start, mid-keep/2)
+		to := min(sp.end(), from+keep-1)
+		from = max(sp.start, to-keep+1)
+		f.spans[0] = seenSpan{start: from, hashes: slices.Clone(sp.hashes[from-sp.start : to-sp.start+1])}
+	}
 }
 
 func (f *seenFile) size() int64 {
 	n := int64(seenOverhead)
 	for _, s := range f.spans {
-		n += int64(cap(s.hashes))*8 + 32
+		n += spanSize(s)
 	}
 	return n
 }
+
+// spanSize is what a span holds: its array, whole, and its header.
+func spanSize(s seenSpan) int64 { return int64(cap(s.hashes))*8 + 32 }
