@@ -1,7 +1,9 @@
 package methods
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -11,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toold/toold/protocol"
 )
@@ -361,4 +364,27 @@ func TestIfChangedAfterPlainRead(t *testing.T) {
 	if w := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "ifChanged": true}); !w.Unchanged {
 		t.Fatalf("after an ifChanged read: %q", deref(w.Notice))
 	}
+}
+
+// TestSeenWork: comparing or recording a window waits for its share of
+// the daemon's budget, at most the whole of it, and gives up with its
+// context (64 requests of 256K-line windows held 400 MiB at once).
+func TestSeenWork(t *testing.T) {
+	st := newSeenStore(1 << 20)
+	huge := &protocol.Window{StartLine: 1, EndLine: 1 << 30}
+	release, err := st.work(context.Background(), huge) // more than the budget: all of it
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := st.work(ctx, &protocol.Window{StartLine: 1, EndLine: 10}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("with the budget taken: %v", err)
+	}
+	release()
+	r2, err := st.work(context.Background(), &protocol.Window{StartLine: 1, EndLine: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2()
 }

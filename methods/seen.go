@@ -1,13 +1,13 @@
 package methods
 
 import (
-	"bytes"
 	"hash/maphash"
 	"slices"
 	"sort"
 	"sync"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"golang.org/x/sync/semaphore"
 )
 
 // MaxSeenBytes bounds what the daemon keeps of what its sessions read, for
@@ -33,6 +33,22 @@ const (
 	// walks; past it the farthest from the window just read go.
 	maxSeenSpans = 4096
 )
+
+const (
+	// seenWorkBudget bounds the memory of the comparisons and records of
+	// windows under way in the daemon at once (seenWeight's bytes): a
+	// session's 64 requests in flight, each a window of 256K one-byte
+	// lines, held 400 MiB of hashes and maps.
+	seenWorkBudget = 48 << 20
+	// seenLineBytes is what a window's line costs a comparison: its hash,
+	// up to three lines seen near it (number and hash) and the maps and
+	// slices of the alignment; seenWeight adds 512 KiB for the 8192 lines
+	// seen around any window.
+	seenLineBytes = 160
+)
+
+// seenWeight is what comparing a window of lines lines takes.
+func seenWeight(lines int64) int64 { return 512<<10 + max(lines, 0)*seenLineBytes }
 
 // seenSeed makes the line hashes: one seed for the daemon's life, so
 // hashes of one run compare.
@@ -65,28 +81,14 @@ type seenStore struct {
 	lru   *simplelru.LRU[seenKey, *seenFile]
 	bytes int64
 	max   int64
+	busy  *semaphore.Weighted // the memory of the comparisons under way (work)
 }
 
 func newSeenStore(max int64) *seenStore {
-	st := &seenStore{max: max}
+	st := &seenStore{max: max, busy: semaphore.NewWeighted(seenWorkBudget)}
 	// Entries are bounded by bytes; the count bound only has to be large.
 	st.lru, _ = simplelru.NewLRU[seenKey, *seenFile](1<<20, func(_ seenKey, f *seenFile) { st.bytes -= f.bytes })
 	return st
-}
-
-// hashLines hashes each line of raw (whole lines, endings included).
-func hashLines(raw []byte) []uint64 {
-	var hs []uint64
-	for len(raw) > 0 {
-		i := bytes.IndexByte(raw, '\n')
-		line := raw
-		if i >= 0 {
-			line = raw[:i+1]
-		}
-		hs = append(hs, maphash.Bytes(seenSeed, line))
-		raw = raw[len(line):]
-	}
-	return hs
 }
 
 // seenResult is what a re-read found against what the session saw.
@@ -112,7 +114,10 @@ func (st *seenStore) compare(key seenKey, start int64, hashes []uint64, totalLin
 	var spans [][2]int64
 	if ok {
 		// Lines move by as much as the file grew or shrank since each read.
-		slack := f.drift + absDiff(totalLines, f.totalLines) + 64
+		// At most as far as the window is long (and 4096 lines): what
+		// moved farther reads as changed or unseen, and the comparison's
+		// memory stays a few times the window's (seenLineBytes).
+		slack := min(f.drift+absDiff(totalLines, f.totalLines)+64, int64(len(hashes))+4096)
 		oldLines, old = f.lines(start-slack, end+slack, 1<<20)
 		for _, s := range f.spans {
 			spans = append(spans, [2]int64{s.start, s.end()})
