@@ -117,7 +117,10 @@ type pair struct{ o, n int }
 // nw's order.
 func uniquePairs(old, nw []uint64) []pair {
 	type count struct{ o, n, oi int }
-	m := make(map[uint64]count, len(old)+len(nw))
+	// No size hint: a window of like lines (empty ones, a log's repeats)
+	// has a few distinct hashes, and a hint of its length made the map
+	// 19 MB for 256K empty lines.
+	m := make(map[uint64]count)
 	for i, h := range old {
 		c := m[h]
 		c.o++

@@ -92,9 +92,15 @@ func hashLines(raw []byte) []uint64 {
 }
 
 // work waits for the memory of comparing or recording window w
-// (seenWorkBytes) and returns what gives it back.
+// (seenWeight) and returns what gives it back. A window whose weight is
+// at most seenFree takes none: the budget's waiters are served in turn,
+// and another session's reads of a few thousand lines must not wait
+// behind one session's flood of huge windows.
 func (st *seenStore) work(ctx context.Context, w *protocol.Window) (func(), error) {
 	n := min(seenWeight(w.EndLine-w.StartLine+1), seenWorkBudget)
+	if n <= seenFree {
+		return func() {}, nil
+	}
 	if err := st.busy.Acquire(ctx, n); err != nil {
 		return nil, fmt.Errorf("waiting to compare the window: %w", err)
 	}

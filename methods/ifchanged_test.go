@@ -378,11 +378,17 @@ func TestSeenWork(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := st.work(ctx, &protocol.Window{StartLine: 1, EndLine: 10}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := st.work(ctx, &protocol.Window{StartLine: 1, EndLine: 20000}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("with the budget taken: %v", err)
 	}
+	// A window of read's default 2000 lines takes none of it.
+	if r, err := st.work(context.Background(), &protocol.Window{StartLine: 1, EndLine: 2000}); err != nil {
+		t.Errorf("a small window with the budget taken: %v", err)
+	} else {
+		r()
+	}
 	release()
-	r2, err := st.work(context.Background(), &protocol.Window{StartLine: 1, EndLine: 10})
+	r2, err := st.work(context.Background(), &protocol.Window{StartLine: 1, EndLine: 20000})
 	if err != nil {
 		t.Fatal(err)
 	}

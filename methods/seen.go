@@ -23,11 +23,11 @@ const (
 	// huge file does not push every other file out; past it the lines
 	// farthest from the window just read go first.
 	maxSeenFileShare = 4
-	// seenMergeMax is the most hashes copied to join a span to the one
-	// before it: a window read next to a long span is appended to it (the
-	// window's own cost), a long span after a new window is left apart,
-	// so paging a file either way costs each read its window, not the
-	// span (which was copied whole at each read: quadratic).
+	// seenMergeMax is the longest span two spans that touch are joined
+	// into when that takes a new array: so paging a file either way costs
+	// each read its window, never the spans read before (all of which
+	// were copied at each read: quadratic), and short windows read one
+	// after another still make few spans.
 	seenMergeMax = 4096
 	// maxSeenSpans bounds a file's spans (windows apart), which each read
 	// walks; past it the farthest from the window just read go.
@@ -46,6 +46,10 @@ const (
 	// seen around any window.
 	seenLineBytes = 160
 )
+
+// seenFree is the weight a comparison runs without the budget: a window
+// of some 9,000 lines (read's default is 2,000).
+const seenFree = 2 << 20
 
 // seenWeight is what comparing a window of lines lines takes.
 func seenWeight(lines int64) int64 { return 512<<10 + max(lines, 0)*seenLineBytes }
@@ -178,18 +182,18 @@ func absDiff(a, b int64) int64 {
 	return n
 }
 
-// lines returns the seen lines within from..to (at most max), with their
-// numbers.
-func (f *seenFile) lines(from, to int64, max int) ([]int64, []uint64) {
-	var nums []int64
-	var hs []uint64
-	for i := f.first(from); i < len(f.spans) && f.spans[i].start <= to && len(hs) < max; i++ {
+// lines returns the seen lines within from..to (at most most), with
+// their numbers.
+func (f *seenFile) lines(from, to int64, most int) ([]int64, []uint64) {
+	n := 0 // counted first: the slices are made once, of their size
+	for i := f.first(from); i < len(f.spans) && f.spans[i].start <= to && n < most; i++ {
+		n += int(min(f.spans[i].end(), to) - max(f.spans[i].start, from) + 1)
+	}
+	nums := make([]int64, 0, min(n, most))
+	hs := make([]uint64, 0, min(n, most))
+	for i := f.first(from); i < len(f.spans) && f.spans[i].start <= to && len(hs) < most; i++ {
 		sp := f.spans[i]
-		lo, hi := sp.start, min(sp.end(), to)
-		if lo < from {
-			lo = from
-		}
-		for n := lo; n <= hi && len(hs) < max; n++ {
+		for n := max(sp.start, from); n <= min(sp.end(), to) && len(hs) < most; n++ {
 			nums, hs = append(nums, n), append(hs, sp.hashes[n-sp.start])
 		}
 	}
@@ -204,8 +208,8 @@ func (f *seenFile) first(n int64) int {
 // put records the window of lines start.. (hashes, which f keeps),
 // replacing what was seen of its lines: the lines already held are
 // overwritten in place, the others become spans of their own, and spans
-// that touch are joined where that copies little (seenMergeMax) or only
-// the window.
+// that touch are joined where that copies little (seenMergeMax) or
+// nothing (room in the first's array).
 func (f *seenFile) put(start int64, hashes []uint64) {
 	end := start + int64(len(hashes)) - 1
 	i := f.first(start)
@@ -235,15 +239,14 @@ func (f *seenFile) put(start int64, hashes []uint64) {
 	seg := append(slices.Clone(f.spans[i:j]), added...)
 	sort.Slice(seg, func(a, b int) bool { return seg[a].start < seg[b].start })
 	f.spans = slices.Replace(f.spans, i, j, seg...)
-	fresh := make(map[int64]bool, len(added))
-	for _, a := range added {
-		fresh[a.start] = true
-	}
-	// Join within the segment and with its neighbours on either side.
+	// Join within the segment and with its neighbours on either side, where
+	// that copies little: the spans need not be joined (they are looked up
+	// by line), and joining a window to a long span copied the span.
 	lo, hi := max(i-1, 0), min(i+len(seg), len(f.spans)-1)
 	for k := lo; k < hi; {
 		a, b := &f.spans[k], f.spans[k+1]
-		if a.end()+1 != b.start || len(b.hashes) > seenMergeMax && !fresh[b.start] {
+		n := len(a.hashes) + len(b.hashes)
+		if a.end()+1 != b.start || n > cap(a.hashes) && n > seenMergeMax {
 			k++
 			continue
 		}

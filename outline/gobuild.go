@@ -25,6 +25,11 @@ const (
 	// recursion takes some kilobytes of stack a level. Written code nests
 	// a few dozen deep.
 	maxGoDepth = 512
+	// goFree is the weight a parse runs without the budget: a Go file of
+	// some 16,000 tokens (80 KB) or less. The budget's waiters are served
+	// in turn: another session's outline of a small file must not wait
+	// behind one session's large ones.
+	goFree = 1 << 20
 	// goScanBuf is the read size of the pass that measures the file.
 	goScanBuf = 64 << 10
 )
@@ -53,10 +58,12 @@ func buildGo(ctx context.Context, path string, r io.ReaderAt, size, totalLines i
 		return nil, nil
 	}
 	w := goWeight(size, shape.tokens)
-	if err := goParses.Acquire(ctx, w); err != nil {
-		return nil, fmt.Errorf("outline: %w", err)
+	if w > goFree {
+		if err := goParses.Acquire(ctx, w); err != nil {
+			return nil, fmt.Errorf("outline: %w", err)
+		}
+		defer goParses.Release(w)
 	}
-	defer goParses.Release(w)
 	src := make([]byte, size)
 	if _, err := r.ReadAt(src, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("outline: %w", err)

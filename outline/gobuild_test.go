@@ -77,14 +77,19 @@ func TestGoBounds(t *testing.T) {
 }
 
 // TestGoBudgetShared: a parse waits for its share of the daemon's budget
-// while others hold it, and gives up with its context.
+// while others hold it, and gives up with its context; a small file's
+// takes none, and does not wait.
 func TestGoBudgetShared(t *testing.T) {
-	src := []byte("package p\n\nfunc F() {}\n")
+	src := byteTable(256 << 10)
 	build := func(ctx context.Context) (*Outline, error) {
-		return Build(ctx, Go, "x.go", bytes.NewReader(src), int64(len(src)), 3, Options{})
+		return Build(ctx, Go, "x.go", bytes.NewReader(src), int64(len(src)), lineCount(src), Options{})
 	}
 	if err := goParses.Acquire(context.Background(), goBudget); err != nil {
 		t.Fatal(err)
+	}
+	small := []byte("package p\n\nfunc F() {}\n")
+	if o, err := Build(context.Background(), Go, "x.go", bytes.NewReader(small), int64(len(small)), 3, Options{}); err != nil || o == nil {
+		t.Errorf("a small file with the budget taken: %v %v", o, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -99,7 +104,7 @@ func TestGoBudgetShared(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	goParses.Release(goBudget)
-	if o := <-done; o == nil || len(o.Entries) != 1 {
+	if o := <-done; o == nil || len(o.Entries) != 2 {
 		t.Errorf("after the budget was released: %+v", o)
 	}
 }
