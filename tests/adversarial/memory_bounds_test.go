@@ -295,4 +295,3 @@ func vmHWM(t *testing.T, pid int) int64 {
 	t.Fatal("no VmHWM")
 	return 0
 }
-
