@@ -62,9 +62,24 @@ func ctagsArgs(mode string) []string {
 // ctagsProbe is what lookCtags outlines to tell a mode that works.
 const ctagsProbe = "int probe(void) { return 0; }\n"
 
+// PinCtags finds ctags on PATH now, once, for LookCtags to check and use
+// later: the daemon calls it as it starts, before any session's command
+// runs, so that no command can choose the program the daemon runs
+// unconfined by putting a ctags of its own in a directory of PATH it may
+// write to (a sandboxed one's workspace) before the first outline.
+func PinCtags() {
+	ctagsPinOnce.Do(func() { ctagsPinned, _ = exec.LookPath("ctags") })
+}
+
+var (
+	ctagsPinOnce sync.Once
+	ctagsPinned  string
+)
+
 func lookCtags(start Starter) (string, string) {
-	p, err := exec.LookPath("ctags")
-	if err != nil {
+	PinCtags() // a no-op in the daemon, which pinned it at its start
+	p := ctagsPinned
+	if p == "" {
 		return "", ""
 	}
 	var out bytes.Buffer

@@ -142,3 +142,26 @@ func TestCtagsSwap(t *testing.T) {
 		t.Error("no outline of the file inside: the case tests nothing")
 	}
 }
+
+// TestCtagsPlantedOnPath: a sandboxed command puts a ctags of its own in a
+// directory of the daemon's PATH that it may write (its workspace), then
+// asks for an outline: the daemon runs the ctags PATH named when it
+// started, never the planted one, which would run outside the sandbox
+// (it looked ctags up at the first outline).
+func TestCtagsPlantedOnPath(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
+	w := newSandboxWorld(t)
+	write(t, filepath.Join(w.proj, "a.py"), "def f():\n    pass\n")
+	bin := filepath.Join(w.proj, "bin")
+	marker := filepath.Join(w.out, "ran-outside")
+	_, c := daemonStdioEnv(t, []string{"PATH=" + bin + ":" + os.Getenv("PATH")})
+	sandboxInit(t, c, 1, w, "workspace-write")
+	plant := fmt.Sprintf("mkdir -p %[1]q && printf '#!/bin/sh\\ntouch %[2]s\\nexec /usr/bin/env -u PATH ctags \"$@\"\\n' > %[1]q/ctags && chmod +x %[1]q/ctags && echo planted", bin, marker)
+	if r := sandboxExec(t, c, 2, w, plant); !strings.Contains(r.output(), "planted") {
+		t.Fatalf("planting: %q", r.output())
+	}
+	outlineOf(t, c, 3, filepath.Join(w.proj, "a.py"))
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the daemon ran the ctags a sandboxed command planted on its PATH, unconfined")
+	}
+}

@@ -72,12 +72,12 @@ func TestSessionDirsLockedOut(t *testing.T) {
 // option files of ctags and its sandbox (seccomp without privilege).
 func TestBoundsAsNobody(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	cases := []string{"TestSessionDirsLockedOut", "TestSpoolSwappedBackground", "TestSpoolSwappedEvidence", "TestCtagsOptionFiles"}
+	cases := []string{"TestSessionDirsLockedOut", "TestSpoolSwappedBackground", "TestSpoolSwappedEvidence", "TestCtagsOptionFiles", "TestCtagsPlantedOnPath"}
 	out, err := testenv.AsNobody(t, "^("+strings.Join(cases, "|")+")$", func(dir string) []string {
 		return []string{"TOOLD_ADVERSARIAL_BIN=" + filepath.Join(dir, filepath.Base(daemonBinary(t)))}
 	}, daemonBinary(t))
 	for _, c := range cases {
-		if !regexp.MustCompile(`--- PASS: ` + c + `/`).MatchString(out) {
+		if !regexp.MustCompile(`--- PASS: ` + c + `\b`).MatchString(out) {
 			t.Errorf("as uid 65534, %s did not pass", c)
 		}
 	}
