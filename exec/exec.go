@@ -97,9 +97,12 @@ type Spec struct {
 	// Observer.Started gets its write end, and Stdin is not written.
 	KeepStdin bool
 	// Sandbox, when set, confines the command and its descendants: it is
-	// started through the sandbox's launcher, which execs it in place (its
-	// pid, group and start time are the launcher's).
+	// started by its session's sandbox (see warm.go), as this process's
+	// child in a group of its own, as any command is.
 	Sandbox *sandbox.Policy
+	// Cgroup, when set, is the session's cgroup, where the command starts:
+	// what it leaves behind ends with the cgroup, wherever it moved.
+	Cgroup *sandbox.Cgroup
 	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
 	// of a closed spool file, for the evidence of a highlight that has left
 	// memory; nil reads the file from its start.
@@ -171,7 +174,7 @@ type Runner struct {
 	wg     sync.WaitGroup // Runs, and every goroutine they start
 
 	orphans orphans // escaped descendants: see AdoptOrphans
-	warm    warmPool
+	sb      sandboxes
 }
 
 // NewRunner returns a Runner that logs to logger (nil: no logs).
@@ -195,9 +198,8 @@ func (r *Runner) Close() error {
 		close(r.done)
 	}
 	r.mu.Unlock()
-	r.warm.drain(r)
 	r.wg.Wait()
-	r.warm.drain(r) // what a refill started while Close waited
+	r.endSandboxes(func(*sandboxEntry) bool { return true })
 	// Only now: until the groups are gone, their zombies must be reaped.
 	r.orphans.stopReaping()
 	return nil
@@ -284,6 +286,7 @@ type process struct {
 	terminated bool // the group got SIGTERM
 
 	marker string // MarkerVar=<id> in its environment, or ""
+	reaper int    // its PID namespace's init, where its orphans go; 0: this process
 	forget func() // forgets the group's record (Spec.Groups)
 	after  func() // called once Run has its result, if set
 }
@@ -291,14 +294,15 @@ type process struct {
 // start starts the command and the goroutines that read its output and
 // feed its stdin.
 func (r *Runner) start(spec Spec) (*process, error) {
-	if spec.Sandbox != nil {
-		if p, err := r.startWarm(spec); p != nil || err != nil {
-			return p, err
-		}
+	if spec.Sandbox != nil && spec.Sandbox.Plan.Confines() {
+		return r.startSandboxed(spec)
 	}
 	cmd, err := command(spec)
 	if err != nil {
 		return nil, err
+	}
+	if dir := spec.Cgroup.Dir(); dir != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(dir.Fd())
 	}
 	pp, err := newPipes(spec)
 	if err != nil {
@@ -609,22 +613,12 @@ func command(spec Spec) (*osexec.Cmd, error) {
 		Env:         spec.Env,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	if spec.Sandbox != nil {
-		if err := executable(path, spec.Dir); err != nil {
-			return nil, err
-		}
-		if err := sandbox.Wrap(cmd, spec.Sandbox); err != nil {
-			return nil, err
-		}
-	}
 	return cmd, nil
 }
 
 // executable says, as os/exec's start would, why path (relative to dir)
-// cannot be executed: a sandboxed command is started as the launcher,
-// which always starts, so a missing or non-executable program is found
-// here, and fails the start (-32005) as it does unsandboxed, rather than
-// exiting 127 or 126 from the launcher.
+// cannot be executed: a sandboxed command's launcher would say it too, but
+// as the error of its fork, not naming the program as os/exec does.
 func executable(path, dir string) error {
 	p := path
 	if !filepath.IsAbs(p) && dir != "" {

@@ -256,6 +256,11 @@ func (r *Runner) escaped(p *process) (pids []int, unsure bool) {
 		return nil, false
 	}
 	children, _ := proc.Children()
+	if p.reaper != 0 {
+		// A sandboxed command's orphans go to its PID namespace's init.
+		theirs, _ := proc.ChildrenOf(p.reaper)
+		children = append(children, theirs...)
+	}
 	for _, pid := range children {
 		if r.orphans.isLeader(pid) {
 			continue

@@ -167,7 +167,7 @@ func TestListTools(t *testing.T) {
 		"page":      {"spool", "offset", "limit", "maxBytes", "maxLineChars", "startByte", "clean", "outline", "ifChanged"},
 		"exec": {"command", "argv", "cwd", "env", "stdin", "timeoutMs", "maxLines", "maxBytes",
 			"preview", "maxLineChars", "mergeStderr", "clean", "yieldMs", "background"},
-		"stats":         nil,
+		"stats":         {"sandbox"},
 		"process_read":  {"id", "since", "maxLines", "maxBytes", "preview", "maxLineChars", "clean"},
 		"process_wait":  {"id", "timeoutMs", "until", "maxLines", "maxBytes", "preview", "maxLineChars", "clean"},
 		"process_write": {"id", "stdin", "close"},

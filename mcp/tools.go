@@ -271,9 +271,10 @@ func tools() []*sdk.Tool {
 			prop{"noIgnore", "boolean", noIgnoreDoc}),
 		Annotations: readOnly,
 	}, {
-		Name:         protocol.MethodStats,
-		Description:  "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",
-		InputSchema:  inputSchema(protocol.MethodStats),
+		Name:        protocol.MethodStats,
+		Description: "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",
+		InputSchema: inputSchema(protocol.MethodStats,
+			prop{"sandbox", "boolean", "also say what this machine's kernel can enforce of a sandbox (Landlock ABI, user namespaces); default false"}),
 		OutputSchema: outputSchema(protocol.MethodStats),
 		Annotations:  readOnly,
 	}}
