@@ -99,6 +99,28 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 	}
 }
 
+// PrepareSandbox starts pol's sandbox (a session's, in its cgroup) in the
+// background, if it has none yet, so that the session's first sandboxed
+// Run does not pay its start: initialize calls it.
+func (r *Runner) PrepareSandbox(pol *sandbox.Policy, cg *sandbox.Cgroup) {
+	if pol == nil || !pol.Plan.Confines() {
+		return
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		if _, _, err := r.sandbox(Spec{Sandbox: pol, Cgroup: cg}); err != nil {
+			r.log.Debug("exec: starting a session's sandbox ahead", "err", err)
+		}
+	}()
+}
+
 // sandbox returns spec's sandbox, started now if it has none.
 func (r *Runner) sandbox(spec Spec) (*sandboxEntry, *sandbox.Instance, error) {
 	key := spec.Sandbox.Key()

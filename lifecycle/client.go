@@ -223,6 +223,8 @@ func (c *client) initialize(params []byte) (any, error) {
 		return nil, err
 	}
 	defer done()
+	// The session's sandbox starts now, not with its first command.
+	c.d.svc.Runner.PrepareSandbox(sess.SandboxPolicy(), sess.Cgroup)
 	if p.ClientInfo != nil {
 		c.d.log.Info("client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
 	}

@@ -126,43 +126,63 @@ func startTicks(pid int) uint64 {
 	return t
 }
 
-// Cgroup is a session's cgroup.
+// Cgroup is a session's cgroup, made when its first command starts in it
+// (a session that runs none costs nothing).
 type Cgroup struct {
+	name string
+	mu   sync.Mutex
+	made bool
 	path string
-	dir  *os.File
+	dir  *os.File // nil when it could not be made
 }
 
-// NewCgroup makes the cgroup of session name; an error where cgroups are
-// not delegated (Probe's Cgroups). The first starts the guard (guardMain).
+// NewCgroup is the cgroup of session name; an error where cgroups are not
+// delegated (CgroupsDelegated).
 func NewCgroup(name string) (*Cgroup, error) {
 	if !CgroupsDelegated() {
 		return nil, errors.New("sandbox: no delegated cgroup")
 	}
+	return &Cgroup{name: name}, nil
+}
+
+// make makes the cgroup's directory, and the first of this process starts
+// the guard (guardMain).
+func (c *Cgroup) make() error {
 	d := filepath.Join(cgroupBase(), daemonCgroupName())
 	if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("sandbox: cgroup: %w", err)
+		return fmt.Errorf("sandbox: cgroup: %w", err)
 	}
 	if err := startGuard(d); err != nil {
-		return nil, err
+		return err
 	}
-	path := filepath.Join(d, "s-"+name)
+	path := filepath.Join(d, "s-"+c.name)
 	if err := os.Mkdir(path, 0o755); err != nil {
-		return nil, fmt.Errorf("sandbox: cgroup: %w", err)
+		return fmt.Errorf("sandbox: cgroup: %w", err)
 	}
 	dir, err := os.OpenFile(path, os.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		os.Remove(path)
-		return nil, fmt.Errorf("sandbox: cgroup: %w", err)
+		return fmt.Errorf("sandbox: cgroup: %w", err)
 	}
-	return &Cgroup{path: path, dir: dir}, nil
+	c.path, c.dir = path, dir
+	return nil
 }
 
 // Dir is the cgroup's directory, for CLONE_INTO_CGROUP
 // (SysProcAttr.CgroupFD): a process started so is in it from its first
-// instruction. nil on a nil Cgroup.
+// instruction. It is made on the first call; nil on a nil Cgroup, or one
+// that could not be made (its commands then run as they would without).
 func (c *Cgroup) Dir() *os.File {
 	if c == nil {
 		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.made {
+		c.made = true
+		if err := c.make(); err != nil {
+			fmt.Fprintf(os.Stderr, "toold: %v: the session's processes are not in a cgroup of its own\n", err)
+		}
 	}
 	return c.dir
 }
@@ -173,7 +193,14 @@ func (c *Cgroup) Close() error {
 	if c == nil {
 		return nil
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.made = true // no command starts in it any more
+	if c.dir == nil {
+		return nil
+	}
 	c.dir.Close()
+	c.dir = nil
 	err := killCgroup(c.path, 3*time.Second)
 	os.Remove(filepath.Dir(c.path)) // the daemon's dir, once it has no session left
 	return err

@@ -170,18 +170,18 @@ func TestSandboxHugePolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, c := daemonStdio(t)
-	dirs := func(n int) []string {
+	dirs := func(n int, d string) []string {
 		out := make([]string, n)
 		for i := range out {
-			out[i] = long
+			out[i] = d
 		}
 		return out
 	}
-	m := c.call(1, "initialize", map[string]any{"cwd": w.proj, "sandbox": map[string]any{"mode": "workspace-write", "writable": dirs(10000)}}, 30*time.Second)
+	m := c.call(1, "initialize", map[string]any{"cwd": w.proj, "sandbox": map[string]any{"mode": "workspace-write", "writable": dirs(10000, w.out)}}, 30*time.Second)
 	if m.Error == nil || m.Error.Code != -32602 || !strings.Contains(string(m.Error.Data), `"field":"sandbox.writable"`) {
 		t.Errorf("10,000 writable dirs: want -32602 naming sandbox.writable, got %+v %s", m.Error, m.Result)
 	}
-	sandboxCall(t, c, 2, "initialize", map[string]any{"cwd": w.proj, "sandbox": map[string]any{"mode": "workspace-write", "writable": dirs(1000)}}, nil)
+	sandboxCall(t, c, 2, "initialize", map[string]any{"cwd": w.proj, "sandbox": map[string]any{"mode": "workspace-write", "writable": dirs(1000, long)}}, nil)
 	r := sandboxExec(t, c, 3, w, "echo ok > "+long+"/ok && cat "+long+"/ok")
 	if r.ExitCode == nil || *r.ExitCode != 0 || r.Stdout.Head != "ok\n" {
 		t.Errorf("a command under 1,000 writable dirs: %q", r.output())
