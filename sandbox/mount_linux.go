@@ -12,14 +12,19 @@ import (
 )
 
 // HostSockets are the dirs and socket files of services a sandboxed
-// command could ask to act for it (run a unit, start a container, type
-// into a terminal), hidden in the session's mount namespace beside the
-// policy's Private and Sockets: the users' runtime dirs (the session bus,
-// ssh and gpg agents, pipewire), docker's, containerd's and podman's
-// sockets, the system bus, systemd's private socket, X11's and ICE's
-// sockets, and screen's and tmux's (tmuxDir).
+// command could ask to act for it (run a unit, start a container or a
+// virtual machine, write to a database, type into a terminal), hidden in
+// the session's mount namespace beside the policy's Private and Sockets:
+// the users' runtime dirs (the session bus, ssh and gpg agents, pipewire),
+// docker's, containerd's, podman's, CRI-O's, LXD's, snapd's and libvirt's
+// sockets, PostgreSQL's and MySQL's, the system bus, systemd's private
+// socket, X11's and ICE's, and screen's and tmux's (tmuxDir). (/var/run
+// is /run on most systems: a path through a symlink is left, its target
+// is covered under its own name.)
 var HostSockets = []string{"/run/user", "/run/docker.sock", "/var/run/docker.sock", "/run/containerd",
-	"/run/podman", "/run/dbus", "/var/run/dbus", "/run/systemd/private", "/run/snapd.socket",
+	"/run/podman", "/run/crio", "/run/snapd.socket", "/run/snapd-snap.socket", "/var/snap/lxd/common/lxd",
+	"/var/lib/lxd", "/run/libvirt", "/var/run/libvirt", "/run/postgresql", "/var/run/postgresql",
+	"/run/mysqld", "/var/run/mysqld", "/run/dbus", "/var/run/dbus", "/run/systemd/private",
 	"/tmp/.X11-unix", "/tmp/.ICE-unix", "/run/screen", "/var/run/screen"}
 
 // tmuxDir is where tmux keeps its sockets by default.

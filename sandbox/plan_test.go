@@ -12,12 +12,13 @@ func TestPlan(t *testing.T) {
 	const (
 		trunc2   = "Landlock ABI 3 needed for truncation of files outside the writable dirs, this kernel has 2"
 		ioctl2   = "Landlock ABI 5 needed for ioctl on devices, this kernel has 2"
-		unixNS7  = "Landlock ABI 9 needed for unix sockets by path, this kernel has 7: the mount namespace hides only the user's runtime dir, toold's socket dir, and docker's, X11's, tmux's and the system bus's sockets"
-		unixNS2  = "Landlock ABI 9 needed for unix sockets by path, this kernel has 2: the mount namespace hides only the user's runtime dir, toold's socket dir, and docker's, X11's, tmux's and the system bus's sockets"
+		unixNS7  = "Landlock ABI 9 needed for unix sockets by path, this kernel has 7: the mount namespace hides only the user's runtime dir, toold's socket dir, and the sockets of container engines, virtual machines, databases, X11, tmux, screen and the system bus"
+		unixNS2  = "Landlock ABI 9 needed for unix sockets by path, this kernel has 2: the mount namespace hides only the user's runtime dir, toold's socket dir, and the sockets of container engines, virtual machines, databases, X11, tmux, screen and the system bus"
 		unixNo7  = "Landlock ABI 9 needed for unix sockets by path (the session bus, docker's socket), this kernel has 7, and no user namespaces (restricted) for a mount namespace"
 		files0   = "Landlock ABI 1 needed for file access, this kernel has 0"
 		vsock    = "sockets of families that no network namespace confines (AF_VSOCK, to the hypervisor): seccomp is needed"
 		escapees = "processes that leave their group and drop toold's marker outlive the session: no user namespaces (restricted) for a PID namespace, and no delegated cgroup"
+		prlimit  = "resource limits of processes outside the sandbox (prlimit(2) of the daemon): no user namespaces (restricted) for a PID namespace, and no seccomp"
 	)
 	ws := &Policy{Mode: ModeWorkspaceWrite}
 	wsNet := &Policy{Mode: ModeWorkspaceWrite, Network: true}
@@ -44,6 +45,10 @@ func TestPlan(t *testing.T) {
 			Plan{ABI: 7, Seccomp: true}, []string{unixNo7, escapees}, []string{unixNo7}},
 		{"restricted, with cgroups", Support{OS: "linux", ABI: 7, UserNSErr: "restricted", Seccomp: true, Cgroups: true}, ws,
 			Plan{ABI: 7, Seccomp: true}, []string{unixNo7}, []string{unixNo7}},
+		{"restricted, the network on: seccomp for prlimit", Support{OS: "linux", ABI: 7, UserNSErr: "restricted", Seccomp: true, Cgroups: true}, wsNet,
+			Plan{ABI: 7, Seccomp: true}, []string{unixNo7}, []string{unixNo7}},
+		{"restricted, no seccomp, the network on", Support{OS: "linux", ABI: 7, UserNSErr: "restricted", Cgroups: true}, wsNet,
+			Plan{ABI: 7}, []string{prlimit, unixNo7}, []string{unixNo7}},
 		{"Ubuntu 24.04's 6.8", Support{OS: "linux", ABI: 4, UserNSErr: "restricted", Seccomp: true, Cgroups: true}, ws,
 			Plan{ABI: 4, Seccomp: true},
 			[]string{"Landlock ABI 5 needed for ioctl on devices, this kernel has 4",
@@ -55,12 +60,13 @@ func TestPlan(t *testing.T) {
 				"Landlock ABI 9 needed for unix sockets by path (the session bus, docker's socket), this kernel has 4, and no user namespaces (restricted) for a mount namespace"}},
 		{"no Landlock", Support{OS: "linux", UserNS: true, Seccomp: true}, ws,
 			Plan{UserNS: true, Seccomp: true},
-			[]string{files0, "Landlock ABI 9 needed for unix sockets by path, this kernel has 0: the mount namespace hides only the user's runtime dir, toold's socket dir, and docker's, X11's, tmux's and the system bus's sockets"},
+			[]string{files0, "Landlock ABI 9 needed for unix sockets by path, this kernel has 0: the mount namespace hides only the user's runtime dir, toold's socket dir, and the sockets of container engines, virtual machines, databases, X11, tmux, screen and the system bus"},
 			[]string{files0}},
 		{"nothing at all, the network off", Support{OS: "linux", UserNSErr: "restricted"}, ws, Plan{},
 			[]string{files0,
 				"the network off: no user namespaces (restricted), no seccomp, and Landlock ABI 4 needed for TCP, this kernel has 0",
 				"Landlock ABI 6 needed for signal scoping, this kernel has 0, and no user namespaces (restricted) for a PID namespace",
+				prlimit,
 				"Landlock ABI 6 needed for abstract unix socket scoping, this kernel has 0, and no user namespaces (restricted) for a network namespace",
 				"Landlock ABI 9 needed for unix sockets by path (the session bus, docker's socket), this kernel has 0, and no user namespaces (restricted) for a mount namespace",
 				escapees},

@@ -98,8 +98,9 @@ type Plan struct {
 	// UserNS: the commands run in a user, mount and PID namespace of
 	// their session (and a network namespace with the network off).
 	UserNS bool `json:"userNS"`
-	// Seccomp: with the network off, a seccomp filter refuses sockets
-	// of families that reach beyond the sandbox.
+	// Seccomp: a seccomp filter refuses, with the network off, sockets
+	// of families that reach beyond the sandbox, and without UserNS,
+	// prlimit(2) of another process.
 	Seccomp bool `json:"seccomp"`
 	// Unenforced says what is not enforced, one sentence each.
 	Unenforced []string `json:"unenforced,omitempty"`
@@ -171,7 +172,9 @@ func (s Support) Plan(p *Policy) Plan {
 		why := fmt.Sprintf("the sandbox needs Linux (Landlock and namespaces); this is %s, where commands run unconfined", s.OS)
 		return Plan{Unenforced: []string{why}, Refused: []string{why}}
 	}
-	pl := Plan{ABI: s.ABI, UserNS: s.UserNS, Seccomp: s.Seccomp && !p.Network}
+	// Seccomp: for the network off, and without a PID namespace for
+	// prlimit(2) (seccomp_linux.go).
+	pl := Plan{ABI: s.ABI, UserNS: s.UserNS, Seccomp: s.Seccomp && (!p.Network || !s.UserNS)}
 	var c planner
 	need := func(abi int, what string) string {
 		return fmt.Sprintf("Landlock ABI %d needed for %s, this kernel has %d", abi, what, s.ABI)
@@ -205,6 +208,9 @@ func (s Support) Plan(p *Policy) Plan {
 	if s.ABI < abiScope && !s.UserNS {
 		c.refuse(need(abiScope, "signal scoping") + ", and " + noNS + " for a PID namespace")
 	}
+	if !s.UserNS && !s.Seccomp {
+		c.partial("resource limits of processes outside the sandbox (prlimit(2) of the daemon): " + noNS + " for a PID namespace, and no seccomp")
+	}
 	// Abstract unix sockets: Landlock scoping, else the network
 	// namespace's own abstract namespace.
 	if s.ABI < abiScope && (p.Network || !s.UserNS) {
@@ -218,7 +224,7 @@ func (s Support) Plan(p *Policy) Plan {
 	// hides the known ones.
 	if s.ABI < abiUnix {
 		if s.UserNS {
-			c.partial(need(abiUnix, "unix sockets by path") + ": the mount namespace hides only the user's runtime dir, toold's socket dir, and docker's, X11's, tmux's and the system bus's sockets")
+			c.partial(need(abiUnix, "unix sockets by path") + ": the mount namespace hides only the user's runtime dir, toold's socket dir, and the sockets of container engines, virtual machines, databases, X11, tmux, screen and the system bus")
 		} else {
 			c.refuse(need(abiUnix, "unix sockets by path (the session bus, docker's socket)") + ", and " + noNS + " for a mount namespace")
 		}

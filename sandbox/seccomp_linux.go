@@ -18,6 +18,12 @@ import (
 // them, is refused too (ENOSYS: programs fall back to plain calls), and so
 // is the other ABI of the machine (x32; i386 on amd64, arm on arm64) but
 // for the calls of its own that make no sockets.
+//
+// Without a PID namespace the filter also keeps prlimit(2) to the calling
+// process (pid 0): Landlock's scoping covers signals, not resource limits,
+// and a command could otherwise set the daemon's RLIMIT_CPU or
+// RLIMIT_NOFILE, ending or crippling it. The filter is then installed with
+// the network on too.
 
 // seccompArch is what the filter knows of one syscall ABI: the audit arch,
 // and the numbers of socket(2), socketpair(2) (0 where the ABI has none),
@@ -25,6 +31,14 @@ import (
 type seccompArch struct {
 	audit                                      uint32
 	socket, socketpair, socketcall, ioUringSet uint32
+	prlimit                                    uint32
+}
+
+// seccompRules say what the filter refuses.
+type seccompRules struct {
+	sockets bool // the network off: sockets of families beyond the sandbox, io_uring
+	inet    bool // with sockets: AF_INET and AF_INET6 are the sandbox's (a network namespace)
+	prlimit bool // prlimit(2) of another process
 }
 
 // BPF's seccomp_data: nr at 0, arch at 4, args[0]'s low word at 16 (little
@@ -50,13 +64,12 @@ func seccompAvailable() bool {
 }
 
 // installSeccomp installs the filter on every thread (TSYNC); no new
-// privileges must be set. inet allows AF_INET and AF_INET6 (a network
-// namespace of its own).
-func installSeccomp(inet bool) error {
+// privileges must be set.
+func installSeccomp(r seccompRules) error {
 	if native.audit == 0 {
 		return fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
 	}
-	prog := seccompProgram(inet)
+	prog := seccompProgram(r)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	_, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&fprog)))
 	runtime.KeepAlive(prog)
@@ -106,7 +119,7 @@ func (b *bpf) resolve() []unix.SockFilter {
 }
 
 // seccompProgram is the filter (see above).
-func seccompProgram(inet bool) []unix.SockFilter {
+func seccompProgram(r seccompRules) []unix.SockFilter {
 	b := &bpf{labels: map[string]int{}}
 	errno := func(e unix.Errno) uint32 { return retErrno | uint32(e) }
 	b.load(offArch)
@@ -127,26 +140,35 @@ func seccompProgram(inet bool) []unix.SockFilter {
 		if a.name == "native" && native.audit == unix.AUDIT_ARCH_X86_64 {
 			b.jset(0x40000000, "x32") // __X32_SYSCALL_BIT
 		}
-		b.jeq(a.arch.socket, "family")
-		if a.arch.socketpair != 0 {
-			b.jeq(a.arch.socketpair, "family")
+		if r.sockets {
+			b.jeq(a.arch.socket, "family")
+			if a.arch.socketpair != 0 {
+				b.jeq(a.arch.socketpair, "family")
+			}
+			if a.arch.socketcall != 0 {
+				b.jeq(a.arch.socketcall, "eacces")
+			}
+			b.jeq(a.arch.ioUringSet, "enosys")
 		}
-		if a.arch.socketcall != 0 {
-			b.jeq(a.arch.socketcall, "eacces")
+		if r.prlimit {
+			b.jeq(a.arch.prlimit, "self")
 		}
-		b.jeq(a.arch.ioUringSet, "enosys")
 		b.ret(retAllow)
 	}
 	b.label("family")
 	b.load(offArg0)
 	b.jeq(unix.AF_UNIX, "allow")
 	b.jeq(unix.AF_NETLINK, "allow")
-	if inet {
+	if r.inet {
 		b.jeq(unix.AF_INET, "allow")
 		b.jeq(unix.AF_INET6, "allow")
 	}
 	b.label("eacces")
 	b.ret(errno(unix.EACCES))
+	b.label("self")
+	b.load(offArg0)
+	b.jeq(0, "allow")
+	b.ret(errno(unix.EPERM))
 	b.label("x32")
 	b.ret(errno(unix.ENOSYS))
 	b.label("enosys")

@@ -53,7 +53,8 @@ func (l *launcher) setup() (int, error) {
 		}
 	}
 	if p.Plan.Seccomp {
-		if err := installSeccomp(p.Plan.UserNS); err != nil {
+		rules := seccompRules{sockets: !p.Network, inet: p.Plan.UserNS, prlimit: !p.Plan.UserNS}
+		if err := installSeccomp(rules); err != nil {
 			unix.Close(initFD)
 			return -1, fmt.Errorf("seccomp: %w", err)
 		}

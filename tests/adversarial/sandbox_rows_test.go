@@ -118,6 +118,9 @@ func wantPlan(h hostSandbox, r sandboxRow, network bool) (unenforced, refused []
 	if r.abi < 6 && !r.userns {
 		refuse(need(6, "signal scoping") + ", and " + noNS + " for a PID namespace")
 	}
+	if !r.userns && !h.Seccomp {
+		partial("resource limits of processes outside the sandbox (prlimit(2) of the daemon): " + noNS + " for a PID namespace, and no seccomp")
+	}
 	if r.abi < 6 && (network || !r.userns) {
 		why := need(6, "abstract unix socket scoping")
 		if !network {
@@ -127,7 +130,7 @@ func wantPlan(h hostSandbox, r sandboxRow, network bool) (unenforced, refused []
 	}
 	if r.abi < 9 {
 		if r.userns {
-			partial(need(9, "unix sockets by path") + ": the mount namespace hides only the user's runtime dir, toold's socket dir, and docker's, X11's, tmux's and the system bus's sockets")
+			partial(need(9, "unix sockets by path") + ": the mount namespace hides only the user's runtime dir, toold's socket dir, and the sockets of container engines, virtual machines, databases, X11, tmux, screen and the system bus")
 		} else {
 			refuse(need(9, "unix sockets by path (the session bus, docker's socket)") + ", and " + noNS + " for a mount namespace")
 		}
@@ -219,6 +222,12 @@ func sandboxRowProbes(t *testing.T, h hostSandbox, r sandboxRow, network bool) {
 	}
 	if r.abi >= 6 || r.userns { // else unenforced: the row's bestEffort says so
 		probes = append(probes, sandboxProbe{"signal the daemon", "kill -TERM " + daemon, []string{"Operation not permitted", "No such process"}, false})
+	}
+	if r.userns || h.Seccomp {
+		// Landlock's scoping does not cover resource limits: RLIMIT_CPU
+		// of 0 would end the daemon, RLIMIT_NOFILE of 3 cripple it.
+		probes = append(probes, sandboxProbe{"prlimit the daemon", "prlimit --pid " + daemon + " --nofile=3:3 --cpu=1:1",
+			[]string{"Operation not permitted", "No such process"}, false})
 	}
 	if r.abi >= 3 {
 		probes = append(probes, sandboxProbe{"truncate outside", "truncate -s 0 " + w.secret, denied, false})
