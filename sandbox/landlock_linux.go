@@ -23,6 +23,7 @@ const (
 	fsABI5  = fsABI3 | llsys.AccessFSIoctlDev
 	fsABI9  = fsABI5 | llsys.AccessFSResolveUnix
 	netTCP  = llsys.AccessNetBindTCP | llsys.AccessNetConnectTCP
+	netUDP  = llsys.AccessNetBindUDP | llsys.AccessNetConnectSendUDP
 	scopeV6 = llsys.ScopeAbstractUnixSocket | llsys.ScopeSignal
 )
 
@@ -58,6 +59,9 @@ func restrictLandlock(p *Policy, dirs *policyDirs) error {
 	attr := llsys.RulesetAttr{HandledAccessFS: fs}
 	if abi >= abiTCP && !p.Network && !p.Plan.UserNS {
 		attr.HandledAccessNet = netTCP // no rule allows a port: none
+		if abi >= abiUDP {
+			attr.HandledAccessNet |= netUDP
+		}
 	}
 	if abi >= abiScope {
 		attr.Scoped = scopeV6

@@ -17,13 +17,14 @@ const (
 
 // Landlock ABI versions that bring what a policy needs.
 const (
-	abiFiles    = 1 // file access
-	abiRefer    = 2 // rename and link between dirs (within the writable set)
-	abiTruncate = 3 // truncate(2) of files outside the writable set
-	abiTCP      = 4 // TCP bind and connect
-	abiIoctl    = 5 // ioctl on devices
-	abiScope    = 6 // signals and abstract unix sockets
-	abiUnix     = 9 // connect to unix sockets by path
+	abiFiles    = 1  // file access
+	abiRefer    = 2  // rename and link between dirs (within the writable set)
+	abiTruncate = 3  // truncate(2) of files outside the writable set
+	abiTCP      = 4  // TCP bind and connect
+	abiIoctl    = 5  // ioctl on devices
+	abiScope    = 6  // signals and abstract unix sockets
+	abiUnix     = 9  // connect to unix sockets by path
+	abiUDP      = 10 // UDP bind and connect/send
 )
 
 // SystemDirs may be read in read-only mode with roots, beside the roots:
@@ -197,6 +198,8 @@ func (s Support) Plan(p *Policy) Plan {
 		switch {
 		case s.UserNS && !s.Seccomp:
 			c.partial("sockets of families that no network namespace confines (AF_VSOCK, to the hypervisor): seccomp is needed")
+		case !s.UserNS && !s.Seccomp && s.ABI >= abiUDP:
+			c.partial("the network off for other sockets than TCP and UDP, which Landlock blocks: " + noNS + " and no seccomp")
 		case !s.UserNS && !s.Seccomp && s.ABI >= abiTCP:
 			c.partial("the network off for UDP and other sockets than TCP, which Landlock blocks: " + noNS + " and no seccomp")
 		case !s.UserNS && !s.Seccomp:

@@ -109,6 +109,8 @@ func wantPlan(h hostSandbox, r sandboxRow, network bool) (unenforced, refused []
 	if !network && !h.Seccomp {
 		if r.userns {
 			partial("sockets of families that no network namespace confines (AF_VSOCK, to the hypervisor): seccomp is needed")
+		} else if r.abi >= 10 {
+			partial("the network off for other sockets than TCP and UDP, which Landlock blocks: " + noNS + " and no seccomp")
 		} else if r.abi >= 4 {
 			partial("the network off for UDP and other sockets than TCP, which Landlock blocks: " + noNS + " and no seccomp")
 		} else {
