@@ -74,7 +74,7 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 			pp.closeAll()
 			return nil, err
 		}
-		started := r.orphans.forking()
+		started := r.orphans.spawning()
 		pid, err := in.Spawn(req, [3]*os.File{stdin, pp.outW, stderr})
 		var proc *os.Process
 		if err == nil {

@@ -36,10 +36,16 @@ type Instance struct {
 	broken error      // the launcher is gone: start another
 }
 
-// replyTimeout bounds the launcher's answers: one that hangs (stopped by a
-// command of its session) is taken for dead. Generous: on a loaded machine
-// making namespaces waits for the kernel's teardown of others.
-const replyTimeout = time.Minute
+// readyTimeout bounds the launcher's start: generous, since on a loaded
+// machine making namespaces waits for the kernel's teardown of others.
+// spawnTimeout bounds its answer to a command: one that does not come (a
+// command of the session stopped its launcher, which it may signal where
+// there is no PID namespace) makes the launcher taken for dead, and the
+// session's next one starts.
+const (
+	readyTimeout = time.Minute
+	spawnTimeout = 10 * time.Second
+)
 
 // Start starts a sandbox for p (Plan set, and confining): its launcher,
 // which applies the policy to itself before it says it is ready.
@@ -108,7 +114,7 @@ func launcherEnv() []string {
 
 // handshake sends p and waits for the launcher to be ready.
 func (in *Instance) handshake(p *Policy) error {
-	in.conn.SetDeadline(time.Now().Add(replyTimeout))
+	in.conn.SetDeadline(time.Now().Add(readyTimeout))
 	defer in.conn.SetDeadline(time.Time{})
 	if err := sendMsg(in.conn, p, nil); err != nil {
 		return fmt.Errorf("sandbox: the launcher: %w", err)
@@ -148,7 +154,7 @@ func (in *Instance) Spawn(req Request, stdio [3]*os.File) (int, error) {
 		return 0, in.broken
 	}
 	fds := []int{int(stdio[0].Fd()), int(stdio[1].Fd()), int(stdio[2].Fd())}
-	in.conn.SetDeadline(time.Now().Add(replyTimeout))
+	in.conn.SetDeadline(time.Now().Add(spawnTimeout))
 	defer in.conn.SetDeadline(time.Time{})
 	err := sendMsg(in.conn, req, fds)
 	runtime.KeepAlive(stdio) // their fds were taken above

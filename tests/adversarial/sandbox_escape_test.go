@@ -357,3 +357,43 @@ func TestSandboxPeerMarked(t *testing.T) {
 		t.Errorf("an unsandboxed command's toold call: %q", r.output())
 	}
 }
+
+// TestSandboxStoppedLauncher: without a PID namespace a command may signal
+// its session's launcher (the same Landlock domain); one that stops it
+// stalls only its own session's next command (the launcher is taken for
+// dead after a while and another starts), never another session's: the
+// daemon's starts of commands do not wait on a launcher's answer.
+func TestSandboxStoppedLauncher(t *testing.T) {
+	t.Parallel()
+	w := newSandboxWorld(t)
+	_, sock := daemonSharedEnv(t, []string{"TOOLD_SANDBOX_USERNS=0"})
+	box := map[string]any{"cwd": w.proj, "roots": []string{w.proj}, "sandbox": map[string]any{"mode": "workspace-write", "bestEffort": true}}
+	a, b := daemonServed(t, sock), daemonServed(t, sock)
+	sandboxCall(t, a, 1, "initialize", box, nil)
+	sandboxCall(t, b, 1, "initialize", box, nil)
+	sandboxExec(t, b, 2, w, "true") // b's launcher is up
+	// a stops every launcher it may signal: its own.
+	sandboxExec(t, a, 2, w, `for p in $(pgrep -f '^toold-sandbox -serve'); do kill -STOP $p 2>/dev/null; done; true`)
+	done := make(chan sandboxResult, 1)
+	go func() {
+		var r sandboxResult
+		sandboxCall(t, a, 3, "exec", map[string]any{"command": "echo again", "cwd": w.proj}, &r)
+		done <- r
+	}()
+	time.Sleep(200 * time.Millisecond) // a's exec waits on its stopped launcher
+	for i := range 5 {
+		start := time.Now()
+		r := sandboxExec(t, b, 10+i, w, "echo b")
+		if r.Stdout.Head != "b\n" || time.Since(start) > 5*time.Second {
+			t.Errorf("another session's exec beside a stopped launcher: %q in %v", r.output(), time.Since(start))
+		}
+	}
+	select {
+	case r := <-done:
+		if r.Stdout.Head != "again\n" {
+			t.Errorf("the session's exec after its launcher was stopped: %q", r.output())
+		}
+	case <-time.After(40 * time.Second):
+		t.Error("the session's exec after its launcher was stopped never answered")
+	}
+}

@@ -450,7 +450,7 @@ func TestSandboxAsNobody(t *testing.T) {
 	// are the same on every transport, which the cases as root cover;
 	// TOOLD_LONG=1 runs every transport as 65534 too. The attacks of
 	// issues 27 and 30 run whole.
-	runs := []string{"^TestSandbox(WorkspaceWrite|ReadOnly|Flags)$", "^TestSandbox(Rows|Inherited|PolicyResolvedOnce|HugePolicy|EndsEscapees|SpoolRootsUnreadable|PeerMarked)$"}
+	runs := []string{"^TestSandbox(WorkspaceWrite|ReadOnly|Flags)$", "^TestSandbox(Rows|Inherited|PolicyResolvedOnce|HugePolicy|EndsEscapees|SpoolRootsUnreadable|PeerMarked|StoppedLauncher)$"}
 	if !long() {
 		runs[0] += "/^stdio$"
 	}
