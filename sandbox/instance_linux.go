@@ -145,8 +145,9 @@ func (in *Instance) handshake(p *Policy) error {
 
 // Spawn starts req in the sandbox with stdio as its stdin, stdout and
 // stderr. The command is the daemon's child: its pid is returned, for the
-// daemon to wait on (hold off reaping it until then). An error wrapping
-// ErrBroken means the launcher is gone: start another Instance.
+// daemon to wait on (hold off reaping it until then: it is checked to be
+// this process's child, so a pid is never taken for another's). An error
+// wrapping ErrBroken means the launcher is gone: start another Instance.
 func (in *Instance) Spawn(req Request, stdio [3]*os.File) (int, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -162,28 +163,19 @@ func (in *Instance) Spawn(req Request, stdio [3]*os.File) (int, error) {
 	var got []int
 	if err == nil {
 		got, err = recvMsg(in.conn, &rep)
+		closeAll(got) // none is sent
 	}
 	if err != nil {
 		in.broken = fmt.Errorf("%w: %w", ErrBroken, err)
 		return 0, in.broken
 	}
 	if rep.Err != "" {
-		closeAll(got)
 		if rep.Errno != 0 {
 			return 0, &os.PathError{Op: "fork/exec", Path: req.Path, Err: syscall.Errno(rep.Errno)}
 		}
 		return 0, fmt.Errorf("sandbox: %s", rep.Err)
 	}
-	if len(got) != 1 {
-		closeAll(got)
-		in.broken = fmt.Errorf("%w: no pidfd", ErrBroken)
-		return 0, in.broken
-	}
-	defer unix.Close(got[0])
-	pid, err := pidfdPid(got[0])
-	if err != nil {
-		return 0, fmt.Errorf("sandbox: the command's pid: %w", err)
-	}
+	pid := rep.Pid
 	if ppid, err := parentOf(pid); err != nil || ppid != os.Getpid() {
 		// Only a child of ours is waited on, its group signalled.
 		return 0, fmt.Errorf("sandbox: pid %d is not the daemon's child", pid)

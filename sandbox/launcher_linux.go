@@ -119,19 +119,11 @@ func serve() int {
 		if err != nil {
 			return 0
 		}
-		rep, pidfd := l.spawn(&req, fds)
+		rep := l.spawn(&req, fds)
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		var out []int
-		if pidfd >= 0 {
-			out = []int{pidfd}
-		}
-		err = sendMsg(conn, rep, out)
-		if pidfd >= 0 {
-			unix.Close(pidfd)
-		}
-		if err != nil {
+		if err := sendMsg(conn, rep, nil); err != nil {
 			return 0
 		}
 	}
@@ -160,8 +152,10 @@ type readyMsg struct {
 }
 
 // reply is the launcher's answer to a Request: an error, or the command's
-// pidfd as its descriptor.
+// pid. The launcher is in the daemon's PID namespace (only its children
+// are in the session's), so the pid is the daemon's too.
 type reply struct {
+	Pid   int    `json:"pid,omitempty"`
 	Err   string `json:"err,omitempty"`
 	Errno int    `json:"errno,omitempty"`
 }
@@ -176,20 +170,19 @@ type launcher struct {
 // launcher's cgroup: its session's, when it has one. (Not by
 // CLONE_INTO_CGROUP: clone3 refuses it with CLONE_PARENT, whose exit
 // signal must be the parent's.)
-func (l *launcher) spawn(req *Request, fds []int) (reply, int) {
+func (l *launcher) spawn(req *Request, fds []int) reply {
 	if len(fds) != 3 || len(req.Argv) == 0 {
-		return reply{Err: "bad request"}, -1
+		return reply{Err: "bad request"}
 	}
-	pidfd := -1
-	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_PARENT, PidFD: &pidfd}
+	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_PARENT}
 	attr := &syscall.ProcAttr{Dir: req.Dir, Env: req.Env, Files: []uintptr{uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])}, Sys: sys}
-	_, err := syscall.ForkExec(req.Path, req.Argv, attr)
+	pid, err := syscall.ForkExec(req.Path, req.Argv, attr)
 	if err != nil {
 		var errno syscall.Errno
 		errors.As(err, &errno)
-		return reply{Err: err.Error(), Errno: int(errno)}, -1
+		return reply{Err: err.Error(), Errno: int(errno)}
 	}
-	return reply{}, pidfd
+	return reply{Pid: pid}
 }
 
 // initMain is the init of a session's PID namespace: when it exits, the
