@@ -83,8 +83,11 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	stop := meterProgress(ctx, &pr.Meter)
 	if yield != 0 {
 		u := process.Until{Timeout: max(yield, 0)}
-		if _, err := pr.Wait(ctx, u); err != nil {
+		switch reason, err := pr.Wait(ctx, u); {
+		case err != nil:
 			pr.Kill(context.Background(), 0) // the caller never learned its id
+		case reason == process.ReasonExit:
+			<-pr.Done() // its result is in; Done follows at once
 		}
 	}
 	stop()
@@ -92,9 +95,13 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 		s.Procs.Forget(pr.ID)
 		out := exitResult(pr.Result(), &spec)
 		for _, st := range []*protocol.Stream{&out.Stdout, &out.Stderr} {
-			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil {
+			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil &&
+				st.TotalBytes <= int64(exec.KeepBytes(spec.Output.MaxBytes)) {
 				// Shown whole: the spool written for a reader is not
-				// needed, and output shown whole writes no file.
+				// needed, and output shown whole writes no file. (Past
+				// what exec keeps in memory it keeps the spool, as exec
+				// does: a line redrawn a million times is shown as its
+				// last state, its raw bytes are in the spool.)
 				s.Spool.Delete(st.Spool.ID)
 				st.Spool = nil
 			}
