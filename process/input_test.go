@@ -113,3 +113,27 @@ func errString(tb *process.Table, s exec.Spec) string {
 	}
 	return err.Error()
 }
+
+// TestTypedEnter: "\n" written to a terminal arrives as the Enter key's
+// "\r" to a program in raw mode, and as "\n" to one that reads lines.
+func TestTypedEnter(t *testing.T) {
+	t.Parallel()
+	tb, spec := newTable(t, 0)
+	s := spec(`read -p "line? " l; echo "[$l]"; stty raw -echo; c=$(head -c1); stty sane; printf 'raw[%q]\n' "$c"`)
+	s.TTY = &exec.Terminal{Cols: 80, Rows: 24}
+	p := start(t, tb, s)
+	for _, answer := range []string{"cooked\n", "\n"} {
+		if r := wait(t, p, process.Until{Timeout: failAfter}); r != process.ReasonInput {
+			t.Fatalf("wait before %q: %q", answer, r)
+		}
+		p.Write(context.Background(), answer, false)
+	}
+	wait(t, p, process.Until{Timeout: failAfter})
+	o, err := p.Read(&process.Cursor{}, 1<<20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := string(o.Stdout.Head); !strings.Contains(out, "[cooked]") || !strings.Contains(out, `raw[$'\r']`) {
+		t.Fatalf("%q", out)
+	}
+}

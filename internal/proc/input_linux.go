@@ -46,7 +46,10 @@ import (
 // reads without echo: a password prompt).
 //
 // A wait that also watches a socket (ssh, nc) is not called waiting for
-// input: its peer may answer first.
+// input: its peer may answer first. A read of another pipe waits as the
+// pipe's writers do (found through /proc/PID/fd and fdinfo's flags, only
+// when a member reads such a pipe): a shell reading a command
+// substitution of a prompt waits, `sleep 6 | cat` does not.
 //
 // The group's members are the leader's descendants (task/*/children), the
 // cheap walk; a positive answer is checked against every process of the
@@ -61,6 +64,7 @@ const (
 	busy                   // running, or in uninterruptible sleep
 	neutral                // waits for a child, or is stopped or gone: no say
 	reads                  // blocked reading the input
+	piped                  // blocked reading another pipe: waits as its writers do
 )
 
 // kinds of system calls a task can be blocked in.
@@ -98,18 +102,116 @@ func waitingForInput(pgid int, in Input) bool {
 
 // groupReads reports whether the processes pids (those of group pgid
 // count) wait for input: at least one reads it, and none is busy or
-// blocked on something else.
+// blocked on something else. One blocked reading another pipe waits as
+// the members that write it do: a shell reading a command substitution
+// (`name=$(ask)`), tee after a prompting command; never `sleep 6 | cat`,
+// whose writer sleeps.
 func groupReads(pids []int, pgid int, in Input) bool {
 	any := false
+	var members []int
+	waits := map[int]bool{} // members that read the input or have no say
+	pipes := map[int][]uint64{}
 	for _, pid := range pids {
-		switch processVerdict(pid, pgid, in) {
+		v, ps, member := processVerdict(pid, pgid, in)
+		if member {
+			members = append(members, pid)
+		}
+		switch v {
 		case busy, other:
 			return false
 		case reads:
 			any = true
+			waits[pid] = true
+		case neutral:
+			waits[pid] = member
+		case piped:
+			pipes[pid] = ps
 		}
 	}
-	return any
+	if !any {
+		return false
+	}
+	return len(pipes) == 0 || pipesWait(pipes, pipeWriters(members), waits)
+}
+
+// pipesWait reports whether every member blocked reading a pipe (pipes)
+// waits on members that wait: each pipe it reads has writers, all of them
+// members that read the input, have no say, or themselves wait so.
+func pipesWait(pipes map[int][]uint64, writers map[uint64][]int, waits map[int]bool) bool {
+	for changed := true; changed; {
+		changed = false
+		for pid, ps := range pipes {
+			if pipeWaits(ps, writers, waits) {
+				waits[pid] = true
+				delete(pipes, pid)
+				changed = true
+			}
+		}
+	}
+	return len(pipes) == 0
+}
+
+// pipeWaits reports whether every pipe of ps has writers, all waiting.
+func pipeWaits(ps []uint64, writers map[uint64][]int, waits map[int]bool) bool {
+	for _, ino := range ps {
+		if len(writers[ino]) == 0 {
+			return false
+		}
+		for _, w := range writers[ino] {
+			if !waits[w] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pipeWriters maps the pipes the processes pids hold open for writing
+// (by inode) to those processes.
+func pipeWriters(pids []int) map[uint64][]int {
+	out := map[uint64][]int{}
+	for _, pid := range pids {
+		p := "/proc/" + strconv.Itoa(pid)
+		fds, err := os.ReadDir(p + "/fd")
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			link, err := os.Readlink(p + "/fd/" + fd.Name())
+			ino, ok := pipeInode(link)
+			if err != nil || !ok || !writable(p+"/fdinfo/"+fd.Name()) {
+				continue
+			}
+			out[ino] = append(out[ino], pid)
+		}
+	}
+	return out
+}
+
+// pipeInode reads a pipe's inode from its /proc fd link, "pipe:[N]".
+func pipeInode(link string) (uint64, bool) {
+	n, ok := strings.CutPrefix(link, "pipe:[")
+	if !ok {
+		return 0, false
+	}
+	ino, err := strconv.ParseUint(strings.TrimSuffix(n, "]"), 10, 64)
+	return ino, err == nil
+}
+
+// writable reports whether the fd whose fdinfo is at path is open for
+// writing (its flags' access mode O_WRONLY or O_RDWR).
+func writable(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&unix.O_ACCMODE != unix.O_RDONLY
+		}
+	}
+	return false
 }
 
 // stat is what the input check needs of /proc/PID/stat.
@@ -146,23 +248,28 @@ func readStat(path string) (stat, bool) {
 }
 
 // processVerdict judges process pid: neutral when it is not of group
-// pgid, has exited or is stopped; else what its tasks say (one reading the
-// input makes it read, unless another runs).
-func processVerdict(pid, pgid int, in Input) verdict {
+// pgid (member false), has exited or is stopped; else what its tasks say
+// (one reading the input makes it read, unless another runs; those
+// reading other pipes, pipes, make it piped when nothing else does).
+func processVerdict(pid, pgid int, in Input) (v verdict, pipes []uint64, member bool) {
 	p := strconv.Itoa(pid)
 	st, ok := readStat(p)
 	if !ok || st.pgrp != pgid {
-		return neutral // gone, or left the group
+		return neutral, nil, false // gone, or left the group
 	}
 	if v, done := stateVerdict(st.state); done {
-		return v
+		return v, nil, true
 	}
 	if st.threads <= 1 {
-		return taskVerdict(p, p, st, in)
+		v, pipe := taskVerdict(p, p, st, in)
+		if v == piped {
+			pipes = []uint64{pipe}
+		}
+		return v, pipes, true
 	}
 	tasks, err := os.ReadDir("/proc/" + p + "/task")
 	if err != nil {
-		return neutral // it exited meanwhile
+		return neutral, nil, true // it exited meanwhile
 	}
 	out := neutral
 	for _, t := range tasks {
@@ -173,22 +280,23 @@ func processVerdict(pid, pgid int, in Input) verdict {
 		}
 		if v, done := stateVerdict(tst.state); done {
 			if v == busy {
-				return busy
+				return busy, nil, true
 			}
 			continue
 		}
-		switch taskVerdict(p, tp, st, in) {
-		case busy:
-			return busy
-		case reads:
+		v, pipe := taskVerdict(p, tp, st, in)
+		switch {
+		case v == busy:
+			return busy, nil, true
+		case v == reads:
 			out = reads
-		case other:
-			if out == neutral {
-				out = other
-			}
+		case v == other && out != reads:
+			out = other
+		case v == piped && (out == neutral || out == piped):
+			out, pipes = piped, append(pipes, pipe)
 		}
 	}
-	return out
+	return out, pipes, true
 }
 
 // stateVerdict is what a task's state alone says: done is false for a
@@ -207,49 +315,53 @@ func stateVerdict(state byte) (v verdict, done bool) {
 }
 
 // taskVerdict judges the task whose /proc directory is tp, of process p
-// (whose stat is st), from the system call it is blocked in.
-func taskVerdict(p, tp string, st stat, in Input) verdict {
+// (whose stat is st), from the system call it is blocked in; for a read of
+// a pipe that is not the input, piped and the pipe's inode.
+func taskVerdict(p, tp string, st stat, in Input) (verdict, uint64) {
 	b, err := os.ReadFile("/proc/" + tp + "/syscall")
 	if err != nil {
 		// Kept from us (EACCES, EPERM: a setuid program), or gone.
 		if os.IsPermission(err) && in.PasswordMode != nil && in.TTY != 0 &&
 			st.ttyNr == in.TTY && st.tpgid == st.pgrp && in.PasswordMode() {
-			return reads
+			return reads, 0
 		}
-		return other
+		return other, 0
 	}
 	f := strings.Fields(string(b))
 	if len(f) == 0 || f[0] == "running" {
-		return busy
+		return busy, 0
 	}
 	nr, err := strconv.Atoi(f[0])
 	if err != nil || nr < 0 || len(f) < 3 {
-		return other // -1: blocked, but not in a system call
+		return other, 0 // -1: blocked, but not in a system call
 	}
 	args := make([]uint64, 0, 6)
 	for _, a := range f[1:min(len(f), 7)] {
 		v, err := strconv.ParseUint(strings.TrimPrefix(a, "0x"), 16, 64)
 		if err != nil {
-			return other
+			return other, 0
 		}
 		args = append(args, v)
 	}
 	fds := fdReader{pid: p, ttyNr: st.ttyNr, in: in}
 	switch calls[nr] {
 	case callWait:
-		return neutral
+		return neutral, 0
 	case callRead:
-		if fds.kind(int(int32(args[0]))) == fdInput {
-			return reads
+		switch kind, ino := fds.kind(int(int32(args[0]))); kind {
+		case fdInput:
+			return reads, 0
+		case fdPipe:
+			return piped, ino
 		}
 	case callPoll:
-		return fds.judge(pollSet(p, args))
+		return fds.judge(pollSet(p, args)), 0
 	case callSelect:
-		return fds.judge(selectSet(p, args))
+		return fds.judge(selectSet(p, args)), 0
 	case callEpoll:
-		return fds.judge(epollSet(p, int(int32(args[0]))))
+		return fds.judge(epollSet(p, int(int32(args[0])))), 0
 	}
-	return other
+	return other, 0
 }
 
 // fdKind is what an fd of a process is to us.
@@ -259,6 +371,7 @@ const (
 	fdOther  fdKind = iota
 	fdInput         // our terminal or our stdin pipe
 	fdSocket        // a socket: a network wait
+	fdPipe          // another pipe
 )
 
 // fdReader tells the fds of process pid.
@@ -268,14 +381,15 @@ type fdReader struct {
 	in    Input
 }
 
-// kind stats fd through /proc (the file it is open on, not a path).
-func (r fdReader) kind(fd int) fdKind {
+// kind stats fd through /proc (the file it is open on, not a path); the
+// inode of another pipe.
+func (r fdReader) kind(fd int) (fdKind, uint64) {
 	if fd < 0 {
-		return fdOther
+		return fdOther, 0
 	}
 	var st unix.Stat_t
 	if unix.Stat("/proc/"+r.pid+"/fd/"+strconv.Itoa(fd), &st) != nil {
-		return fdOther
+		return fdOther, 0
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFCHR:
@@ -283,16 +397,17 @@ func (r fdReader) kind(fd int) fdKind {
 		// controlling terminal it is (getpass, less, ssh's prompts).
 		rdev := uint64(st.Rdev) // uint32 on some targets
 		if r.in.TTY != 0 && (rdev == r.in.TTY || rdev == ttyDev && r.ttyNr == r.in.TTY) {
-			return fdInput
+			return fdInput, 0
 		}
 	case unix.S_IFIFO:
 		if r.in.PipeIno != 0 && uint64(st.Ino) == r.in.PipeIno && uint64(st.Dev) == r.in.PipeDev {
-			return fdInput
+			return fdInput, 0
 		}
+		return fdPipe, uint64(st.Ino)
 	case unix.S_IFSOCK:
-		return fdSocket
+		return fdSocket, 0
 	}
-	return fdOther
+	return fdOther, 0
 }
 
 // judge is the verdict of a task waiting on the fds set (those it waits
@@ -301,7 +416,7 @@ func (r fdReader) kind(fd int) fdKind {
 func (r fdReader) judge(set []int) verdict {
 	v := other
 	for _, fd := range set {
-		switch r.kind(fd) {
+		switch k, _ := r.kind(fd); k {
 		case fdSocket:
 			return other
 		case fdInput:
