@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"syscall"
@@ -30,14 +31,31 @@ func TestWaitingForInputWays(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command("python3", "-c", c.program)
+			// It says "ready" just before it blocks: python3 may be a shim
+			// that takes seconds to exec the program on a loaded machine.
+			cmd := exec.Command("python3", "-c", "import sys; print('ready', flush=True); "+c.program)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
 				t.Fatal(err)
 			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
+			}
+			ready := make(chan struct{})
+			go func() {
+				b := make([]byte, 6)
+				io.ReadFull(stdout, b)
+				close(ready)
+			}()
+			select {
+			case <-ready:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the program did not start")
 			}
 			t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 			in := Input{}
@@ -47,12 +65,13 @@ func TestWaitingForInputWays(t *testing.T) {
 			}
 			in.PipeDev, in.PipeIno = uint64(st.Dev), st.Ino
 			got := false
-			// python3 may be a shim that takes a while to exec the program.
-			for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && !got; time.Sleep(50 * time.Millisecond) {
+			// Found within 5 s if it waits; not in 1 s if it does not.
+			wait := 5 * time.Second
+			if !c.waits {
+				wait = time.Second
+			}
+			for deadline := time.Now().Add(wait); time.Now().Before(deadline) && !got; time.Sleep(50 * time.Millisecond) {
 				got = WaitingForInput(cmd.Process.Pid, in)
-				if !c.waits && time.Until(deadline) < 13*time.Second {
-					break
-				}
 			}
 			if got != c.waits {
 				t.Errorf("WaitingForInput = %v, want %v", got, c.waits)
