@@ -154,6 +154,9 @@ func TestWaitingForInput(t *testing.T) {
 		{"sleep | cat", `sleep 30 | cat`, true, false},
 		{"sleep | cat on a pipe", `sleep 30 | cat`, false, false},
 		{"a reader beside a sleeper", `sleep 30 & read x; wait`, false, false},
+		// The sleeper's parent is gone: it is the subreaper's child (the
+		// test binary's, reaptest), still of the group.
+		{"a reader beside an orphan", `(sleep 30 &); read x`, true, false},
 		{"network read", `exec 3<>/dev/tcp/127.0.0.1/PORT; read -u 3 x`, true, false},
 		{"network read on a pipe", `exec 3<>/dev/tcp/127.0.0.1/PORT; read -u 3 x`, false, false},
 	}
