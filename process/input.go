@@ -15,10 +15,15 @@ import (
 // Nothing is probed while output flows: a busy command costs a ticker and
 // a look at the time of its last output. A quiet one costs a probe every
 // probeEvery, a few reads of /proc per process of its group (tens of
-// microseconds for a shell and its child).
+// microseconds for a shell and its child, about a millisecond under
+// -race); once it has been quiet for slowAfter, every probeSlow: a quiet
+// server or a sleep is then a probe a second, and a read it starts that
+// late without a prompt is still found within about 2 s.
 const (
 	quietFor   = 300 * time.Millisecond
 	probeEvery = 100 * time.Millisecond
+	slowAfter  = 2 * time.Second
+	probeSlow  = time.Second
 )
 
 // Waiting says that a process waits for input.
@@ -74,6 +79,7 @@ func (p *Proc) watch() {
 	t := time.NewTicker(probeEvery)
 	defer t.Stop()
 	var confirm time.Time // the quiet that the last probe found waiting
+	var probed time.Time  // the last probe
 	for {
 		select {
 		case <-p.done:
@@ -86,7 +92,16 @@ func (p *Proc) watch() {
 			since = p.lastWrite
 		}
 		p.mu.Unlock()
-		if in == nil || known || time.Since(since) < quietFor || !in.Waiting() {
+		quiet := time.Since(since)
+		if quiet > slowAfter && time.Since(probed) < probeSlow {
+			continue
+		}
+		if in == nil || known || quiet < quietFor {
+			confirm = time.Time{}
+			continue
+		}
+		probed = time.Now()
+		if !in.Waiting() {
 			confirm = time.Time{}
 			continue
 		}
