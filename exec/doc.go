@@ -16,6 +16,13 @@
 // groups in highlight.Rank's order, each with its reason, the groups of
 // reason "rare" given at most RareBytes (protocol.RareBytes) of it.
 //
+// A command may instead run on a pseudo-terminal of its own (Spec.TTY,
+// tty.go, with github.com/creack/pty): the master is then its one output
+// stream and its input, and the Observer that is an InputObserver gets
+// its Input: the terminal's size and echo, and whether the command waits
+// for input (internal/proc.WaitingForInput on its group, against the
+// terminal or the stdin pipe it was given).
+//
 // It owns every process, pipe and goroutine it starts: none outlives
 // Runner.Close. It does not know sessions or JSON-RPC: the caller hands it the
 // complete environment and a function that opens spool files, and maps the

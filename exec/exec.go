@@ -100,6 +100,15 @@ type Spec struct {
 	// started through the sandbox's launcher, which execs it in place (its
 	// pid, group and start time are the launcher's).
 	Sandbox *sandbox.Policy
+	// TTY, when set, runs the command on a pseudo-terminal of that size
+	// (tty.go): its stdin, stdout and stderr, all read as stdout, and its
+	// controlling terminal. Sandboxed, it starts through a launcher of its
+	// own, not one started ahead (that one's stdio is pipes).
+	TTY *Terminal
+	// Untimed, once closed, lifts Timeout: the command runs on until it
+	// ends or is ended (a command whose caller has been told it waits for
+	// input, and who now answers it at its own pace).
+	Untimed <-chan struct{}
 	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
 	// of a closed spool file, for the evidence of a highlight that has left
 	// memory; nil reads the file from its start.
@@ -162,9 +171,10 @@ type SpoolRef struct {
 
 // Runner runs commands and owns their processes and goroutines.
 type Runner struct {
-	log     *slog.Logger
-	running atomic.Int64
-	done    chan struct{} // closed by Close
+	log       *slog.Logger
+	running   atomic.Int64
+	terminals atomic.Int64  // Runs with a terminal
+	done      chan struct{} // closed by Close
 
 	mu     sync.Mutex
 	closed bool
@@ -184,6 +194,10 @@ func NewRunner(logger *slog.Logger) *Runner {
 
 // Running returns how many commands are running.
 func (r *Runner) Running() int { return int(r.running.Load()) }
+
+// Terminals returns how many commands run on a terminal: how many
+// pseudo-terminals the Runner holds.
+func (r *Runner) Terminals() int { return int(r.terminals.Load()) }
 
 // Close cancels every running command (their groups get SIGTERM, then
 // SIGKILL after 2 s if anything is left) and waits for every goroutine the
@@ -235,12 +249,19 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if ctx.Err() != nil {
 		return &Result{Cancelled: true}, nil
 	}
+	if spec.TTY != nil {
+		if r.terminals.Add(1) > MaxTerminals {
+			r.terminals.Add(-1)
+			return nil, fmt.Errorf("%w: %w (%d)", ErrStart, ErrTerminals, MaxTerminals)
+		}
+		defer r.terminals.Add(-1)
+	}
 	p, err := r.start(spec)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	res := &Result{}
-	r.wait(ctx, p, spec.Timeout, res)
+	r.wait(ctx, p, spec.Timeout, spec.Untimed, res)
 	r.drain(p)
 	if res.Cancelled {
 		// Whoever cancelled wants the reply now, not the search of what the
@@ -283,15 +304,16 @@ type process struct {
 	waitErr    error
 	terminated bool // the group got SIGTERM
 
-	marker string // MarkerVar=<id> in its environment, or ""
-	forget func() // forgets the group's record (Spec.Groups)
-	after  func() // called once Run has its result, if set
+	tty    ttyDevice // its terminal; zero without one
+	marker string    // MarkerVar=<id> in its environment, or ""
+	forget func()    // forgets the group's record (Spec.Groups)
+	after  func()    // called once Run has its result, if set
 }
 
 // start starts the command and the goroutines that read its output and
 // feed its stdin.
 func (r *Runner) start(spec Spec) (*process, error) {
-	if spec.Sandbox != nil {
+	if spec.Sandbox != nil && spec.TTY == nil {
 		if p, err := r.startWarm(spec); p != nil || err != nil {
 			return p, err
 		}
@@ -300,18 +322,32 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp, err := newPipes(spec)
-	if err != nil {
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = pp.outW, pp.outW
-	if pp.errW != nil {
-		cmd.Stderr = pp.errW
-	}
-	if pp.inR != nil {
-		cmd.Stdin = pp.inR
+	var pp *pipes
+	var tty ttyDevice
+	if spec.TTY != nil {
+		if pp, tty, err = newTerminal(spec); err != nil {
+			return nil, err
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = pp.outW, pp.outW, pp.outW
+		// A session of its own, whose controlling terminal is its stdin:
+		// its group is the session's first (setsid makes it; setpgid
+		// would then fail).
+		a := cmd.SysProcAttr
+		a.Setpgid, a.Setsid, a.Setctty, a.Ctty = false, true, true, 0
+	} else {
+		if pp, err = newPipes(spec); err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = pp.outW, pp.outW
+		if pp.errW != nil {
+			cmd.Stderr = pp.errW
+		}
+		if pp.inR != nil {
+			cmd.Stdin = pp.inR
+		}
 	}
 	p := newProcess(cmd, pp)
+	p.tty = tty
 	cmd.Env, p.marker = r.mark(spec, cmd.Env)
 	started := r.orphans.forking()
 	if err := cmd.Start(); err != nil {
@@ -341,6 +377,9 @@ func (r *Runner) begin(spec Spec, p *process) {
 		var stdin *os.File
 		if spec.KeepStdin {
 			stdin = pp.inW
+		}
+		if io, ok := spec.Observer.(InputObserver); ok {
+			io.Input(newInput(p.pgid, p.tty, stdin))
 		}
 		spec.Observer.Started(p.pgid, stdin)
 	}
@@ -421,22 +460,30 @@ func (p *process) read(f *os.File, c *capture) {
 }
 
 // wait waits for the leader to exit, or ends the group on timeout, ctx's
-// end or Close and then waits; it records which in res.
-func (r *Runner) wait(ctx context.Context, p *process, timeout time.Duration, res *Result) {
+// end or Close and then waits; it records which in res. Once untimed is
+// closed the timeout no longer applies.
+func (r *Runner) wait(ctx context.Context, p *process, timeout time.Duration, untimed <-chan struct{}, res *Result) {
 	var expired <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		expired = t.C
 	}
-	select {
-	case p.waitErr = <-p.exited:
-	case <-expired:
-		res.TimedOut = true
-	case <-ctx.Done():
-		res.Cancelled = true
-	case <-r.done:
-		res.Cancelled = true
+wait:
+	for {
+		select {
+		case p.waitErr = <-p.exited:
+		case <-expired:
+			res.TimedOut = true
+		case <-untimed:
+			expired, untimed = nil, nil
+			continue wait
+		case <-ctx.Done():
+			res.Cancelled = true
+		case <-r.done:
+			res.Cancelled = true
+		}
+		break
 	}
 	if res.TimedOut || res.Cancelled {
 		select {

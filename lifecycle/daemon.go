@@ -259,6 +259,7 @@ func (d *Daemon) Stats() protocol.Stats {
 	return protocol.Stats{
 		Sessions:     n,
 		ExecsRunning: d.svc.Runner.Running(),
+		Terminals:    d.svc.Runner.Terminals(),
 		Cache: protocol.CacheStats{Entries: cs.Entries, Hits: cs.Hits, Misses: cs.Misses,
 			Invalidations: cs.Invalidations, IndexBytes: cs.IndexBytes},
 		SpoolBytes: d.svc.Spools.Bytes(),

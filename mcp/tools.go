@@ -21,6 +21,7 @@ const instructions = `toold reads files and runs commands with results cut to fi
 - page: windows of a spool, numbered as read numbers them; pass the offset (or startByte) the previous result names to go on.
 - grep, find, ls: search file contents, find files by glob, list a directory, with limits and notices as read has; grep also searches a spool (spool=ID), with page's line numbers.
 - exec with yieldMs or background: true leaves a long command (a build, a dev server, a watcher) running as a process; process_wait waits for its exit, a line matching until.pattern or idle output, process_read reads what is new, process_write answers its prompts, process_kill ends it.
+- A command that waits for input returns at once with its prompt and process id: answer with process_write. Give tty: true to a command that needs a terminal (password prompts, REPLs, less).
 
 Prefer these to cat, head, tail or sed: nothing is silently cut. Spools last as long as this session.`
 
@@ -184,7 +185,10 @@ func tools() []*sdk.Tool {
 			prop{"mergeStderr", "boolean", "Send stderr into stdout, interleaved as written (default false)."},
 			pClean,
 			prop{"yieldMs", "integer", "Return after this many milliseconds if the command still runs, leaving it running as a background process (timeoutMs then applies only if given; stdin stays open for process_write)."},
-			prop{"background", "boolean", "Start the command as a background process and return at once (yieldMs 0): for servers, watchers and REPLs."}),
+			prop{"background", "boolean", "Start the command as a background process and return at once (yieldMs 0): for servers, watchers and REPLs."},
+			prop{"tty", "boolean", "Run on a terminal, for commands that prompt (passwords, y/N, REPLs, less). If it waits for input the result shows the prompt and its process id: answer with process_write."},
+			prop{"cols", "integer", fmt.Sprintf("Terminal width with tty (default %d).", protocol.DefaultTTYCols)},
+			prop{"rows", "integer", fmt.Sprintf("Terminal height with tty (default %d).", protocol.DefaultTTYRows)}),
 		Annotations: mayDestroy, // a command can do anything
 	}, {
 		Name:         toolName(protocol.MethodProcessWait),
@@ -209,10 +213,12 @@ func tools() []*sdk.Tool {
 	}, {
 		Name:         toolName(protocol.MethodProcessWrite),
 		OutputSchema: outputSchema(protocol.MethodProcessWrite),
-		Description:  "Write text to a background process's stdin: answer a prompt or drive a REPL (end a line with \\n). close: true closes stdin after it (EOF).",
+		Description:  "Write text to a background process's stdin or terminal: answer a prompt or drive a REPL (end a line with \\n; on a terminal \\u0003 is Ctrl-C). close: true closes stdin after it (EOF).",
 		InputSchema: inputSchema(protocol.MethodProcessWrite, pID,
 			prop{"stdin", "string", "The text to write."},
-			prop{"close", "boolean", "Close stdin after writing (default false)."}),
+			prop{"close", "boolean", "Close stdin after writing (default false)."},
+			prop{"cols", "integer", "Resize its terminal: width."},
+			prop{"rows", "integer", "Resize its terminal: height."}),
 		Annotations: mayDestroy,
 	}, {
 		Name:         toolName(protocol.MethodProcessKill),

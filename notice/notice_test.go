@@ -280,6 +280,38 @@ func TestMessages(t *testing.T) {
 		}, "process p1 running (wait ended: pattern)"},
 		{"mcp process exited", func() string { return ProcessState(&protocol.ProcessOutput{ID: "p1", ExitCode: ptr(0)}) },
 			"process p1 exited, status 0"},
+		{"exec waiting for input", func() string {
+			w := &protocol.WaitingForInput{Prompt: "Name: ", Echo: true}
+			return ExecRunning(ExecFacts{TTY: true, Result: &protocol.ExecResult{Process: ptr("p1"), WaitingForInput: w}}, 0)
+		}, `[Waiting for input: the command runs on as process p1; its prompt: "Name: ". Answer with process/write id=p1 stdin="...\n" ` +
+			`(typed into its terminal: \n is Enter, \u0003 interrupts, \u0004 ends input; q quits a pager); ` +
+			`process/wait then returns at its next prompt, its exit or a line matching until.pattern; process/kill ends it]`},
+		{"exec waiting for a password", func() string {
+			w := &protocol.WaitingForInput{Prompt: "Password: "}
+			return ExecRunning(ExecFacts{TTY: true, Result: &protocol.ExecResult{Process: ptr("p1"), WaitingForInput: w, Stdout: long}}, 0)
+		}, `[Waiting for input: the command runs on as process p1; its prompt: "Password: ". Its terminal does not echo (a password prompt): ` +
+			`what you write will not show in its output. Answer with process/write id=p1 stdin="...\n" ` +
+			`(typed into its terminal: \n is Enter, \u0003 interrupts, \u0004 ends input; q quits a pager); ` +
+			`process/wait then returns at its next prompt, its exit or a line matching until.pattern; process/kill ends it. ` +
+			`stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001]`},
+		{"process waits for input on a pipe", func() string {
+			w := &protocol.WaitingForInput{Prompt: "name: ", Echo: true}
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "10:0", WaitingForInput: w, Reason: protocol.ReasonInput}})
+		}, `[Process p1 waits for input; its prompt: "name: ". Answer with process/write id=p1 stdin="...\n" (close: true ends its input); ` +
+			`process/wait then returns at its next prompt, its exit or a line matching until.pattern; process/kill ends it]`},
+		{"exec needs a terminal", func() string {
+			return Exec(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1)}, NeedsTerminal: "bash: line 1: /dev/tty: No such device or address"})
+		}, `[The command wanted a terminal ("bash: line 1: /dev/tty: No such device or address"): run it again with tty: true, and answer its prompts with process/write]`},
+		{"mcp waiting for input", func() string {
+			return Ended(&protocol.ExecResult{Process: ptr("p1"), WaitingForInput: &protocol.WaitingForInput{}})
+		}, "waiting for input as process p1"},
+		{"mcp process waiting", func() string {
+			return ProcessState(&protocol.ProcessOutput{ID: "p1", Running: true, WaitingForInput: &protocol.WaitingForInput{}, Reason: protocol.ReasonInput})
+		}, "process p1 waiting for input (wait ended: input)"},
+		{"mcp process list, waiting", func() string {
+			return ProcessLine(protocol.ProcessInfo{ID: "p1", Command: "npm init", Running: true, TTY: true,
+				WaitingForInput: &protocol.WaitingForInput{Prompt: "package name: "}, StartedMs: 1700000000000})
+		}, `p1  waiting for input at "package name: " (tty)  started 2023-11-14 22:13:20Z  npm init`},
 		{"mcp exec progress", func() string {
 			return ExecProgressMessage(&protocol.ExecProgress{ElapsedMs: 4000, Stdout: protocol.StreamCount{Lines: 20}, LastLine: "step 20"})
 		}, "4.0s: stdout 20 lines, stderr 0 lines: step 20"},

@@ -145,7 +145,10 @@ type ExecResult struct {
 	// (yieldMs or background), null when it has exited: exitCode is then
 	// null too, and the streams hold the output so far.
 	Process *string `json:"process"`
-	Notice  *string `json:"notice"`
+	// WaitingForInput is set when exec returned because the command
+	// waits for input (it runs on as process Process); null otherwise.
+	WaitingForInput *WaitingForInput `json:"waitingForInput"`
+	Notice          *string          `json:"notice"`
 }
 
 // Stream is the preview of one output stream: Head, the omitted middle
@@ -229,11 +232,13 @@ type SpoolRef struct {
 
 // Stats is stats' result.
 type Stats struct {
-	Sessions     int        `json:"sessions"`
-	ExecsRunning int        `json:"execsRunning"`
-	Cache        CacheStats `json:"cache"`
-	SpoolBytes   int64      `json:"spoolBytes"`
-	UptimeMs     int64      `json:"uptimeMs"`
+	Sessions     int `json:"sessions"`
+	ExecsRunning int `json:"execsRunning"`
+	// Terminals counts the commands running on a terminal (exec's tty).
+	Terminals  int        `json:"terminals"`
+	Cache      CacheStats `json:"cache"`
+	SpoolBytes int64      `json:"spoolBytes"`
+	UptimeMs   int64      `json:"uptimeMs"`
 	// Index lists the search index's trees; [] when none or it is off.
 	Index []IndexStats `json:"index"`
 }
