@@ -379,7 +379,10 @@ func (r *Runner) begin(spec Spec, p *process) {
 			stdin = pp.inW
 		}
 		if io, ok := spec.Observer.(InputObserver); ok {
-			io.Input(newInput(p.pgid, p.tty, stdin))
+			in := newInput(p.pgid, p.tty, stdin)
+			// Output still in the pipe, or read and not yet captured.
+			in.pending = func() bool { return p.busy.Load() > 0 || pp.unread() }
+			io.Input(in)
 		}
 		spec.Observer.Started(p.pgid, stdin)
 	}

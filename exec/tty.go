@@ -138,6 +138,11 @@ type Input struct {
 	pgid   int
 	master *os.File // the terminal's master; nil without one
 	probe  proc.Input
+	// pending reports output the command wrote that its capture has not
+	// taken yet (nil: none known): a command is not waiting at a prompt
+	// that has not reached us, since the prompt is what the reply shows
+	// and a pattern wait must see it first.
+	pending func() bool
 }
 
 // InputObserver is an Observer that also wants the command's Input: it is
@@ -171,7 +176,12 @@ func (in *Input) Terminal() bool { return in.master != nil }
 // Waiting reports whether the command's process group waits for input
 // now (proc.WaitingForInput): false once it has ended, and where the
 // system cannot say.
-func (in *Input) Waiting() bool { return proc.WaitingForInput(in.pgid, in.probe) }
+func (in *Input) Waiting() bool {
+	if in.pending != nil && in.pending() {
+		return false
+	}
+	return proc.WaitingForInput(in.pgid, in.probe)
+}
 
 // Resize sets the terminal's size (0 keeps a dimension as it is); an
 // error without a terminal, or once the command has ended.
