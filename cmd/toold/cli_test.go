@@ -322,7 +322,7 @@ func TestStatusStop(t *testing.T) {
 func TestVersionNamedSockets(t *testing.T) {
 	t.Parallel()
 	runtime := t.TempDir()
-	env := []string{"XDG_RUNTIME_DIR=" + runtime}
+	env := []string{"TOOLD_RUNTIME_DIR=" + runtime}
 	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
 	other := copyBinary(t)
 	pids := map[int]string{}
@@ -400,7 +400,7 @@ func copyBinary(t *testing.T) string {
 func TestCallDropsSpools(t *testing.T) {
 	t.Parallel()
 	runtime := t.TempDir()
-	env := []string{"XDG_RUNTIME_DIR=" + runtime}
+	env := []string{"TOOLD_RUNTIME_DIR=" + runtime}
 	t.Cleanup(func() { runBin(t, "", env, "stop") })
 	for _, remote := range []string{"", "--remote=auto"} {
 		args := []string{"call", "exec", `{"command":"seq 1 3000; seq 1 3 | od -c >&2; printf '\\0\\1' >&2; head -c 300000 /dev/zero >&2","maxLines":4}`}

@@ -365,7 +365,7 @@ func startForwarded(t testing.TB, headers bool, env ...string) *peer {
 		}
 	})
 	p := startBinary(t, headers, []string{"--remote=auto", "--idle-timeout", "1s", "--log-level", "debug"},
-		append(env, "XDG_RUNTIME_DIR="+runtime)...)
+		append(env, "TOOLD_RUNTIME_DIR="+runtime)...)
 	p.spoolRoot = root
 	return p
 }

@@ -155,7 +155,7 @@ func TestReadmeExamples(t *testing.T) {
 		script := "set -e -o pipefail\n" + strings.ReplaceAll(block, "./toold", binPath)
 		cmd := exec.Command("bash", "-c", script)
 		cmd.Dir = "../.."
-		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+root, "TMPDIR="+root)
+		cmd.Env = append(os.Environ(), "TOOLD_RUNTIME_DIR="+root, "TMPDIR="+root)
 		out, err := cmd.Output()
 		if err != nil || len(out) == 0 || strings.Contains(string(out), `"error":`) {
 			t.Errorf("%s\n→ %v\n%s", block, err, out)
