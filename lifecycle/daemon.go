@@ -116,15 +116,15 @@ func New(opts Options) (*Daemon, error) {
 		// read and the rest need no spool: serve them, and let exec give
 		// its previews with a notice that the output could not be kept.
 		log.Warn("no spool root: exec output is not kept beyond its preview", "root", root, "err", err)
-	} else if removed, err := spools.Sweep(); err != nil {
+	} else if removed, err := spools.Sweep(); err != nil { // what the sweeps remove needs nothing of a user: DEBUG
 		log.Warn("sweeping spool directories", "root", root, "err", err)
 	} else if len(removed) > 0 {
-		log.Info("removed spool directories of dead daemons", "dirs", removed)
+		log.Debug("removed spool directories of dead daemons", "dirs", removed)
 	}
 	if removed, err := spool.SweepTempDirs(os.TempDir()); err != nil {
 		log.Warn("sweeping the TMPDIRs of dead daemons", "dir", os.TempDir(), "err", err)
 	} else if len(removed) > 0 {
-		log.Info("removed the TMPDIRs of dead daemons", "dirs", removed)
+		log.Debug("removed the TMPDIRs of dead daemons", "dirs", removed)
 	}
 	files, err := fileindex.New(opts.Files)
 	if err != nil {

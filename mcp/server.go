@@ -62,7 +62,7 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 	defer cancel()
 	client, err := s.connect(ctx)
 	if err != nil {
-		return fmt.Errorf("mcp: connecting to the daemon: %w", err)
+		return s.RunRefusing(parent, in, out, fmt.Errorf("connecting to the daemon: %w", err))
 	}
 	defer client.Close()
 	// A session whose daemon is gone can do nothing: end it.
@@ -76,11 +76,13 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 		}
 	}()
 
-	roots := newRoots(client, s.Init)
+	init := s.sessionInit()
+	roots := newRoots(client, init)
 	srv := sdk.NewServer(&sdk.Implementation{Name: "toold", Version: s.version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Logger:       s.log,
+		Logger:       quiet(s.log),
 		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
+			s.name(ctx, client, init, req.Session)
 			roots.initialized(ctx, req.Session)
 		},
 		RootsListChangedHandler: func(_ context.Context, req *sdk.RootsListChangedRequest) {

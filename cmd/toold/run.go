@@ -341,7 +341,9 @@ machine shares one daemon and one line-index cache; --remote=SOCKET names the so
 			fmt.Fprintf(os.Stderr, "toold mcp: unexpected argument %q (see: toold help mcp)\n", args[0])
 			return 2
 		}
-		init, err := initParams(o, "toold mcp")
+		// The session's clientInfo is the MCP client's, from its
+		// initialize (mcp.Server names it).
+		init, err := initParams(o)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toold mcp:", err)
 			return 2
@@ -354,7 +356,13 @@ machine shares one daemon and one line-index cache; --remote=SOCKET names the so
 			if init["limits"] != nil {
 				srv.Budget = 0 // the flags' limits are the user's: send them, fit nothing
 			}
+			// A session the daemon refuses (a --root that is not there)
+			// is said where the client shows it: Run answers each tool
+			// call with why.
 			err := srv.Run(ctx, os.Stdin, os.Stdout)
+			if errors.Is(err, mcp.ErrRefused) {
+				return 1 // logged when it began
+			}
 			if err != nil && !errors.Is(err, context.Canceled) {
 				slog.Error("mcp", "err", err)
 				return 1
@@ -364,9 +372,9 @@ machine shares one daemon and one line-index cache; --remote=SOCKET names the so
 	},
 }
 
-// initParams are the initialize params o's flags give.
-func initParams(o *options, client string) (map[string]any, error) {
-	init := map[string]any{"clientInfo": map[string]string{"name": client, "version": build.Version}}
+// initParams are the initialize params o's flags give (never nil).
+func initParams(o *options) (map[string]any, error) {
+	init := map[string]any{}
 	if len(o.roots) > 0 {
 		init["roots"] = []string(o.roots)
 	}
