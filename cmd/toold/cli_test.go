@@ -285,8 +285,10 @@ func TestStatusStop(t *testing.T) {
 	if st, _ = status(); st.Sessions != 1 || st.Cache.Entries != 1 || st.Cache.Misses != 1 || st.UptimeMs <= 0 {
 		t.Errorf("status with a client: %+v", st)
 	}
+	p.start("exec", map[string]any{"command": "sleep 30"}) // cancelled by stop
+	waitFor(t, "the exec to run", func() bool { st, _ := status(); return st.ExecsRunning == 1 })
 	text, _, _ := runBin(t, "", nil, "status", "--remote", sock)
-	for _, want := range []string{"socket    " + sock, "pid       " + strconv.Itoa(cmd.Process.Pid), "sessions  1", "log       " + log} {
+	for _, want := range []string{"socket    " + sock, "pid       " + strconv.Itoa(cmd.Process.Pid), "sessions  1", "running   1 command\n", "log       " + log} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status lacks %q:\n%s", want, text)
 		}
