@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -86,6 +87,9 @@ type Daemon struct {
 	methods map[string]methods.Method
 	start   time.Time
 
+	spoolRoot string       // where the sessions' spools are
+	idle      atomic.Int64 // Listen's idle timeout, in ns
+
 	mu       sync.Mutex // after a client's mu, never before (see client)
 	sessions map[*client]struct{}
 	closed   bool
@@ -146,12 +150,13 @@ func New(opts Options) (*Daemon, error) {
 		}
 	}
 	return &Daemon{
-		opts:     opts,
-		log:      log,
-		svc:      svc,
-		methods:  svc.Methods(),
-		start:    time.Now(),
-		sessions: make(map[*client]struct{}),
+		opts:      opts,
+		log:       log,
+		svc:       svc,
+		methods:   svc.Methods(),
+		start:     time.Now(),
+		sessions:  make(map[*client]struct{}),
+		spoolRoot: root,
 	}, nil
 }
 
@@ -264,7 +269,25 @@ func (d *Daemon) Stats() protocol.Stats {
 		SpoolBytes: d.svc.Spools.Bytes(),
 		UptimeMs:   time.Since(d.start).Milliseconds(),
 		Index:      d.indexStats(),
+		Daemon:     d.settings(),
 	}
+}
+
+// settings are what the daemon was started with, its defaults resolved.
+func (d *Daemon) settings() protocol.DaemonSettings {
+	s := protocol.DaemonSettings{
+		SpoolRoot:         d.spoolRoot,
+		SpoolSessionQuota: cmp.Or(d.opts.SpoolSessionQuota, protocol.DefaultSessionQuota),
+		SpoolDaemonQuota:  cmp.Or(d.opts.SpoolDaemonQuota, protocol.DefaultDaemonQuota),
+		Index:             "off",
+		IdleTimeoutMs:     time.Duration(d.idle.Load()).Milliseconds(),
+		WriteTimeoutMs:    cmp.Or(d.opts.WriteTimeout, rpc.DefaultWriteTimeout).Milliseconds(),
+		MaxConns:          d.maxConnsPerUID(),
+	}
+	if d.opts.Index != nil && d.svc.Search != nil { // one that failed to start is off
+		s.Index, s.IndexQuota = "on", cmp.Or(d.opts.Index.Quota, index.DefaultQuota)
+	}
+	return s
 }
 
 func (d *Daemon) indexStats() []protocol.IndexStats {

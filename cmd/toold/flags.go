@@ -37,6 +37,8 @@ type options struct {
 	box        sandboxFlags
 	json       bool
 	structured bool
+
+	given []string // the flags set on the command line, by name
 }
 
 // logFlags are the flags of the commands that log.

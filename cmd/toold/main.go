@@ -92,6 +92,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*command, *options, []s
 	if errors.Is(err, flag.ErrHelp) {
 		return nil, nil, nil, usage(stdout, c)
 	}
+	fs.Visit(func(f *flag.Flag) { o.given = append(o.given, f.Name) })
 	if err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
 			err = fmt.Errorf("does not take --%s", strings.TrimLeft(name, "-"))

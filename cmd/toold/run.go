@@ -208,10 +208,7 @@ func forwardOptions(o *options, log *slog.Logger) remote.Options {
 	if o.remote != "auto" {
 		return fo // a named socket is someone else's to start
 	}
-	idle := o.idle
-	if idle == 0 {
-		idle = time.Minute
-	}
+	idle := idleOf(o)
 	fo.Start = func() error {
 		exe, err := os.Executable()
 		if err != nil {
@@ -223,6 +220,12 @@ func forwardOptions(o *options, log *slog.Logger) remote.Options {
 		}
 		if o.trace {
 			args = append(args, "--rpc.trace")
+		}
+		if o.writeTimeout != 0 {
+			args = append(args, "--write-timeout", o.writeTimeout.String())
+		}
+		if o.maxConns != 0 {
+			args = append(args, "--max-conns", strconv.Itoa(o.maxConns))
 		}
 		args = append(args, "--spool-session-quota", strconv.FormatInt(o.sessionQuota, 10),
 			"--spool-daemon-quota", strconv.FormatInt(o.daemonQuota, 10),
@@ -236,6 +239,7 @@ func forward(o *options, opts lifecycle.Options) int {
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
 	fo := forwardOptions(o, opts.Logger)
+	warnRunningDaemon(o, fo.Socket, opts.Logger)
 	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, fo)
 	if err != nil {
 		opts.Logger.Error("forwarding", "socket", fo.Socket, "err", err)
@@ -269,6 +273,7 @@ func withConnect(o *options, f func(ctx context.Context, connect connectFunc) in
 		ctx, stop := lifecycle.NotifyContext(context.Background())
 		defer stop()
 		fo := forwardOptions(o, opts.Logger)
+		warnRunningDaemon(o, fo.Socket, opts.Logger)
 		return f(ctx, func(ctx context.Context, init map[string]any) (*rpc.Client, error) {
 			server, client := net.Pipe()
 			ferr := make(chan error, 1)

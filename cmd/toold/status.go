@@ -61,8 +61,9 @@ type daemonState struct {
 		Invalidations int64 `json:"invalidations"`
 		IndexBytes    int64 `json:"indexBytes"`
 	} `json:"cache"`
-	SpoolBytes int64  `json:"spoolBytes"`
-	LogFile    string `json:"logFile"` // "" when unknown
+	SpoolBytes int64                   `json:"spoolBytes"`
+	LogFile    string                  `json:"logFile"` // "" when unknown
+	Daemon     protocol.DaemonSettings `json:"daemon"`  // what it was started with
 }
 
 func runStatus(o *options, args []string) int {
@@ -97,9 +98,10 @@ func runStatus(o *options, args []string) int {
   cache     %d files indexed (%s), %d hits, %d misses, %d invalidations
   spool     %s
   log       %s
+  flags     %s
 `, st.Socket, st.Pid, st.Version, (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second),
 		st.Sessions, count(st.ExecsRunning, "command", "commands"), st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
-		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log)
+		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log, startedWith(&st.Daemon))
 	return 0
 }
 
