@@ -144,6 +144,16 @@ var (
 // outputParams are exec's params that the process tools share.
 var outputParams = []string{"maxLines", "maxBytes", "preview", "maxLineChars", "clean"}
 
+// ToolNames are the names of toold mcp's tools, in the order tools/list
+// gives them.
+func ToolNames() []string {
+	var names []string
+	for _, t := range tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
 // toolName is a method's tool name: MCP's names allow no "/".
 func toolName(method string) string { return strings.ReplaceAll(method, "/", "_") }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/testenv"
+	"github.com/toold/toold/mcp"
 	"github.com/toold/toold/notice"
 )
 
@@ -152,6 +154,27 @@ func TestHelpPerCommand(t *testing.T) {
 				t.Errorf("toold help %s lists -%s, which it does not take", name, f)
 			}
 		}
+	}
+	// What the help says is true: no sentinel shown as a default, [flags]
+	// only where there are some, toold mcp's tools all named, and what
+	// --root confines.
+	for name, flags := range commandFlags {
+		help, _, _ := runBin(t, "", nil, "help", name)
+		if strings.Contains(help, "(default -1") || strings.Contains(help, "$TMPDIR/toold") {
+			t.Errorf("toold help %s shows a sentinel or an old default:\n%s", name, help)
+		}
+		if usage, _, _ := strings.Cut(help, "\n"); strings.HasSuffix(usage, "[flags]") != (len(flags) > 0) {
+			t.Errorf("toold help %s: %q", name, usage)
+		}
+	}
+	help, _, _ := runBin(t, "", nil, "help", "mcp")
+	for _, tool := range mcp.ToolNames() {
+		if !regexp.MustCompile(`\b` + tool + `\b`).MatchString(help) {
+			t.Errorf("toold help mcp does not name the tool %s", tool)
+		}
+	}
+	if !strings.Contains(help, "--root DIR (repeatable) confines read, readBytes, grep, find and ls") {
+		t.Errorf("toold help mcp on --root:\n%s", help)
 	}
 	if _, e, code := runBin(t, "", nil, "help", "frob"); code != 2 || !strings.Contains(e, `unknown command "frob"`) {
 		t.Errorf("toold help frob: %d %q", code, e)

@@ -66,7 +66,7 @@ func ms(n int64) string { return (time.Duration(n) * time.Millisecond).String() 
 func warnRunningDaemon(o *options, socket string, log *slog.Logger) {
 	var given []daemonFlag
 	for _, f := range startFlags {
-		if slices.Contains(o.given, f.name) {
+		if slices.Contains(o.given, f.name) || slices.Contains(o.configured, f.name) {
 			given = append(given, f)
 		}
 	}

@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	// No user config file: the tests give their flags (TestConfig sets
+	// a file of its own).
+	os.Setenv(configEnv, os.DevNull)
 	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,6 +85,12 @@ var cmdServe = &command{
 			return 2
 		}
 		return withLogger(o, func(opts lifecycle.Options) int {
+			if o.remote != "" && opts.Sandbox != nil && !slices.Contains(o.given, "sandbox") {
+				// From the config file, for toold mcp and the daemon: not
+				// this forwarder's to pass.
+				opts.Logger.Warn("the config file's sandbox does not apply to toold --remote: the client's initialize gives the session's sandbox")
+				opts.Sandbox = nil
+			}
 			switch {
 			case o.remote != "" && opts.Sandbox != nil:
 				// The forwarder passes the client's bytes: the session's
@@ -214,7 +221,9 @@ func forwardOptions(o *options, log *slog.Logger) remote.Options {
 		if err != nil {
 			return err
 		}
-		args := []string{"serve", "--listen", socket, "--idle-timeout", idle.String(), "--log-level", o.logLevel}
+		// --remote= (none): a config file's remote is for clients, not for
+		// the daemon they start, which would forward to itself.
+		args := []string{"serve", "--listen", socket, "--remote=", "--idle-timeout", idle.String(), "--log-level", o.logLevel}
 		if o.spoolRoot != "" {
 			args = append(args, "--spool-root", o.spoolRoot)
 		}
@@ -320,8 +329,8 @@ readBytes and page 16 KB, grep 12 KB of lines, find and ls 250 entries, and a re
 still longer gives up lines (named, with the page call that reads them) or is asked again
 for fewer. A call that gives maxBytes (find and ls: limit) gets what it asks for; a line or
 match count alone (read's limit, exec's maxLines, grep's limit) asks for more lines, not
-more bytes, and keeps the budget. The limit
-flags set the session's defaults instead, and turn this budget off.
+more bytes, and keeps the budget. The limit flags (--read.limit, --exec.timeout, ...) set
+the session's defaults instead, and turn this budget off.
 
 By default tools declare no outputSchema and results carry no structuredContent: some
 clients give the model the JSON in place of the text (codex), others append it to the
@@ -331,7 +340,14 @@ Without --remote the daemon runs in this process. With --remote=auto the session
 on the shared daemon of this build (started if none answers), so every agent on the
 machine shares one daemon and one line-index cache; --remote=SOCKET names the socket.
 
---root DIR (repeatable) confines read, readBytes and page to those directories.`,
+--root DIR (repeatable) confines read, readBytes, grep, find and ls to those directories
+(page reads only this session's spools); the roots the MCP client announces narrow them.
+exec is not confined by roots: --sandbox confines the commands. When the session cannot
+start (a --root that is not a directory, a sandbox the kernel cannot enforce), toold mcp
+still answers its client, and every tool call fails saying why, where the client shows it.
+
+The MCP client's name (from its initialize) names the session in the daemon's log. The
+flags can be set once for every client in the config file's [mcp] table (see: toold help).`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.Var(&o.roots, "root", "confine reading to this directory (repeatable; relative to the working directory)")
 		fs.BoolVar(&o.structured, "structured", false, "tools declare their outputSchema and results carry the JSON result as structuredContent beside the text")
