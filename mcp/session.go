@@ -7,28 +7,48 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toold/toold/rpc"
 )
 
-// name makes the MCP client's name (from its initialize) the toold
-// session's client name, in init (the params every later initialize of the
-// session sends) and, unless the roots sync sends initialize anyway, in a
-// re-initialize now: the daemon's log then names the agent, not toold mcp.
-func (s *Server) name(ctx context.Context, client *rpc.Client, init map[string]any, ss *sdk.ServerSession) {
-	p := ss.InitializeParams()
-	if p == nil || p.ClientInfo == nil || p.ClientInfo.Name == "" {
+// namer names a toold session after its MCP client, once: from the
+// initialize handshake, or, for a client of the protocol without one
+// (2026-07-28, Claude Code's), from the clientInfo its first tool call
+// carries in _meta.
+type namer struct {
+	s      *Server
+	client *rpc.Client
+	init   map[string]any // the params every later initialize of the session sends
+	once   sync.Once
+}
+
+// initialized names the session after the client of a handshake; the
+// roots sync, when the client has roots, sends the initialize.
+func (n *namer) initialized(ctx context.Context, ss *sdk.ServerSession) {
+	if p := ss.InitializeParams(); p != nil {
+		n.name(ctx, p.ClientInfo, clientHasRoots(ss))
+	}
+}
+
+// name makes info the toold session's client name, in init and, unless the
+// roots sync sends initialize anyway, in a re-initialize now: the daemon's
+// log then names the agent, not toold mcp.
+func (n *namer) name(ctx context.Context, info *sdk.Implementation, viaRoots bool) {
+	if info == nil || info.Name == "" {
 		return
 	}
-	init["clientInfo"] = map[string]string{"name": p.ClientInfo.Name, "version": p.ClientInfo.Version}
-	if clientHasRoots(ss) {
-		return // roots.sync sends init
-	}
-	if err := client.Call(ctx, "initialize", init, nil); err != nil {
-		s.log.Warn("mcp: naming the session after its client", "client", p.ClientInfo.Name, "err", err)
-	}
+	n.once.Do(func() {
+		n.init["clientInfo"] = map[string]string{"name": info.Name, "version": info.Version}
+		if viaRoots {
+			return
+		}
+		if err := n.client.Call(ctx, "initialize", n.init, nil); err != nil {
+			n.s.log.Warn("mcp: naming the session after its client", "client", info.Name, "err", err)
+		}
+	})
 }
 
 // sessionInit is a copy of Init for one session, which name may change.

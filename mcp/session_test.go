@@ -35,10 +35,16 @@ func (s *syncBuffer) String() string {
 
 // The toold session is named after the MCP client (its initialize's
 // clientInfo), once at INFO, whether the client has roots (the roots sync
-// sends initialize) or not (the server does).
+// sends initialize) or not (the server does), or has no handshake at all
+// (protocol 2026-07-28, as Claude Code speaks it: the name comes with the
+// first tool call).
 func TestSessionNamedAfterClient(t *testing.T) {
 	t.Parallel()
-	for _, withRoots := range []bool{false, true} {
+	for _, tc := range []struct {
+		withRoots bool
+		protocol  string // 2026-07-28: no handshake, clientInfo in each request's _meta
+	}{{false, "2025-11-25"}, {true, "2025-11-25"}, {false, "2026-07-28"}} {
+		withRoots := tc.withRoots
 		var log syncBuffer
 		logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: filepath.Join(t.TempDir(), "spool"), Logger: logger})
@@ -57,7 +63,7 @@ func TestSessionNamedAfterClient(t *testing.T) {
 		if withRoots {
 			client.AddRoots(&sdk.Root{URI: "file://" + t.TempDir()})
 		}
-		cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		cs, err := client.Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, &sdk.ClientSessionOptions{ProtocolVersion: tc.protocol})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +80,7 @@ func TestSessionNamedAfterClient(t *testing.T) {
 		d.Close()
 		got := log.String()
 		if n := strings.Count(got, "level=INFO msg=\"client initialized\""); n != 1 || !strings.Contains(got, "client=gemini-cli-mcp-client version=0.61.0") {
-			t.Errorf("roots %v: %d INFO lines of a client, want one naming gemini-cli-mcp-client:\n%s", withRoots, n, got)
+			t.Errorf("%+v: %d INFO lines of a client, want one naming gemini-cli-mcp-client:\n%s", tc, n, got)
 		}
 	}
 }
