@@ -61,8 +61,15 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	client, err := s.connect(ctx)
+	var refused *rpc.Error
+	if errors.As(err, &refused) {
+		// The daemon answered and refused the session (a --root that
+		// is not there): the configuration's fault, said to the client.
+		// A daemon that cannot be reached ends toold mcp, as it did.
+		return s.RunRefusing(parent, in, out, fmt.Errorf("the daemon refused the session: %w", err))
+	}
 	if err != nil {
-		return s.RunRefusing(parent, in, out, fmt.Errorf("connecting to the daemon: %w", err))
+		return fmt.Errorf("mcp: connecting to the daemon: %w", err)
 	}
 	defer client.Close()
 	// A session whose daemon is gone can do nothing: end it.

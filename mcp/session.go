@@ -93,9 +93,8 @@ func lower(l slog.Level) slog.Level {
 var ErrRefused = errors.New("toold mcp refused every tool call")
 
 // RunRefusing serves one MCP session, as Run does, whose every tool call
-// fails with why: toold mcp could not start its toold session (a --root
-// that does not exist, a sandbox the kernel cannot enforce, a daemon that
-// does not answer). A server that exits is shown by an MCP client as
+// fails with why: the daemon refused toold mcp's session (a --root that
+// does not exist, a sandbox the kernel cannot enforce). A server that exits is shown by an MCP client as
 // "failed", its reason in a log few read; a failed tool call reaches the
 // model, and through it the user. The initialize's instructions say it
 // too. Once the client has gone it returns why, wrapped with ErrRefused,
