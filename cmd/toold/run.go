@@ -64,7 +64,11 @@ var cmdServe = &command{
                                  this build); the socket is 0600 in a 0700 directory
   toold --remote=auto            stdio forwarded to the shared daemon of this build,
                                  which it starts when none answers; that daemon exits
-                                 after --idle-timeout (default 1m) with no clients`,
+                                 after --idle-timeout (default 1m) with no clients
+
+With --remote the daemon's flags (--idle-timeout, --index, --spool-*, --write-timeout,
+--max-conns) apply to a daemon it starts; given to one that runs already with other
+values, they are named in a warning (toold status shows what it runs with).`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.version, "version", false, "print the version and exit (as toold version)")
 		fs.BoolVar(&o.stdio, "stdio", true, "serve one client on stdin/stdout")
