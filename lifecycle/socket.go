@@ -55,6 +55,7 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 		return err
 	}
 	defer closeLocked(ul, mine, path)
+	d.idle.Store(int64(max(idle, 0)))
 	d.log.Info("listening", "socket", path, "idleTimeout", idle)
 
 	ctx, cancel := context.WithCancel(ctx)

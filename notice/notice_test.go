@@ -158,7 +158,13 @@ func TestMessages(t *testing.T) {
 			"[2 binary files with matches not shown] [1 file over 64.0 MB not searched: grep it by path]"},
 		{"find limit", func() string {
 			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 1500, LimitReached: true}, 1000, 0)
-		}, "[1000 results limit reached (1500 in all). Use limit=2000 for more, or refine pattern]"},
+		}, "[1000 results limit reached (1500 in all). Use limit=1500 for all, or refine pattern]"},
+		{"find limit, few", func() string {
+			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 29, LimitReached: true}, 3, 0)
+		}, "[3 results limit reached (29 in all). Use limit=29 for all, or refine pattern]"},
+		{"find limit, past the cap", func() string {
+			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 300000, LimitReached: true}, 1000, 0)
+		}, "[1000 results limit reached (300000 in all). Use limit=2000 for more, or refine pattern]"},
 		{"find nothing", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000, 0) }, "[No matches]"},
 		{"find nothing, ignored", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000, 1) },
 			"[No matches; 1 path skipped by .gitignore/.ignore: noIgnore=true searches them]"},
@@ -166,7 +172,7 @@ func TestMessages(t *testing.T) {
 			"[Empty directory; 2 paths skipped by .gitignore/.ignore: noIgnore=true lists them]"},
 		{"ls limit", func() string {
 			return Entries(protocol.MethodLs, &protocol.EntriesResult{Total: 700, LimitReached: true}, 500, 0)
-		}, "[500 entries limit reached (700 in all). Use limit=1000 for more, or list a subdirectory]"},
+		}, "[500 entries limit reached (700 in all). Use limit=700 for all, or list a subdirectory]"},
 		{"ls empty", func() string { return Entries(protocol.MethodLs, &protocol.EntriesResult{}, 500, 0) }, "[Empty directory]"},
 		{"read to the cap", func() string { return ReadToCap(16 << 20) },
 			"[The file has no size on disk and was read up to 16.0 MB: what follows is not shown]"},

@@ -241,6 +241,24 @@ type Stats struct {
 	UptimeMs   int64      `json:"uptimeMs"`
 	// Index lists the search index's trees; [] when none or it is off.
 	Index []IndexStats `json:"index"`
+	// Daemon is what the daemon was started with.
+	Daemon DaemonSettings `json:"daemon"`
+}
+
+// DaemonSettings are the settings a daemon takes only when it starts (the
+// flags of toold serve): a client of a running daemon that gives others is
+// told that they do not apply (toold --remote).
+type DaemonSettings struct {
+	SpoolRoot         string `json:"spoolRoot"`
+	SpoolSessionQuota int64  `json:"spoolSessionQuota"`
+	SpoolDaemonQuota  int64  `json:"spoolDaemonQuota"`
+	Index             string `json:"index"`      // "on" or "off"
+	IndexQuota        int64  `json:"indexQuota"` // 0 when off
+	// IdleTimeoutMs is how long the daemon runs with no clients; 0: it
+	// does not listen on a socket, or never exits for want of clients.
+	IdleTimeoutMs  int64 `json:"idleTimeoutMs"`
+	WriteTimeoutMs int64 `json:"writeTimeoutMs"` // negative: none
+	MaxConns       int   `json:"maxConns"`       // connections of one uid at once
 }
 
 // Search index states: IndexStats.State.

@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	// No user config file: the tests give their flags (TestConfig sets
+	// a file of its own).
+	os.Setenv(configEnv, os.DevNull)
 	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)
@@ -370,7 +373,7 @@ func startForwarded(t testing.TB, headers bool, env ...string) *peer {
 		}
 	})
 	p := startBinary(t, headers, []string{"--remote=auto", "--idle-timeout", "1s", "--log-level", "debug"},
-		append(env, "XDG_RUNTIME_DIR="+runtime)...)
+		append(env, "TOOLD_RUNTIME_DIR="+runtime)...)
 	p.spoolRoot = root
 	p.daemonPid = 0 // the shared daemon's: daemonProcess finds it
 	return p

@@ -61,8 +61,9 @@ type daemonState struct {
 		Invalidations int64 `json:"invalidations"`
 		IndexBytes    int64 `json:"indexBytes"`
 	} `json:"cache"`
-	SpoolBytes int64  `json:"spoolBytes"`
-	LogFile    string `json:"logFile"` // "" when unknown
+	SpoolBytes int64                   `json:"spoolBytes"`
+	LogFile    string                  `json:"logFile"` // "" when unknown
+	Daemon     protocol.DaemonSettings `json:"daemon"`  // what it was started with
 }
 
 func runStatus(o *options, args []string) int {
@@ -93,14 +94,23 @@ func runStatus(o *options, args []string) int {
   version   %s
   uptime    %s
   sessions  %d
-  running   %d commands
+  running   %s
   cache     %d files indexed (%s), %d hits, %d misses, %d invalidations
   spool     %s
   log       %s
+  flags     %s
 `, st.Socket, st.Pid, st.Version, (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second),
-		st.Sessions, st.ExecsRunning, st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
-		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log)
+		st.Sessions, count(st.ExecsRunning, "command", "commands"), st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
+		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log, startedWith(&st.Daemon))
 	return 0
+}
+
+// count is n with the noun it takes: "1 command", "2 commands".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // queryDaemon asks the daemon on socket for its state, in a session of its
