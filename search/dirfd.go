@@ -136,7 +136,7 @@ func typeAt(dirfd int, name string) fs.FileMode {
 	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return fs.ModeIrregular
 	}
-	return modeOf(st.Mode)
+	return modeOf(uint32(st.Mode)) // uint16 on the BSDs
 }
 
 func modeOf(m uint32) fs.FileMode {

@@ -242,7 +242,7 @@ func touch(bin string) bool {
 func lastUsed(fi os.FileInfo) time.Time {
 	used := fi.ModTime()
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		if a := time.Unix(st.Atim.Unix()); a.After(used) {
+		if a := time.Unix(atime(st).Unix()); a.After(used) {
 			used = a
 		}
 	}
