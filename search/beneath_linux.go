@@ -1,3 +1,5 @@
+//go:build !toold_portable
+
 package search
 
 import (

@@ -40,11 +40,15 @@ var (
 	ErrReplaced = errors.New("spool file replaced")
 )
 
-// DefaultRoot returns the spool root for this user: $XDG_RUNTIME_DIR/toold-<uid>
-// when XDG_RUNTIME_DIR names a directory we can write, else
-// os.TempDir()/toold-<uid>.
+// DefaultRoot returns the spool root for this user: on macOS the user's
+// own temporary directory found without the environment (userRuntimeDir),
+// else $XDG_RUNTIME_DIR/toold-<uid> when XDG_RUNTIME_DIR names a directory
+// we can write, else os.TempDir()/toold-<uid>.
 func DefaultRoot() string {
 	name := "toold-" + strconv.Itoa(os.Geteuid())
+	if d := userRuntimeDir(); d != "" {
+		return filepath.Join(d, name)
+	}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
 		if fi, err := os.Stat(x); err == nil && fi.IsDir() && unix.Access(x, unix.W_OK|unix.X_OK) == nil {
 			return filepath.Join(x, name)
