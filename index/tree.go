@@ -295,10 +295,14 @@ func newDirs(a, b []string) []string {
 
 // watchDirs watches the directories the walk went through: a write, a
 // rename over a file, a name created or removed, a directory moved in or
-// out are all seen.
+// out are all seen. With kqueue a watch that does not fit the
+// descriptors' budget is the watch limit too (charge).
 func (t *Tree) watchDirs(w *fsnotify.Watcher, list []string) error {
 	for i, d := range list {
 		if limit := t.m.opt.WatchLimit; limit > 0 && i >= limit {
+			return errWatchLimit
+		}
+		if !t.charge(filepath.Join(t.root, d)) {
 			return errWatchLimit
 		}
 		if err := w.Add(filepath.Join(t.root, d)); err != nil {
