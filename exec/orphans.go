@@ -56,6 +56,10 @@ type orphans struct {
 	reaper   sync.WaitGroup
 }
 
+// CanAdoptOrphans reports whether AdoptOrphans can work here: Linux's
+// child subreaper; not on macOS or FreeBSD, nor with -tags toold_portable.
+const CanAdoptOrphans = canAdoptOrphans
+
 // AdoptOrphans makes this process a child subreaper (Linux's
 // PR_SET_CHILD_SUBREAPER) and starts reaping the orphans that come back to
 // it, so that each command's escaped descendants are ended with it. Call it

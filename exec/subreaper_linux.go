@@ -4,6 +4,8 @@ package exec
 
 import "golang.org/x/sys/unix"
 
+const canAdoptOrphans = true
+
 // becomeSubreaper makes this process a child subreaper: the orphans of its
 // descendants come back to it, not to init.
 func becomeSubreaper() error {

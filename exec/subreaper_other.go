@@ -4,6 +4,8 @@ package exec
 
 import "errors"
 
+const canAdoptOrphans = false
+
 // becomeSubreaper fails: macOS has no child subreaper, and FreeBSD's
 // (procctl PROC_REAP_ACQUIRE) is not used, since finding the escaped
 // descendants reads Linux's /proc (internal/proc). A command's process
