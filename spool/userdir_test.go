@@ -11,6 +11,10 @@ import (
 // ours, a real directory and private.
 func TestUserTempDirIn(t *testing.T) {
 	uid := os.Geteuid()
+	other := 65534 // another user: nobody, or daemon when we are nobody
+	if uid == other {
+		other = 1
+	}
 	// dir makes base/<bucket>/<id>/T with perm, owned by owner.
 	dir := func(t *testing.T, base, bucket, id string, perm os.FileMode, owner int) string {
 		p := filepath.Join(base, bucket, id, "T")
@@ -32,8 +36,12 @@ func TestUserTempDirIn(t *testing.T) {
 		make func(t *testing.T, base string) string // returns the wanted dir
 	}{
 		{"ours", func(t *testing.T, base string) string {
-			dir(t, base, "zz", "zyxvpxvq6csfxvn_n0000000000000", 0o700, 65534) // a system user's
 			return dir(t, base, "x7", "kx8m_2y53gj1n8s1jv3j4rk80000gn", 0o700, uid)
+		}},
+		{"ours beside a system user's", func(t *testing.T, base string) string {
+			want := dir(t, base, "x7", "kx8m_2y53gj1n8s1jv3j4rk80000gn", 0o700, uid)
+			dir(t, base, "zz", "zyxvpxvq6csfxvn_n0000000000000", 0o700, other)
+			return want
 		}},
 		{"none", func(t *testing.T, base string) string { return "" }},
 		{"not private", func(t *testing.T, base string) string {
@@ -41,7 +49,7 @@ func TestUserTempDirIn(t *testing.T) {
 			return ""
 		}},
 		{"another user's", func(t *testing.T, base string) string {
-			dir(t, base, "x7", "kx8m_2y53gj1n8s1jv3j4rk80000gn", 0o700, 65534)
+			dir(t, base, "x7", "kx8m_2y53gj1n8s1jv3j4rk80000gn", 0o700, other)
 			return ""
 		}},
 		{"a symlink", func(t *testing.T, base string) string {
