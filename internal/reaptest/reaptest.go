@@ -19,8 +19,8 @@ import (
 // Start in TestMain only where no test starts something that leaves its
 // session (a daemon that detaches) and then waits for it to be gone.
 // Where the kernel refuses, or does not list a process's children (which
-// the reaper reads), or has no child subreaper (macOS, and the portable
-// build: subreaper_other.go), orphans go to init as before. It reports
+// the reaper reads), or has no child subreaper (macOS, FreeBSD:
+// subreaper_other.go), orphans go to init as before. It reports
 // whether it reaps.
 func Start() bool {
 	if _, ok := proc.Children(); !ok {

@@ -1,4 +1,4 @@
-//go:build !linux || toold_portable
+//go:build !linux
 
 package reaptest
 
