@@ -756,10 +756,11 @@ func newPipes(spec Spec) (*pipes, error) {
 }
 
 // growPipe asks for a larger pipe buffer: fewer wake-ups for a command that
-// prints a lot. The kernel may refuse (pipe-max-size, per-user limits).
+// prints a lot. The kernel may refuse (pipe-max-size, per-user limits);
+// only Linux is asked (setPipeSize).
 func growPipe(f *os.File) {
 	if sc, err := f.SyscallConn(); err == nil {
-		sc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
+		sc.Control(func(fd uintptr) { setPipeSize(fd, pipeSize) })
 	}
 }
 
@@ -769,14 +770,14 @@ func (p *pipes) unread() bool {
 }
 
 // unreadBytes reports whether pipe f holds bytes (FIONREAD), false when
-// that cannot be asked. TIOCINQ is Linux's FIONREAD.
+// that cannot be asked.
 func unreadBytes(f *os.File) bool {
 	sc, err := f.SyscallConn()
 	if err != nil {
 		return false
 	}
 	n := 0
-	sc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	sc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), fionread) })
 	return n > 0
 }
 

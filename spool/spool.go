@@ -68,6 +68,9 @@ func runtimeDirIn(base string) string {
 	if d := os.Getenv(RuntimeDirEnv); d != "" && filepath.IsAbs(d) {
 		return filepath.Clean(d)
 	}
+	if d := userRuntimeDir(); d != "" { // macOS: the user's own temporary directory
+		return d
+	}
 	if d := filepath.Join(base, strconv.Itoa(os.Geteuid())); systemRuntimeDir(d) {
 		return d
 	}

@@ -438,7 +438,7 @@ func newLogger(level, format, file string) (*slog.Logger, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--logfile: %w", err)
 		}
-		err = unix.Dup3(int(f.Fd()), 2, 0)
+		err = unix.Dup2(int(f.Fd()), 2)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("--logfile: redirecting stderr: %w", err)

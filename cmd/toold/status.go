@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -13,8 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/toold/toold/internal/peercred"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -157,20 +155,12 @@ func dialDaemon(socket string) (*net.UnixConn, int, error) {
 		return nil, 0, fmt.Errorf("no daemon answers on %s", socket)
 	}
 	conn := c.(*net.UnixConn)
-	raw, err := conn.SyscallConn()
+	pid, err := peercred.Pid(conn)
 	if err != nil {
 		conn.Close()
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%s: the daemon's pid: %w", socket, err)
 	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil || cerr != nil {
-		conn.Close()
-		return nil, 0, fmt.Errorf("%s: reading the daemon's credentials: %w", socket, errors.Join(err, cerr))
-	}
-	return conn, int(cred.Pid), nil
+	return conn, pid, nil
 }
 
 // stderrOf is where process pid's stderr goes, which is where a daemon
