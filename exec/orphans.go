@@ -65,14 +65,20 @@ type orphans struct {
 	reaper   sync.WaitGroup
 }
 
+// CanAdoptOrphans reports whether AdoptOrphans can work here: Linux's
+// child subreaper; not on macOS or FreeBSD, nor with -tags toold_portable.
+const CanAdoptOrphans = canAdoptOrphans
+
 // AdoptOrphans makes this process a child subreaper (Linux's
 // PR_SET_CHILD_SUBREAPER) and starts reaping the orphans that come back to
 // it, so that each command's escaped descendants are ended with it. Call it
 // before the first Run, and only in a process whose every child is started
 // by this Runner: every other child that exits is reaped, and os/exec's Wait
-// of such a child would fail.
+// of such a child would fail. Where there is no subreaper (macOS, FreeBSD,
+// the portable build: subreaper_other.go) it fails with
+// errors.ErrUnsupported and the Runner ends process groups only.
 func (r *Runner) AdoptOrphans() error {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if err := becomeSubreaper(); err != nil {
 		return fmt.Errorf("exec: becoming a child subreaper: %w", err)
 	}
 	r.mu.Lock()

@@ -48,11 +48,14 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp, err := newPipes(spec)
+	pp, tty, err := newStdio(spec)
 	if err != nil {
 		return nil, err
 	}
 	stdin, stderr := pp.inR, pp.errW
+	if tty.master != nil { // the terminal's slave stands for all three
+		stdin = pp.outW
+	}
 	if stdin == nil {
 		if stdin, err = os.Open(os.DevNull); err != nil {
 			pp.closeAll()
@@ -67,7 +70,7 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	req := sandbox.Request{Path: c.Path, Argv: c.Args, Env: env, Dir: spec.Dir}
+	req := sandbox.Request{Path: c.Path, Argv: c.Args, Env: env, Dir: spec.Dir, Ctty: tty.master != nil}
 	for attempt := 0; ; attempt++ {
 		e, in, err := r.sandbox(spec)
 		if err != nil {
@@ -93,7 +96,7 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 		pp.closeChildEnds()
 		cmd := &osexec.Cmd{Path: c.Path, Args: c.Args, Dir: spec.Dir, Env: env, Process: proc}
 		p := newProcess(cmd, pp)
-		p.marker, p.reaper = marker, in.InitPid
+		p.tty, p.marker, p.reaper = tty, marker, in.InitPid
 		r.begin(spec, p)
 		return p, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -38,6 +39,7 @@ type client struct {
 	settings *methods.Settings      // immutable: replaced whole by initialize; nil means defaults
 	live     *liveSession           // nil until the first request, and after session/close
 	exitCode int
+	named    protocol.ClientInfo // the last initialize's clientInfo, logged when it changes
 }
 
 // liveSession is a session and what ends it. Its settings are the client's:
@@ -226,7 +228,15 @@ func (c *client) initialize(params []byte) (any, error) {
 	// The session's sandbox starts now, not with its first command.
 	c.d.svc.Runner.PrepareSandbox(sess.SandboxPolicy(), sess.Cgroup)
 	if p.ClientInfo != nil {
-		c.d.log.Info("client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
+		// A re-initialize (toold mcp's, with the roots its client
+		// announces) of the client named already is no news.
+		c.mu.Lock()
+		level := slog.LevelDebug
+		if c.named != *p.ClientInfo {
+			level, c.named = slog.LevelInfo, *p.ClientInfo
+		}
+		c.mu.Unlock()
+		c.d.log.Log(context.Background(), level, "client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
 	}
 	res := &protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: protocol.ServerName, Version: c.d.opts.Version},

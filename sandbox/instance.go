@@ -19,6 +19,8 @@ type Request struct {
 	// exec, once the policy is in force (LD_PRELOAD cannot run before).
 	Env []string `json:"env"`
 	Dir string   `json:"dir"`
+	// Ctty makes its stdin (a terminal's slave) its controlling terminal.
+	Ctty bool `json:"ctty,omitempty"`
 }
 
 // StartOptions are how Start starts a session's launcher.

@@ -166,7 +166,8 @@ type launcher struct {
 }
 
 // spawn starts req with fds as its stdio, as the daemon's child in a
-// session and group of its own (no controlling terminal), in the
+// session and group of its own (no controlling terminal but its stdin,
+// a terminal, when req.Ctty), in the
 // launcher's cgroup: its session's, when it has one. (Not by
 // CLONE_INTO_CGROUP: clone3 refuses it with CLONE_PARENT, whose exit
 // signal must be the parent's.)
@@ -174,7 +175,7 @@ func (l *launcher) spawn(req *Request, fds []int) reply {
 	if len(fds) != 3 || len(req.Argv) == 0 {
 		return reply{Err: "bad request"}
 	}
-	sys := &syscall.SysProcAttr{Setsid: true, Cloneflags: unix.CLONE_PARENT}
+	sys := &syscall.SysProcAttr{Setsid: true, Setctty: req.Ctty, Cloneflags: unix.CLONE_PARENT}
 	attr := &syscall.ProcAttr{Dir: req.Dir, Env: req.Env, Files: []uintptr{uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])}, Sys: sys}
 	pid, err := syscall.ForkExec(req.Path, req.Argv, attr)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -13,8 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/toold/toold/internal/peercred"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -63,6 +61,7 @@ type daemonState struct {
 	} `json:"cache"`
 	SpoolBytes int64                    `json:"spoolBytes"`
 	LogFile    string                   `json:"logFile"` // "" when unknown
+	Daemon     protocol.DaemonSettings  `json:"daemon"`  // what it was started with
 	Sandbox    *protocol.SandboxSupport `json:"sandbox"`
 }
 
@@ -94,15 +93,24 @@ func runStatus(o *options, args []string) int {
   version   %s
   uptime    %s
   sessions  %d
-  running   %d commands
+  running   %s
   cache     %d files indexed (%s), %d hits, %d misses, %d invalidations
   spool     %s
   log       %s
+  flags     %s
   sandbox   %s
 `, st.Socket, st.Pid, st.Version, (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second),
-		st.Sessions, st.ExecsRunning, st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
-		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log, sandboxLine(st.Sandbox))
+		st.Sessions, count(st.ExecsRunning, "command", "commands"), st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
+		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log, startedWith(&st.Daemon), sandboxLine(st.Sandbox))
 	return 0
+}
+
+// count is n with the noun it takes: "1 command", "2 commands".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // sandboxLine says what the daemon's system enforces of a sandbox.
@@ -165,20 +173,12 @@ func dialDaemon(socket string) (*net.UnixConn, int, error) {
 		return nil, 0, fmt.Errorf("no daemon answers on %s", socket)
 	}
 	conn := c.(*net.UnixConn)
-	raw, err := conn.SyscallConn()
+	pid, err := peercred.Pid(conn)
 	if err != nil {
 		conn.Close()
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%s: the daemon's pid: %w", socket, err)
 	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil || cerr != nil {
-		conn.Close()
-		return nil, 0, fmt.Errorf("%s: reading the daemon's credentials: %w", socket, errors.Join(err, cerr))
-	}
-	return conn, int(cred.Pid), nil
+	return conn, pid, nil
 }
 
 // stderrOf is where process pid's stderr goes, which is where a daemon
