@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -167,7 +168,7 @@ func TestListTools(t *testing.T) {
 		"page":      {"spool", "offset", "limit", "maxBytes", "maxLineChars", "startByte", "clean", "outline", "ifChanged"},
 		"exec": {"command", "argv", "cwd", "env", "stdin", "timeoutMs", "maxLines", "maxBytes",
 			"preview", "maxLineChars", "mergeStderr", "clean", "yieldMs", "background", "tty", "cols", "rows"},
-		"stats":         {"sandbox"},
+		"stats":         nil,
 		"process_read":  {"id", "since", "maxLines", "maxBytes", "preview", "maxLineChars", "clean"},
 		"process_wait":  {"id", "timeoutMs", "until", "maxLines", "maxBytes", "preview", "maxLineChars", "clean"},
 		"process_write": {"id", "stdin", "close", "cols", "rows"},
@@ -364,10 +365,16 @@ func TestSessionPerMCPSession(t *testing.T) {
 	a.call(t, "exec", map[string]any{"command": "true"})
 	b.call(t, "exec", map[string]any{"command": "true"})
 	_, res := a.call(t, "stats", nil)
-	var st struct{ Sessions int }
+	var st struct {
+		Sessions int
+		Sandbox  *struct{ OS string } // the stats tool always asks for it
+	}
 	structured(t, res, &st)
 	if st.Sessions != 2 {
 		t.Errorf("sessions: %d, want 2", st.Sessions)
+	}
+	if st.Sandbox == nil || st.Sandbox.OS != runtime.GOOS {
+		t.Errorf("sandbox: %+v, want this system's", st.Sandbox)
 	}
 }
 

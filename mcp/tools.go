@@ -45,6 +45,9 @@ func inputSchema(method string, props ...prop) *jsonschema.Schema {
 	// record is toold mcp's own (the reads that fit a window to the budget
 	// are kept out of what the session saw): not a model's to give.
 	delete(s.Properties, "record")
+	if method == protocol.MethodStats {
+		delete(s.Properties, "sandbox") // always asked (Server.handler)
+	}
 	if len(props) != len(s.Properties) {
 		panic(fmt.Sprintf("mcp: %s describes %d params of %d", method, len(props), len(s.Properties)))
 	}
@@ -279,10 +282,9 @@ func tools() []*sdk.Tool {
 		OutputSchema: outputSchema(protocol.MethodLs),
 		Annotations:  readOnly,
 	}, {
-		Name:        protocol.MethodStats,
-		Description: "toold's own state: sessions, cache, spools.",
-		InputSchema: inputSchema(protocol.MethodStats,
-			prop{"sandbox", "Also what the kernel can enforce."}),
+		Name:         protocol.MethodStats,
+		Description:  "toold's own state: sessions, cache, spools.",
+		InputSchema:  inputSchema(protocol.MethodStats),
 		OutputSchema: outputSchema(protocol.MethodStats),
 		Annotations:  readOnly,
 	}}
