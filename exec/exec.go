@@ -97,13 +97,16 @@ type Spec struct {
 	// Observer.Started gets its write end, and Stdin is not written.
 	KeepStdin bool
 	// Sandbox, when set, confines the command and its descendants: it is
-	// started through the sandbox's launcher, which execs it in place (its
-	// pid, group and start time are the launcher's).
+	// started by its session's sandbox (see warm.go), as this process's
+	// child in a group of its own, as any command is.
 	Sandbox *sandbox.Policy
+	// Cgroup, when set, is the session's cgroup, where the command starts:
+	// what it leaves behind ends with the cgroup, wherever it moved.
+	Cgroup *sandbox.Cgroup
 	// TTY, when set, runs the command on a pseudo-terminal of that size
 	// (tty.go): its stdin, stdout and stderr, all read as stdout, and its
-	// controlling terminal. Sandboxed, it starts through a launcher of its
-	// own, not one started ahead (that one's stdio is pipes).
+	// controlling terminal. Sandboxed, its session's launcher makes the
+	// slave the controlling terminal (sandbox.Request.Ctty).
 	TTY *Terminal
 	// Untimed, once closed, lifts Timeout: the command runs on until it
 	// ends or is ended (a command whose caller has been told it waits for
@@ -181,7 +184,7 @@ type Runner struct {
 	wg     sync.WaitGroup // Runs, and every goroutine they start
 
 	orphans orphans // escaped descendants: see AdoptOrphans
-	warm    warmPool
+	sb      sandboxes
 }
 
 // NewRunner returns a Runner that logs to logger (nil: no logs).
@@ -209,9 +212,8 @@ func (r *Runner) Close() error {
 		close(r.done)
 	}
 	r.mu.Unlock()
-	r.warm.drain(r)
 	r.wg.Wait()
-	r.warm.drain(r) // what a refill started while Close waited
+	r.endSandboxes(func(*sandboxEntry) bool { return true })
 	// Only now: until the groups are gone, their zombies must be reaped.
 	r.orphans.stopReaping()
 	return nil
@@ -306,6 +308,7 @@ type process struct {
 
 	tty    ttyDevice // its terminal; zero without one
 	marker string    // MarkerVar=<id> in its environment, or ""
+	reaper int       // its PID namespace's init, where its orphans go; 0: this process
 	forget func()    // forgets the group's record (Spec.Groups)
 	after  func()    // called once Run has its result, if set
 }
@@ -313,38 +316,34 @@ type process struct {
 // start starts the command and the goroutines that read its output and
 // feed its stdin.
 func (r *Runner) start(spec Spec) (*process, error) {
-	if spec.Sandbox != nil && spec.TTY == nil {
-		if p, err := r.startWarm(spec); p != nil || err != nil {
-			return p, err
-		}
+	if spec.Sandbox != nil && spec.Sandbox.Plan.Confines() {
+		return r.startSandboxed(spec)
 	}
 	cmd, err := command(spec)
 	if err != nil {
 		return nil, err
 	}
-	var pp *pipes
-	var tty ttyDevice
-	if spec.TTY != nil {
-		if pp, tty, err = newTerminal(spec); err != nil {
-			return nil, err
-		}
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = pp.outW, pp.outW, pp.outW
+	if dir := spec.Cgroup.Dir(); dir != nil {
+		intoCgroup(cmd.SysProcAttr, dir)
+	}
+	pp, tty, err := newStdio(spec)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = pp.outW, pp.outW
+	if pp.errW != nil {
+		cmd.Stderr = pp.errW
+	}
+	if pp.inR != nil { // not a nil *os.File in the interface
+		cmd.Stdin = pp.inR
+	}
+	if tty.master != nil {
 		// A session of its own, whose controlling terminal is its stdin:
 		// its group is the session's first (setsid makes it; setpgid
 		// would then fail).
+		cmd.Stdin = pp.outW
 		a := cmd.SysProcAttr
 		a.Setpgid, a.Setsid, a.Setctty, a.Ctty = false, true, true, 0
-	} else {
-		if pp, err = newPipes(spec); err != nil {
-			return nil, err
-		}
-		cmd.Stdout, cmd.Stderr = pp.outW, pp.outW
-		if pp.errW != nil {
-			cmd.Stderr = pp.errW
-		}
-		if pp.inR != nil {
-			cmd.Stdin = pp.inR
-		}
 	}
 	p := newProcess(cmd, pp)
 	p.tty = tty
@@ -659,22 +658,12 @@ func command(spec Spec) (*osexec.Cmd, error) {
 		Env:         spec.Env,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	if spec.Sandbox != nil {
-		if err := executable(path, spec.Dir); err != nil {
-			return nil, err
-		}
-		if err := sandbox.Wrap(cmd, spec.Sandbox); err != nil {
-			return nil, err
-		}
-	}
 	return cmd, nil
 }
 
 // executable says, as os/exec's start would, why path (relative to dir)
-// cannot be executed: a sandboxed command is started as the launcher,
-// which always starts, so a missing or non-executable program is found
-// here, and fails the start (-32005) as it does unsandboxed, rather than
-// exiting 127 or 126 from the launcher.
+// cannot be executed: a sandboxed command's launcher would say it too, but
+// as the error of its fork, not naming the program as os/exec does.
 func executable(path, dir string) error {
 	p := path
 	if !filepath.IsAbs(p) && dir != "" {

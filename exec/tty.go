@@ -231,3 +231,13 @@ func (in *Input) termios() (*unix.Termios, bool) {
 	})
 	return t, err == nil
 }
+
+// newStdio opens the command's stdio: a terminal when spec asks for one
+// (its slave then stands for stdin, stdout and stderr), else pipes.
+func newStdio(spec Spec) (*pipes, ttyDevice, error) {
+	if spec.TTY != nil {
+		return newTerminal(spec)
+	}
+	pp, err := newPipes(spec)
+	return pp, ttyDevice{}, err
+}

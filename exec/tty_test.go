@@ -13,6 +13,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/internal/testenv"
+	"github.com/toold/toold/sandbox"
 )
 
 // inputObserver records a command's Input, its stdin and its output.
@@ -87,13 +88,24 @@ func runBackground(t *testing.T, r *exec.Runner, spec exec.Spec, o *inputObserve
 
 // TestTerminal: a command with TTY runs on a terminal of the size asked
 // (its controlling terminal: /dev/tty opens), stderr comes as stdout, and
-// lines end as the program wrote them (no \r\n from the terminal).
+// lines end as the program wrote them (no \r\n from the terminal); in a
+// sandbox too, where its session's launcher starts it.
 func TestTerminal(t *testing.T) {
 	t.Parallel()
+	t.Run("plain", func(t *testing.T) { terminal(t, nil) })
+	t.Run("sandboxed", func(t *testing.T) {
+		if runtime.GOOS != "linux" || testenv.Portable {
+			t.Skip("the sandbox needs Linux")
+		}
+		terminal(t, testPolicy(t, t.TempDir()))
+	})
+}
+
+func terminal(t *testing.T, pol *sandbox.Policy) {
 	r := newRunner(t)
 	res, err := r.Run(context.Background(), exec.Spec{
 		Command: `tty; stty size; echo out; echo err >&2; echo direct > /dev/tty; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all-tty`,
-		TTY:     &exec.Terminal{Cols: 91, Rows: 17}, Output: defaults, Timeout: 20 * time.Second,
+		TTY:     &exec.Terminal{Cols: 91, Rows: 17}, Output: defaults, Timeout: 20 * time.Second, Sandbox: pol,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/toold/toold/methods"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/spool"
 )
 
@@ -93,6 +94,8 @@ type Daemon struct {
 	mu       sync.Mutex // after a client's mu, never before (see client)
 	sessions map[*client]struct{}
 	closed   bool
+
+	box boxState // what the sandboxes of its sessions share (sandbox.go)
 }
 
 // New starts a daemon's shared parts and sweeps the spool directories of
@@ -124,6 +127,9 @@ func New(opts Options) (*Daemon, error) {
 		log.Warn("sweeping spool directories", "root", root, "err", err)
 	} else if len(removed) > 0 {
 		log.Debug("removed spool directories of dead daemons", "dirs", removed)
+	}
+	if removed := sandbox.SweepCgroups(); len(removed) > 0 {
+		log.Info("ended the session cgroups of dead daemons", "cgroups", removed)
 	}
 	if removed, err := spool.SweepTempDirs(os.TempDir()); err != nil {
 		log.Warn("sweeping the TMPDIRs of dead daemons", "dir", os.TempDir(), "err", err)
@@ -270,6 +276,7 @@ func (d *Daemon) Stats() protocol.Stats {
 		SpoolBytes: d.svc.Spools.Bytes(),
 		UptimeMs:   time.Since(d.start).Milliseconds(),
 		Index:      d.indexStats(),
+		Sandbox:    sandboxSupport(),
 		Daemon:     d.settings(),
 	}
 }

@@ -48,6 +48,7 @@ const DefaultMaxConnsPerUID = 1024
 // that grows from 5 ms to 1 s, as net/http does, rather than ending the
 // daemon; past the per-uid cap a connection is answered -32006 and closed.
 func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) error {
+	d.box.sockDir = filepath.Dir(path) // hidden from sandboxed commands (sandbox.go)
 	if err := spool.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -364,10 +365,16 @@ func TestSessionPerMCPSession(t *testing.T) {
 	a.call(t, "exec", map[string]any{"command": "true"})
 	b.call(t, "exec", map[string]any{"command": "true"})
 	_, res := a.call(t, "stats", nil)
-	var st struct{ Sessions int }
+	var st struct {
+		Sessions int
+		Sandbox  *struct{ OS string } // the stats tool always asks for it
+	}
 	structured(t, res, &st)
 	if st.Sessions != 2 {
 		t.Errorf("sessions: %d, want 2", st.Sessions)
+	}
+	if st.Sandbox == nil || st.Sandbox.OS != runtime.GOOS {
+		t.Errorf("sandbox: %+v, want this system's", st.Sandbox)
 	}
 }
 

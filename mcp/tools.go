@@ -45,6 +45,9 @@ func inputSchema(method string, props ...prop) *jsonschema.Schema {
 	// record is toold mcp's own (the reads that fit a window to the budget
 	// are kept out of what the session saw): not a model's to give.
 	delete(s.Properties, "record")
+	if method == protocol.MethodStats {
+		delete(s.Properties, "sandbox") // always asked (Server.handler)
+	}
 	if len(props) != len(s.Properties) {
 		panic(fmt.Sprintf("mcp: %s describes %d params of %d", method, len(props), len(s.Properties)))
 	}

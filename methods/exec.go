@@ -82,6 +82,7 @@ func execSpec(p *protocol.ExecParams, s *Session) (exec.Spec, error) {
 		}
 	}
 	extra := p.Env
+	spec.Cgroup = s.Cgroup
 	if pol := s.SandboxPolicy(); pol != nil {
 		spec.Sandbox = pol
 		extra = map[string]string{"TMPDIR": s.TmpDir}

@@ -200,9 +200,13 @@ func TestMessages(t *testing.T) {
 			Writable: []string{"/t"}, TmpDir: "/t", Roots: []string{"/p"}, Read: true}}),
 			"[reads and writes outside the roots are blocked by the sandbox: read-only with roots allows reads beneath /p, TMPDIR (/t) and the system's dirs (/usr, /etc, ...), and writes only in TMPDIR]"},
 		{"initialize: bestEffort", func() string {
-			return SandboxUnenforced([]string{"Landlock ABI 6 needed for signal scoping, this kernel has 3"})
+			return SandboxUnenforced([]string{"Landlock ABI 6 needed for signal scoping, this kernel has 3"}, true)
 		},
 			"[The sandbox is not fully enforced (bestEffort): Landlock ABI 6 needed for signal scoping, this kernel has 3]"},
+		{"initialize: gaps", func() string {
+			return SandboxUnenforced([]string{"Landlock ABI 3 needed for truncation of files outside the writable dirs, this kernel has 2"}, false)
+		},
+			"[The sandbox enforces all but this on this system: Landlock ABI 3 needed for truncation of files outside the writable dirs, this kernel has 2]"},
 		{"exec highlights", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(2), Stdout: withHighlights(long, 3, 1733, 1736, 3120, 3120)}, StdoutErrors: true}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733-1736, 3120 are shown (3 more groups not); read them with page spool=ab12 offset=1001]"},
 		{"exec kinds", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1), Stdout: withKinds(withHighlights(long, 41230, 1733, 1733),

@@ -29,9 +29,29 @@ type SandboxInfo struct {
 	Network  bool     `json:"network"`
 	// TmpDir is the session's private TMPDIR, removed with the session.
 	TmpDir string `json:"tmpDir"`
-	// Unenforced says what this kernel cannot enforce (bestEffort); []
-	// when it enforces everything.
+	// Unenforced says, one sentence each, what this system does not
+	// enforce of the sandbox; [] when it enforces everything.
 	Unenforced []string `json:"unenforced"`
+	// LandlockABI is the Landlock ABI enforced (capped by
+	// TOOLD_SANDBOX_ABI); 0 for none.
+	LandlockABI int `json:"landlockABI"`
+	// UserNamespaces: the commands run in user, mount and PID namespaces
+	// of the session's (and a network namespace with the network off).
+	UserNamespaces bool `json:"userNamespaces"`
+}
+
+// SandboxSupport is what the daemon's system can enforce of a sandbox
+// (stats, toold status).
+type SandboxSupport struct {
+	OS          string `json:"os"`
+	LandlockABI int    `json:"landlockABI"`
+	// UserNamespaces: usable ones (with capabilities inside);
+	// UserNamespacesError says why not.
+	UserNamespaces      bool   `json:"userNamespaces"`
+	UserNamespacesError string `json:"userNamespacesError,omitempty"`
+	Seccomp             bool   `json:"seccomp"`
+	// Cgroups: each session gets a cgroup that ends its processes.
+	Cgroups bool `json:"cgroups"`
 }
 
 // ServerInfo names the server.
@@ -230,6 +250,14 @@ type SpoolRef struct {
 	Capped bool   `json:"capped"` // output past the spool's cap was dropped
 }
 
+// StatsParams are stats' params.
+type StatsParams struct {
+	// Sandbox asks for Stats.Sandbox even when no sandbox was needed yet:
+	// finding out what this system enforces starts a process (once per
+	// daemon), which plain stats calls do not pay for.
+	Sandbox bool `json:"sandbox"`
+}
+
 // Stats is stats' result.
 type Stats struct {
 	Sessions     int `json:"sessions"`
@@ -241,6 +269,9 @@ type Stats struct {
 	UptimeMs   int64      `json:"uptimeMs"`
 	// Index lists the search index's trees; [] when none or it is off.
 	Index []IndexStats `json:"index"`
+	// Sandbox is what this system can enforce of a sandbox; null until a
+	// sandbox was needed or params.sandbox asked.
+	Sandbox *SandboxSupport `json:"sandbox"`
 	// Daemon is what the daemon was started with.
 	Daemon DaemonSettings `json:"daemon"`
 }

@@ -59,9 +59,10 @@ type daemonState struct {
 		Invalidations int64 `json:"invalidations"`
 		IndexBytes    int64 `json:"indexBytes"`
 	} `json:"cache"`
-	SpoolBytes int64                   `json:"spoolBytes"`
-	LogFile    string                  `json:"logFile"` // "" when unknown
-	Daemon     protocol.DaemonSettings `json:"daemon"`  // what it was started with
+	SpoolBytes int64                    `json:"spoolBytes"`
+	LogFile    string                   `json:"logFile"` // "" when unknown
+	Daemon     protocol.DaemonSettings  `json:"daemon"`  // what it was started with
+	Sandbox    *protocol.SandboxSupport `json:"sandbox"`
 }
 
 func runStatus(o *options, args []string) int {
@@ -97,9 +98,10 @@ func runStatus(o *options, args []string) int {
   spool     %s
   log       %s
   flags     %s
+  sandbox   %s
 `, st.Socket, st.Pid, st.Version, (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second),
 		st.Sessions, count(st.ExecsRunning, "command", "commands"), st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
-		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log, startedWith(&st.Daemon))
+		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log, startedWith(&st.Daemon), sandboxLine(st.Sandbox))
 	return 0
 }
 
@@ -109,6 +111,22 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// sandboxLine says what the daemon's system enforces of a sandbox.
+func sandboxLine(s *protocol.SandboxSupport) string {
+	switch {
+	case s == nil:
+		return "unknown"
+	case s.OS != "linux":
+		return "none: the sandbox needs Linux, this is " + s.OS
+	}
+	userns := "user namespaces"
+	if !s.UserNamespaces {
+		userns = "no user namespaces (" + s.UserNamespacesError + ")"
+	}
+	yes := map[bool]string{true: "", false: "no "}
+	return fmt.Sprintf("Landlock ABI %d, %s, %sseccomp, %scgroups", s.LandlockABI, userns, yes[s.Seccomp], yes[s.Cgroups])
 }
 
 // queryDaemon asks the daemon on socket for its state, in a session of its
@@ -127,7 +145,7 @@ func queryDaemon(socket string) (*daemonState, error) {
 		return nil, fmt.Errorf("%s: %w", socket, err)
 	}
 	st := &daemonState{Socket: socket, Pid: pid, Version: init.ServerInfo.Version, LogFile: stderrOf(pid)}
-	if err := c.Call(ctx, "stats", nil, st); err != nil {
+	if err := c.Call(ctx, "stats", map[string]bool{"sandbox": true}, st); err != nil {
 		return nil, fmt.Errorf("%s: %w", socket, err)
 	}
 	st.Sessions-- // status's own

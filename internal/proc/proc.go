@@ -127,16 +127,22 @@ func HasEnv(pid int, env string) (has, ok bool) {
 // /proc/self/task/*/children. ok is false where the kernel does not
 // provide those files.
 func Children() (pids []int, ok bool) {
-	self := strconv.Itoa(os.Getpid())
-	if _, err := os.Stat("/proc/self/task/" + self + "/children"); err != nil {
+	return ChildrenOf(os.Getpid())
+}
+
+// ChildrenOf lists the children of process pid, of all its threads, as
+// Children does for this process.
+func ChildrenOf(pid int) (pids []int, ok bool) {
+	self := strconv.Itoa(pid)
+	if _, err := os.Stat("/proc/" + self + "/task/" + self + "/children"); err != nil {
 		return nil, false // the main thread's is always there, if any is
 	}
-	tasks, err := os.ReadDir("/proc/self/task")
+	tasks, err := os.ReadDir("/proc/" + self + "/task")
 	if err != nil {
 		return nil, false
 	}
 	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		b, err := os.ReadFile("/proc/" + self + "/task/" + t.Name() + "/children")
 		if err != nil {
 			continue // the thread ended meanwhile
 		}
