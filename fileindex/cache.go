@@ -89,6 +89,7 @@ type Cache struct {
 	watchMu sync.Mutex
 	watcher *fsnotify.Watcher // nil when inotify is unavailable
 	watched map[string]bool
+	charges map[string]int // the watches' descriptors, by directory (watchfd.go)
 	warned  atomic.Bool
 
 	wg sync.WaitGroup
@@ -204,6 +205,7 @@ func (c *Cache) Close() error {
 		c.watchMu.Lock()
 		err = c.watcher.Close()
 		clear(c.watched)
+		c.uncharge("")
 		c.watchMu.Unlock()
 	}
 	c.wg.Wait()
@@ -508,8 +510,14 @@ func (c *Cache) syncWatches() {
 			// Added even when c.watched says so: the directory may have been
 			// removed and recreated, its old watch gone with it, while its
 			// refcount was zero. Adding an existing watch changes nothing.
-			if err := c.watcher.Add(ch.dir); err != nil {
+			// With kqueue a watch past the descriptors' budget is not made.
+			err := errWatchBudget
+			if c.charge(ch.dir) {
+				err = c.watcher.Add(ch.dir)
+			}
+			if err != nil {
 				delete(c.watched, ch.dir)
+				c.uncharge(ch.dir)
 				// inotify limits, permissions: the stat checks still hold.
 				level := slog.LevelDebug
 				if !c.warned.Swap(true) {
@@ -522,6 +530,7 @@ func (c *Cache) syncWatches() {
 			c.watched[ch.dir] = true
 		case !ch.need && c.watched[ch.dir]:
 			delete(c.watched, ch.dir)
+			c.uncharge(ch.dir)
 			if err := c.watcher.Remove(ch.dir); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
 				c.log.Debug("fileindex: removing watch", "dir", ch.dir, "err", err)
 			}

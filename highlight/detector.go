@@ -52,7 +52,17 @@ type Group struct {
 	// Rare is set when its first hit's shape (see templates) is rare: the
 	// first of its kind when found, or a kind of at most rareKind lines.
 	Rare bool
-	kind int // the template of its first hit (see templates), -1 for none
+	// Reason says why the group is there: ReasonError, ReasonWarning,
+	// ReasonExit (the last lines before a non-zero exit, or lines a closing
+	// summary of failure refers to) or ReasonRare (lines of a shape seen
+	// once or twice among repeated shapes, in no known format or words).
+	Reason string
+	score  int64  // a rare group's surprise (see shapeCounts.surprise)
+	shape  uint64 // a rare group's first new shape
+	// keyShape is the shape of its worst hit (see lineShape): groups of
+	// one are repeats. Key is made from the hit's line at Finish.
+	keyShape uint64
+	kind     int // the template of its first hit (see templates), -1 for none
 	// Spare: pushed out of the MaxGroups kept, kept besides while they fit
 	// (see Detector.spare); Rank places it after every group kept, and a
 	// preview shows it only whole, with what the others left of the budget.
@@ -89,7 +99,7 @@ type Detector struct {
 	// budget, not for MaxGroups.
 	spare      []*Group
 	spareBytes int
-	keys       map[string]bool
+	keys       map[uint64]bool // the shapes of the groups' keys (Group.keyShape)
 	found      int
 	sev        [3]int // groups found per severity
 
@@ -97,9 +107,6 @@ type Detector struct {
 	py     pyTests
 	shapes *matchCache
 	cls    blockClass // Block's classification, reused
-	// preKey is the Key of the line being fed when classify made it
-	// (Parallel's), else nil.
-	preKey *string
 
 	// rare are the candidates of the prose rule (see proseRule): shown at
 	// Finish when their shape stayed rare in an output of repeated shapes.
@@ -107,7 +114,16 @@ type Detector struct {
 	tmpl      templates   // the shapes of the hit lines
 	weakKinds map[int]int // groups of the vocab rule closed, by kind
 	seen      int64       // the last line fed
-	fed       int64       // bytes fed (see sampleShapes)
+	fed       int64       // bytes fed
+
+	counts    shapeCounts // the shapes of every line (see shapes.go)
+	lineShape uint64      // the shape of the line being fed
+	novels    []Group     // groups of lines of new shapes (see novel), at most maxNovel
+	novelCur  int         // the index in novels of the one that may grow, -1 for none
+	runShape  uint64      // the shape of the current group's hits while they share one
+	runLen    int         // how many of its hits, from its first, have that shape
+	graceTail int         // lines at cur's end taken on grace (see continues), not yet confirmed
+	grace     int         // lines the open continuation may still take on grace
 }
 
 type ringLine struct {
@@ -117,8 +133,8 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}},
-		py: pyTests{spans: map[string]Span{}}, shapes: newMatchCache(), weakKinds: map[int]int{}}
+	return &Detector{opt: opt.withDefaults(), keys: map[uint64]bool{}, tests: goTests{spans: map[string]Span{}},
+		py: pyTests{spans: map[string]Span{}}, shapes: newMatchCache(), weakKinds: map[int]int{}, novelCur: -1}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -127,12 +143,15 @@ func New(opt Options) *Detector {
 func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
 	r, _, h := d.shapes.match(body)
-	d.line(n, line, r, h)
+	d.fed += int64(len(line))
+	d.lineShape = lineShape(body, &d.cls.buf)
+	d.line(n, line, r, h, d.counts.add(d.lineShape))
 }
 
 // line is Line for a line whose match (see matchCache.match) is known: r
-// and its shape h.
-func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
+// and its shape h; before is how many lines of its shape (see lineShape,
+// d.lineShape) came before it.
+func (d *Detector) line(n int64, line []byte, r *Rule, h uint64, before int) {
 	body, _ := truncate.SplitEnding(line)
 	d.seen = max(d.seen, n)
 	d.testLine(n, body)
@@ -146,6 +165,7 @@ func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
 			r = vocabRuleRow()
 		} else if !(d.left > 0 && d.continues(body)) {
 			d.rareLine(n, line, body, r, h)
+			d.novel(n, line, before)
 			d.push(n, line)
 			return
 		}
@@ -156,14 +176,19 @@ func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
 		d.left--
 		d.appendLine(n, line)
 		d.exceptionHit(n, body)
+		d.graceTail = 0
 	case r != nil:
 		d.hit(n, line, body, r, h)
 	case d.left > 0 && d.continues(body):
 		d.left--
 		d.appendLine(n, line)
 		d.exceptionHit(n, body)
+		if before < novelBefore && d.counts.repetitive() {
+			d.graceTail = 0 // a line of a new shape is the report's own
+		}
 	default:
 		d.left = 0
+		d.novel(n, line, before)
 	}
 	d.push(n, line)
 }
@@ -183,6 +208,7 @@ func (d *Detector) exceptionHit(n int64, body []byte) {
 // ends and no continuation or go test output runs across the gap.
 func (d *Detector) Gap() {
 	d.close()
+	d.novelCur = -1
 	d.tests.open = ""
 	d.py.reset()
 }
@@ -209,6 +235,7 @@ func (d *Detector) evidence(body []byte) (Span, bool) {
 // (see templates.noise), which are not counted either.
 func (d *Detector) Finish() Result {
 	d.close()
+	d.tmpl.rep = d.counts.repetitive()
 	all := append(d.kept, d.spare...)
 	if len(d.spare) > 0 {
 		slices.SortFunc(all, func(a, b *Group) int { return cmp.Compare(a.FromLine, b.FromLine) })
@@ -220,10 +247,16 @@ func (d *Detector) Finish() Result {
 			if g.kind >= 0 && d.tmpl.kinds[g.kind].Count <= rareKind {
 				g.Rare = true
 			}
+			g.Reason = reasonOf(g.Severity)
+			if i := g.Hit - g.FromLine; g.Key == "" && i >= 0 && i < int64(len(g.Lines)) {
+				g.Key = Key(trimEnding([]byte(g.Lines[i])))
+			}
 			gs = append(gs, *g)
 		}
 	}
 	gs, rare := d.withRare(gs)
+	last := d.lastLines()
+	gs = d.withNovels(gs, d.failureSummary(last))
 	res := Result{Groups: gs, Found: d.found + rare, Errors: d.sev[Error] + rare, Warnings: d.sev[Warning], HitLines: d.tmpl.other}
 	for k, n := range d.weakKinds {
 		if d.tmpl.noise(k, d.seen) {
@@ -237,7 +270,7 @@ func (d *Detector) Finish() Result {
 		}
 	}
 	res.Kinds = d.tmpl.top(d.seen)
-	res.Last = d.lastLines()
+	res.Last = last
 	return res
 }
 
@@ -264,7 +297,7 @@ func (d *Detector) lastLines() Group {
 		}
 		from--
 	}
-	g := Group{Span: Span{FromLine: from, ToLine: to}, Rule: ExitRule, Key: ExitRule, Severity: Error, Hit: to, kind: -1}
+	g := Group{Span: Span{FromLine: from, ToLine: to}, Rule: ExitRule, Key: ExitRule, Severity: Error, Hit: to, kind: -1, Reason: ReasonExit}
 	for n := from; n <= to; n++ {
 		b, _ := d.lineAt(n)
 		g.Lines = append(g.Lines, string(b))
@@ -285,13 +318,32 @@ func (d *Detector) lineAt(n int64) ([]byte, bool) {
 // ExitRule names the group of the last lines of an output (Result.Last).
 const ExitRule = "exit"
 
-// WithExit returns res with its last lines (Last) as its last group, for
-// a command that failed: the lines written just before a non-zero exit
-// weigh more, ranked as the last error is (see Rank). When nothing else
-// was found, or the last group holds them already, res is as it was.
+// WithExit returns res with its last lines (Last) as its last group, of
+// reason "exit", for a command that failed: the lines written just before
+// a non-zero exit weigh more, ranked as the last error is (see Rank). When
+// nothing else was found, res is as it was; when the last group holds them
+// already, it is of reason "exit" if it was "rare".
 func WithExit(res Result) Result {
-	if len(res.Groups) == 0 || len(res.Last.Lines) == 0 || res.Groups[len(res.Groups)-1].ToLine >= res.Last.ToLine {
+	if len(res.Groups) == 0 || len(res.Last.Lines) == 0 {
 		return res
+	}
+	if g := res.Groups[len(res.Groups)-1]; g.ToLine >= res.Last.ToLine {
+		res.Groups = slices.Clone(res.Groups)
+		if g.Reason == ReasonRare || g.Hit >= res.Last.ToLine {
+			// Lines of rare shapes that end the output of a failed
+			// command are what it said last: they weigh as it does.
+			if g.Reason == ReasonRare {
+				res.Found++
+			}
+			g.Reason, g.Severity = ReasonExit, Error
+			res.Groups[len(res.Groups)-1] = g
+			return res
+		}
+		// The last lines after its hit go to a group of their own, so
+		// that they weigh as the last lines do.
+		cut := g.Hit - g.FromLine + 1
+		g.Lines, g.ToLine = g.Lines[:cut:cut], g.Hit
+		res.Groups[len(res.Groups)-1] = g
 	}
 	last := res.Groups[len(res.Groups)-1]
 	g := res.Last
@@ -325,12 +377,19 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	}
 	from := n - int64(k)
 	kind := d.tmpl.add(n, body, r, h)
+	if d.shapeChange(r) || d.graceTail > 0 {
+		// A hit of another shape, or worse, after a run of hits of one
+		// shape is a group of its own: it would go down with the run. So
+		// is one after lines taken on grace (see continues).
+		d.close()
+	}
 	if g := d.cur; r.weak() && g != nil && n <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
 		// A word of failure right after a group joins it, and leaves its
 		// continuation as it is.
 		d.appendLine(n, line)
 		g.Hits++
 		d.lastHit = n
+		d.run()
 		return
 	}
 	if g := d.cur; g != nil && from <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
@@ -343,19 +402,26 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Hit: n, kind: kind,
 			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1}
 		d.firstHit = n
+		d.runShape, d.runLen = d.lineShape, 0
 		d.fill(from, n-1)
 	}
 	g := d.cur
+	d.graceTail = 0
+	d.run()
 	d.appendLine(n, line)
 	if r.Severity > g.Severity || weakRule(g.Rule) && !r.weak() {
 		// The group is known by its worst hit.
-		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, d.key(body), n
+		g.Severity, g.Rule, g.keyShape, g.Hit = r.Severity, r.Name, d.lineShape, n
 	} else if prev := d.rule; prev != nil && prev.Cont == contTraceback && g.Rule == prev.Name && d.left > 0 {
 		d.exceptionHit(n, body)
 	}
 	g.Hits++
 	d.lastHit = n
 	d.rule, d.left, d.indent = r, r.After, indentOf(body)
+	d.grace = 0
+	if r.Cont == contReport {
+		d.grace = graceLines
+	}
 	if r.Cont == contPytestE {
 		d.py.sawE(n)
 	}
@@ -367,14 +433,6 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	}
 }
 
-// key returns Key(body) of the line being fed, made by classify if it was.
-func (d *Detector) key(body []byte) string {
-	if d.preKey != nil {
-		return *d.preKey
-	}
-	return Key(body)
-}
-
 // maxRare bounds the candidates of the prose rule kept.
 const maxRare = 8
 
@@ -383,14 +441,14 @@ const maxRare = 8
 // whether it matters is known only at Finish. Only in an output of
 // repeated shapes so far: prose, which is not, is full of such words.
 func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
-	if !d.tmpl.repetitive() {
+	if !d.counts.repetitive() {
 		return
 	}
 	kind := d.tmpl.add(n, body, r, h)
 	if kind < 0 || len(d.rare) >= maxRare || d.tmpl.kinds[kind].Count > rareKind {
 		return
 	}
-	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: d.key(body), Severity: r.Severity,
+	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: Key(body), keyShape: d.lineShape, Severity: r.Severity,
 		Hits: 1, Hit: n, Rare: true, kind: kind}
 	if rl := d.ringAt(n - 1); rl != nil && n-1 > d.closed && !isBlank(string(rl.b)) && (d.cur == nil || n-1 > d.cur.ToLine) {
 		g.FromLine = n - 1
@@ -401,20 +459,20 @@ func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
 }
 
 // withRare returns gs, in output order, with the candidates of the prose
-// rule whose kind stayed rare (see templates.noise) and that no group of
-// gs overlaps; and how many it added.
+// rule whose kind stayed rare (see templates.noise), each joined to a
+// group of gs it overlaps or touches (see mergeGroup); and how many groups
+// it added.
 func (d *Detector) withRare(gs []Group) ([]Group, int) {
 	added := 0
 	for _, c := range d.rare {
 		if d.tmpl.noise(c.kind, d.seen) {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(gs, c.FromLine, func(g Group, n int64) int { return cmp.Compare(g.FromLine, n) })
-		if i > 0 && gs[i-1].ToLine >= c.FromLine || i < len(gs) && gs[i].FromLine <= c.ToLine {
-			continue
+		c.Reason = ReasonError
+		k := len(gs)
+		if gs = mergeGroup(gs, c); len(gs) > k {
+			added++ // a group of its own, not joined to one found
 		}
-		gs = slices.Insert(gs, i, c)
-		added++
 	}
 	return gs, added
 }
@@ -474,6 +532,13 @@ func (d *Detector) close() {
 		return
 	}
 	d.cur, d.left = nil, 0
+	// Lines taken on grace that no indented line confirmed are not the
+	// report's.
+	for ; d.graceTail > 0 && g.ToLine > d.lastHit && len(g.Lines) > 1; d.graceTail-- {
+		g.Lines = g.Lines[:len(g.Lines)-1]
+		g.ToLine--
+	}
+	d.graceTail = 0
 	for g.ToLine > d.lastHit && len(g.Lines) > 1 && isBlank(g.Lines[len(g.Lines)-1]) {
 		g.Lines = g.Lines[:len(g.Lines)-1]
 		g.ToLine--
@@ -483,9 +548,9 @@ func (d *Detector) close() {
 		g.FromLine++
 	}
 	d.closed = g.ToLine
-	g.Repeat = d.keys[g.Key]
+	g.Repeat = d.keys[g.keyShape]
 	if !g.Repeat && len(d.keys) < 4096 {
-		d.keys[g.Key] = true
+		d.keys[g.keyShape] = true
 	}
 	d.found++
 	d.sev[g.Severity]++
@@ -570,8 +635,21 @@ func (d *Detector) continues(body []byte) bool {
 		return true
 	case contBlank:
 		return !blank
-	case contIndented:
-		return blank || ind > d.indent
+	case contIndented, contReport:
+		if blank || ind > d.indent {
+			d.graceTail = 0
+			return true
+		}
+		// An unindented line may go on the report ("Stack trace:" and
+		// its "#0 file(19): f()" frames before PHP's indented "thrown
+		// in file on line 10"): taken on grace, dropped at close unless
+		// an indented line follows.
+		if d.grace > 0 {
+			d.grace--
+			d.graceTail++
+			return true
+		}
+		return false
 	case contGoTest:
 		return !blank && ind > d.indent && !hasPrefix(body[ind:], "--- ")
 	case contCompiler:

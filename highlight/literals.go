@@ -125,6 +125,19 @@ func shapeScan(line []byte) (h uint64, anchors, lits uint32) {
 	return h, uint32(acc), uint32(lacc)
 }
 
+// anchorScan is shapeScan without the shape: the anchors and the literal
+// pairs line holds, for a matchCache that is bypassed.
+func anchorScan(line []byte) (anchors, lits uint32) {
+	var acc, prev, lacc, lprev uint64
+	for _, c := range line {
+		t, u := pairBits[c], litBits[c]
+		acc |= prev & (t >> 32)
+		lacc |= lprev & (u >> 32)
+		prev, lprev = t, u
+	}
+	return uint32(acc), uint32(lacc)
+}
+
 // hashDigits adds a run of digits to the shape hash h as shape does: a run
 // of three or more as its length, a shorter one byte by byte.
 func hashDigits(h uint64, run []byte) uint64 {

@@ -40,6 +40,7 @@ const (
 	contGoTest         // go test: indented log lines under a verdict, not the subtests' verdicts
 	contPID            // valgrind: the "==PID==" lines indented under the hit
 	contRust           // rustc: " --> file", "  |", "2 |     code", "= note:" up to a blank line
+	contReport         // as contIndented, and a few unindented lines on grace before an indented one (see continues)
 )
 
 // Rule is one row of the table: a line format of a tool that a model must
@@ -185,6 +186,11 @@ func table() []Rule {
 			Match: levelField("WARN", "WARNING")},
 		{Name: "logfmt-warning", Severity: Warning, Need: kWarn, Lits: []string{"level="}, Re: re(`(?i)\blevel=warn(?:ing)?\b`)},
 
+		// Any tool: a severity in mixed case after a product's name
+		// ("PHP Fatal error:", "PHP Warning:", "Node Error:"; vocab.go).
+		{Name: "severity-error", Severity: Error, Need: kErr | kFatal | kCrit, Match: severityWord(Error), Cont: contReport, After: 12},
+		{Name: "severity-warning", Severity: Warning, Need: kWarn, Match: severityWord(Warning), Cont: contReport, After: 12},
+
 		// Any tool: the vocabulary of failure (vocab.go).
 		{Name: vocabRule, Severity: Error, Need: kVocab, Match: vocabHit, Before: 1, Cont: contIndented, After: 6},
 		{Name: proseRule, Severity: Error, Need: kVocab, Match: proseHit, Before: 1, Cont: contIndented, After: 6},
@@ -211,7 +217,20 @@ func (r *Rule) Matches(line []byte) bool {
 type matchCache struct {
 	m  map[uint64]shapeEntry
 	in shapeSet // the shapes m holds, and some more
+	// The cache pays only when shapes repeat: on a log of random words
+	// nearly every lookup misses and every insert is lost. Each
+	// cacheProbe lookups it counts the hits; under one in cacheMinHits
+	// it is bypassed (neither looked up nor filled) for cacheSkip lines,
+	// then tried again. What matches does not change, only its cost.
+	tries, hits int
+	skip        int
 }
+
+const (
+	cacheProbe   = 4096
+	cacheMinHits = 8
+	cacheSkip    = 64 << 10
+)
 
 func newMatchCache() *matchCache { return &matchCache{m: map[uint64]shapeEntry{}} }
 
@@ -223,14 +242,36 @@ type shapeEntry struct {
 const maxShapes = 8192
 
 // match returns the keywords of line, the first rule that matches it (nil
-// for none) and its shape.
+// for none) and its shape (0 while the cache is bypassed).
 func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 	rules := Rules() // fills litBits, before shapeScan reads it
+	if c.skip > 0 {
+		// Bypassed: no shape (0: none, see templates.add), so no hash.
+		c.skip--
+		anchors, lits := anchorScan(line)
+		m := scanAnchors(line, anchors)
+		if m == 0 {
+			return nil, 0, 0
+		}
+		if i := ruleIndex(line, m, lits); i >= 0 {
+			return &rules[i], m, 0
+		}
+		return nil, m, 0
+	}
 	h, anchors, lits := shapeScan(line)
 	var e shapeEntry
 	ok := false
 	if c.in.may(h) {
 		e, ok = c.m[h]
+	}
+	if c.tries++; ok {
+		c.hits++
+	}
+	if c.tries == cacheProbe {
+		if c.hits*cacheMinHits < c.tries {
+			c.skip = cacheSkip
+		}
+		c.tries, c.hits = 0, 0
 	}
 	if !ok {
 		e = shapeEntry{rule: -1, m: scanAnchors(line, anchors)}

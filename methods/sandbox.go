@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,9 +21,20 @@ func (s *Session) SandboxPolicy() *sandbox.Policy {
 	}
 	q := *s.Sandbox
 	q.TmpDir = s.TmpDir
-	q.Writable = append(slices.Clip(s.Sandbox.Writable), s.TmpDir)
+	// The daemon made the TMPDIR: it is resolved now, where it is (its
+	// rule is on the directory, whichever path names it).
+	tmp := s.TmpDir
+	if real, id, err := sandbox.Resolve(s.TmpDir); err == nil {
+		tmp = real
+		q.IDs = maps.Clone(s.Sandbox.IDs)
+		if q.IDs == nil {
+			q.IDs = map[string]sandbox.FileID{}
+		}
+		q.IDs[tmp] = id
+	}
+	q.Writable = append(slices.Clip(s.Sandbox.Writable), tmp)
 	if q.Readable != nil {
-		q.Readable = append(slices.Clip(s.Sandbox.Readable), s.TmpDir)
+		q.Readable = append(slices.Clip(s.Sandbox.Readable), tmp)
 	}
 	return &q
 }

@@ -18,6 +18,7 @@ const (
 	ReasonPattern = "pattern"
 	ReasonIdle    = "idle"
 	ReasonTimeout = "timeout"
+	ReasonInput   = "input"
 )
 
 // Until says what ends a Wait besides the exit; its zero value waits for
@@ -39,9 +40,10 @@ type Until struct {
 // its first bytes.
 const maxScanLine = 64 << 10
 
-// Wait blocks until the process exits or u says, and returns why: one of
-// the Reason constants, or ctx's error. A pattern seen in output printed
-// before the exit wins over the exit.
+// Wait blocks until the process exits, waits for input or u says, and
+// returns why: one of the Reason constants, or ctx's error. A pattern
+// seen in output printed before the exit wins over the exit, which wins
+// over input.
 func (p *Proc) Wait(ctx context.Context, u Until) (string, error) {
 	var deadline <-chan time.Time
 	if u.Timeout > 0 {
@@ -60,7 +62,7 @@ func (p *Proc) Wait(ctx context.Context, u Until) (string, error) {
 	for {
 		p.mu.Lock()
 		changed := p.changedLocked()
-		st, last, exited := p.streams, p.lastOutput, p.result != nil
+		st, last, exited, waiting := p.streams, p.lastOutput, p.result != nil, p.waiting != nil
 		p.mu.Unlock()
 		if sc.re != nil {
 			found, err := sc.scan(&st)
@@ -73,6 +75,9 @@ func (p *Proc) Wait(ctx context.Context, u Until) (string, error) {
 		}
 		if exited {
 			return ReasonExit, nil
+		}
+		if waiting {
+			return ReasonInput, nil
 		}
 		var idleC <-chan time.Time
 		if u.Idle > 0 {

@@ -41,17 +41,57 @@ var (
 	ErrReplaced = errors.New("spool file replaced")
 )
 
-// DefaultRoot returns the spool root for this user: $XDG_RUNTIME_DIR/toold-<uid>
-// when XDG_RUNTIME_DIR names a directory we can write, else
-// os.TempDir()/toold-<uid>.
+// DefaultRoot returns the spool root for this user: RuntimeDir()/toold-<uid>.
+// The shared daemon's socket and log are made in it too.
 func DefaultRoot() string {
-	name := "toold-" + strconv.Itoa(os.Geteuid())
+	return filepath.Join(RuntimeDir(), "toold-"+strconv.Itoa(os.Geteuid()))
+}
+
+// RuntimeDirEnv names toold's own variable that, when set to an absolute
+// path, is RuntimeDir outright: for tests, and for a machine without
+// /run/user where every client is given it.
+const RuntimeDirEnv = "TOOLD_RUNTIME_DIR"
+
+// RuntimeDir is the directory that holds this user's toold directory. Every
+// client of one uid must find the same shared daemon, and some clients start
+// their servers with an environment of their own (codex passes HOME, PATH,
+// TMPDIR and a few more, never XDG_RUNTIME_DIR), so the answer must not hang
+// on a variable a client may strip: the runtime directory the system gives
+// the uid, /run/user/<uid> (systemd-logind's, which is XDG_RUNTIME_DIR
+// wherever that is set by the login), comes first when it is there, the
+// user's own and private, whatever XDG_RUNTIME_DIR says. Only where there is
+// none does XDG_RUNTIME_DIR count (a directory we can write), then the
+// temporary directory. $TOOLD_RUNTIME_DIR overrides them all.
+func RuntimeDir() string { return runtimeDirIn("/run/user") }
+
+// runtimeDirIn is RuntimeDir with the system's runtime directories in base.
+func runtimeDirIn(base string) string {
+	if d := os.Getenv(RuntimeDirEnv); d != "" && filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	if d := userRuntimeDir(); d != "" { // macOS: the user's own temporary directory
+		return d
+	}
+	if d := filepath.Join(base, strconv.Itoa(os.Geteuid())); systemRuntimeDir(d) {
+		return d
+	}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
 		if fi, err := os.Stat(x); err == nil && fi.IsDir() && unix.Access(x, unix.W_OK|unix.X_OK) == nil {
-			return filepath.Join(x, name)
+			return filepath.Clean(x)
 		}
 	}
-	return filepath.Join(os.TempDir(), name)
+	return os.TempDir()
+}
+
+// systemRuntimeDir reports whether d is a runtime directory the system made
+// for us: a directory (not a symlink) owned by our uid that no one else may
+// write to, and that we can write to.
+func systemRuntimeDir(d string) bool {
+	var st unix.Stat_t
+	if unix.Lstat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	return int(st.Uid) == os.Geteuid() && st.Mode&0o022 == 0 && unix.Access(d, unix.W_OK|unix.X_OK) == nil
 }
 
 // EvictedError is Find's and Open's error for a spool evicted to keep the

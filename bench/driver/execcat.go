@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -21,9 +22,15 @@ func execCatMain(args []string) error {
 	fs := flag.NewFlagSet("execcat", flag.ExitOnError)
 	var c config
 	c.bind(fs)
-	errFile := fs.String("errors", "", "an error-dense log (driver genlog) to measure too")
+	errFile := fs.String("errors", "", "error-dense logs (driver genlog), comma-separated, to measure too")
 	calls := fs.Int("exec-calls", 100, "exec true / bash -c true calls per run (0: none)")
+	extra := fs.String("exec-params", "", `more exec params for every exec, as JSON: {"yieldMs":600000} runs the command as a process (watched for input), {"tty":true} on a terminal`)
 	_ = fs.Parse(args)
+	if *extra != "" {
+		if err := json.Unmarshal([]byte(*extra), &execExtra); err != nil {
+			return fmt.Errorf("-exec-params: %w", err)
+		}
+	}
 	size, err := c.check("execcat")
 	if err != nil {
 		return err
@@ -40,17 +47,21 @@ func execCatMain(args []string) error {
 		size       int64
 	}
 	rows := []*row{{name: "clean text (" + c.file + ")", size: size}}
-	if *errFile != "" {
-		if *errFile, err = filepath.Abs(*errFile); err != nil {
+	files := []string{c.file}
+	for _, f := range strings.Split(*errFile, ",") {
+		if f == "" {
+			continue
+		}
+		if f, err = filepath.Abs(f); err != nil {
 			return err
 		}
-		st, err := os.Stat(*errFile)
+		st, err := os.Stat(f)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, &row{name: "error-dense log (" + *errFile + ")", size: st.Size()})
+		rows = append(rows, &row{name: "error-dense log (" + f + ")", size: st.Size()})
+		files = append(files, f)
 	}
-	files := []string{c.file, *errFile}
 	var bash, tru []time.Duration
 	for i := 0; i < c.runs; i++ {
 		for k, r := range rows {
@@ -88,12 +99,23 @@ func execCatMain(args []string) error {
 	return nil
 }
 
+// execExtra are -exec-params: given to every exec.
+var execExtra map[string]any
+
+// withExtra is params with execExtra's.
+func withExtra(params map[string]any) map[string]any {
+	for k, v := range execExtra {
+		params[k] = v
+	}
+	return params
+}
+
 // execCatOnce times the pipe→file loop over file, then exec of cat file.
 func execCatOnce(d *daemon, file, tmpDir string, size int64) (loop, ex time.Duration, err error) {
 	if loop, err = pipeCopy(file, tmpDir, size, spoolCap); err != nil {
 		return 0, 0, fmt.Errorf("pipe copy (capped): %w", err)
 	}
-	params := map[string]any{"command": "cat " + shellQuote(file), "timeoutMs": 600000}
+	params := withExtra(map[string]any{"command": "cat " + shellQuote(file), "timeoutMs": 600000})
 	raw, ex, err := d.callTimeout("exec", params, 10*time.Minute)
 	if err != nil {
 		return 0, 0, d.fail("exec cat", err)
@@ -109,7 +131,7 @@ func execCatOnce(d *daemon, file, tmpDir string, size int64) (loop, ex time.Dura
 // of true, in turn.
 func execTrueOnce(d *daemon, n int) (bash, tru time.Duration, err error) {
 	var bs, ts []time.Duration
-	params := map[string]any{"command": "true"}
+	params := withExtra(map[string]any{"command": "true"})
 	for j := 0; j < n; j++ {
 		b, err := bashTrue()
 		if err != nil {

@@ -28,17 +28,10 @@ var ErrMalformed = errors.New("proc: malformed /proc/PID/stat")
 
 // Stat reads pid's /proc/PID/stat.
 func Stat(pid int) (Info, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	f, err := statFields(strconv.Itoa(pid))
 	if err != nil {
 		return Info{}, err
 	}
-	// The command name, in parentheses, may hold spaces and parentheses:
-	// the fields that follow start after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return Info{}, ErrMalformed
-	}
-	f := strings.Fields(string(b[i+1:]))
 	// f[0] is field 3 (state), f[2] field 5 (pgrp), f[19] field 22 (start).
 	if len(f) < 20 {
 		return Info{}, ErrMalformed
@@ -49,6 +42,22 @@ func Stat(pid int) (Info, error) {
 		return Info{}, ErrMalformed
 	}
 	return Info{Start: Start{Boot: BootID(), Ticks: ticks}, PGID: pgid, Zombie: f[0] == "Z"}, nil
+}
+
+// statFields reads /proc/<path>/stat (path is "PID" or "PID/task/TID")
+// and returns its fields from the third (the state) on.
+func statFields(path string) ([]string, error) {
+	b, err := os.ReadFile("/proc/" + path + "/stat")
+	if err != nil {
+		return nil, err
+	}
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// the fields that follow start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, ErrMalformed
+	}
+	return strings.Fields(string(b[i+1:])), nil
 }
 
 // BootID names this boot of the machine ("" where /proc does not say).
@@ -118,16 +127,22 @@ func HasEnv(pid int, env string) (has, ok bool) {
 // /proc/self/task/*/children. ok is false where the kernel does not
 // provide those files.
 func Children() (pids []int, ok bool) {
-	self := strconv.Itoa(os.Getpid())
-	if _, err := os.Stat("/proc/self/task/" + self + "/children"); err != nil {
+	return ChildrenOf(os.Getpid())
+}
+
+// ChildrenOf lists the children of process pid, of all its threads, as
+// Children does for this process.
+func ChildrenOf(pid int) (pids []int, ok bool) {
+	self := strconv.Itoa(pid)
+	if _, err := os.Stat("/proc/" + self + "/task/" + self + "/children"); err != nil {
 		return nil, false // the main thread's is always there, if any is
 	}
-	tasks, err := os.ReadDir("/proc/self/task")
+	tasks, err := os.ReadDir("/proc/" + self + "/task")
 	if err != nil {
 		return nil, false
 	}
 	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		b, err := os.ReadFile("/proc/" + self + "/task/" + t.Name() + "/children")
 		if err != nil {
 			continue // the thread ended meanwhile
 		}

@@ -371,7 +371,7 @@ func daemonForwarded(t testing.TB) (*daemonProc, *rawClient) {
 	t.Helper()
 	runtimeDir := daemonPrivateDir(t)
 	p := daemonStart(t, 0, "--remote=auto")
-	p.cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+	p.cmd.Env = append(os.Environ(), "TOOLD_RUNTIME_DIR="+runtimeDir)
 	in, err := p.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
