@@ -58,6 +58,11 @@ type SpoolFile interface {
 	Capped() bool
 	Err() error
 	Close() error
+	// Open opens what was written for reading: the only way it is read
+	// back, never by its path, which the command may have swapped for a
+	// symlink or a FIFO. An error that errors.Is counts as fs.ErrNotExist
+	// says it is gone (evicted, removed).
+	Open() (*os.File, error)
 }
 
 // Spec is one command to run.
@@ -113,9 +118,9 @@ type Spec struct {
 	// input, and who now answers it at its own pace).
 	Untimed <-chan struct{}
 	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
-	// of a closed spool file, for the evidence of a highlight that has left
-	// memory; nil reads the file from its start.
-	ReadLines func(path string, from, to int64) ([]byte, error)
+	// of the closed spool file id, for the evidence of a highlight that has
+	// left memory; nil reads the file (SpoolFile.Open) from its start.
+	ReadLines func(id string, from, to int64) ([]byte, error)
 }
 
 // Result is what a command did and printed.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"golang.org/x/sync/semaphore"
 )
 
 // Defaults for the zero Options.
@@ -67,7 +68,8 @@ type Cache struct {
 	log           *slog.Logger
 	bufs          sync.Pool // *[]byte of bufSize: build buffers
 	bufSize       int
-	lookups       sync.Pool // *[]byte of spacing bytes: line lookup buffers
+	lookups       sync.Pool           // *[]byte of spacing bytes: line lookup buffers
+	snaps         *semaphore.Weighted // the snapshots held (snapshotBudget)
 
 	mu            sync.Mutex
 	lru           *simplelru.LRU[fileKey, *entry]
@@ -156,6 +158,7 @@ func New(opts Options) (*Cache, error) {
 		spacing:       opts.Spacing,
 		log:           opts.Logger,
 		bufSize:       int(max(readBufSize, opts.Spacing)),
+		snaps:         semaphore.NewWeighted(snapshotBudget),
 		byName:        make(map[string]*entry),
 		dirRefs:       make(map[string]int),
 		dirtyDirs:     make(map[string]struct{}),

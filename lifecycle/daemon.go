@@ -19,6 +19,7 @@ import (
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/index"
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/outline"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/sandbox"
@@ -141,6 +142,7 @@ func New(opts Options) (*Daemon, error) {
 		spools.Close()
 		return nil, err
 	}
+	outline.PinCtags() // before any session's command runs
 	runner := exec.NewRunner(log)
 	if opts.AdoptOrphans {
 		if err := runner.AdoptOrphans(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/methods"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
@@ -293,7 +294,7 @@ func looser(p, bound *sandbox.Policy) string {
 		return "network true"
 	}
 	for _, w := range p.Writable {
-		if !sandbox.BeneathAny(w, bound.Writable) {
+		if !beneath.Any(w, bound.Writable) {
 			return "writes beneath " + w
 		}
 	}
@@ -302,7 +303,7 @@ func looser(p, bound *sandbox.Policy) string {
 			return "reads everywhere"
 		}
 		for _, r := range p.Readable {
-			if !sandbox.BeneathAny(r, bound.Readable) {
+			if !beneath.Any(r, bound.Readable) {
 				return "reads beneath " + r
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 	"github.com/toold/toold/truncate"
 )
 
@@ -152,7 +153,7 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if s.Spool != nil {
 		spec.Spool = func(stream string) (exec.SpoolFile, error) { return s.Spool.Create(stream) }
 		spec.Groups = s.Spool // for the sweep, should the daemon die first
-		spec.ReadLines = func(path string, from, to int64) ([]byte, error) { return svc.readLines(ctx, path, from, to) }
+		spec.ReadLines = func(id string, from, to int64) ([]byte, error) { return svc.spoolLines(ctx, s, id, from, to) }
 	}
 	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(protocol.CodeStartFailed, map[string]string{"path": spec.Dir},
@@ -210,11 +211,20 @@ func startError(err error, spec *exec.Spec) error {
 // maxEvidence bounds what readLines reads for one highlight's evidence.
 const maxEvidence = 1 << 20
 
-// readLines reads lines from..to of a spool file through the line index
-// (which page then finds built): the evidence of a highlight that has left
-// the detector's memory, such as a failed go test's log lines.
-func (svc *Service) readLines(ctx context.Context, path string, from, to int64) ([]byte, error) {
-	f, err := svc.Files.Open(ctx, path)
+// spoolLines reads lines from..to of the session's spool id through the
+// line index (which page then finds built): the evidence of a highlight
+// that has left the detector's memory, such as a failed go test's log
+// lines. The spool is opened by its id (spool.Dir.Open), never by path: a
+// command may have swapped its spool for a symlink or a FIFO.
+func (svc *Service) spoolLines(ctx context.Context, s *Session, id string, from, to int64) ([]byte, error) {
+	if s.Spool == nil {
+		return nil, spool.ErrNoSpool
+	}
+	osf, err := s.Spool.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := svc.Files.OpenFile(ctx, osf.Name(), osf)
 	if err != nil {
 		return nil, err
 	}

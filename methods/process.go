@@ -17,6 +17,7 @@ import (
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 	"github.com/toold/toold/truncate"
 )
 
@@ -111,10 +112,10 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	close(untimed) // it is the caller's to answer or end now
 	o, err := pr.Read(nil, exec.KeepBytes(spec.Output.MaxBytes), &spec.Output)
 	if err != nil {
-		return nil, err
+		return nil, outputError(pr.ID, err)
 	}
-	stdout, outErrs := svc.spanStream(ctx, &o.Stdout, spec.Output, o.Result != nil)
-	stderr, errErrs := svc.spanStream(ctx, &o.Stderr, spec.Output, o.Result != nil)
+	stdout, outErrs := svc.spanStream(ctx, s, &o.Stdout, spec.Output, o.Result != nil)
+	stderr, errErrs := svc.spanStream(ctx, s, &o.Stderr, spec.Output, o.Result != nil)
 	out := &protocol.ExecResult{
 		DurationMs: time.Since(start).Milliseconds(),
 		Stdout:     stdout,
@@ -144,7 +145,7 @@ func commandLine(spec *exec.Spec) string {
 // stream, with the spool's line numbers, and reports whether a shown
 // highlight is an error. complete says the output has ended: the span's
 // last line is whole even without its newline.
-func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate.PreviewOptions, complete bool) (protocol.Stream, bool) {
+func (svc *Service) spanStream(ctx context.Context, s *Session, sp *process.Span, o truncate.PreviewOptions, complete bool) (protocol.Stream, bool) {
 	have := sp.To - sp.From - sp.Lost
 	w := protocol.Stream{TotalBytes: sp.To - sp.From, TotalLines: sp.Lines, Highlights: []protocol.Highlight{}, Kinds: []protocol.Kind{}}
 	shift := sp.FirstLine - 1 // a span's line k is the spool's line k+shift
@@ -158,7 +159,7 @@ func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate
 		if sc := sp.Scan; sc != nil {
 			out.Known = sc.Known
 			lines := func(from, to int64) []byte {
-				b, err := svc.readLines(ctx, sp.SpoolPath, from+shift, to+shift)
+				b, err := svc.spoolLines(ctx, s, sp.SpoolID, from+shift, to+shift)
 				if err != nil {
 					return nil
 				}
@@ -216,10 +217,10 @@ func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.P
 		return nil, rpc.InvalidParams("since", "%v", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, outputError(pr.ID, err)
 	}
-	stdout, outErrs := svc.spanStream(ctx, &out.Stdout, o, out.Result != nil)
-	stderr, errErrs := svc.spanStream(ctx, &out.Stderr, o, out.Result != nil)
+	stdout, outErrs := svc.spanStream(ctx, s, &out.Stdout, o, out.Result != nil)
+	stderr, errErrs := svc.spanStream(ctx, s, &out.Stderr, o, out.Result != nil)
 	r := &protocol.ProcessOutput{
 		ID:      pr.ID,
 		Stdout:  stdout,
@@ -238,6 +239,15 @@ func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.P
 		StdoutErrors: outErrs, StderrErrors: errErrs, Sandbox: sandboxDenial(s.SandboxPolicy(), s.Cwd, &r.Stdout, &r.Stderr)})
 	r.Notice = &n
 	return r, nil
+}
+
+// outputError is -32002 for a process whose spool a command replaced (a
+// symlink, a FIFO, another file in its place: never read), else err.
+func outputError(id string, err error) error {
+	if errors.Is(err, spool.ErrReplaced) {
+		return rpc.Errorf(protocol.CodeAccessDenied, protocol.ProcessData{Process: id}, "access denied: process %s: %v", id, err)
+	}
+	return err
 }
 
 // ProcessRead answers process/read: the output since the cursor.
@@ -295,7 +305,7 @@ func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) 
 	reason, err := pr.Wait(ctx, u)
 	stop()
 	if err != nil {
-		return nil, err
+		return nil, outputError(pr.ID, err)
 	}
 	return svc.processOutput(ctx, s, pr, nil, o, reason, u.Timeout)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/sandbox"
@@ -111,9 +112,9 @@ func classify(d *notice.SandboxDenial, line string, p *sandbox.Policy, cwd strin
 		}
 		real := resolve(filepath.Clean(path))
 		switch {
-		case p.Readable != nil && !BeneathAny(real, p.Readable):
+		case p.Readable != nil && !beneath.Any(real, p.Readable):
 			d.Read = true // read-only with roots: neither read nor written there
-		case !BeneathAny(real, p.Writable):
+		case !beneath.Any(real, p.Writable):
 			d.Write = true
 		}
 	}
@@ -130,10 +131,4 @@ func resolve(path string) string {
 		return filepath.Join(dir, filepath.Base(path))
 	}
 	return path
-}
-
-// BeneathAny reports whether path is one of dirs or beneath one (both
-// clean and absolute).
-func BeneathAny(path string, dirs []string) bool {
-	return sandbox.BeneathAny(path, dirs)
 }

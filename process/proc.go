@@ -63,10 +63,9 @@ type Proc struct {
 
 // streamState is what a Proc knows of one stream's output.
 type streamState struct {
-	written   int64  // bytes seen, all of them given to the spool first
-	newlines  int64  // '\n' bytes among them
-	spoolID   string // "" until the first byte
-	spoolPath string
+	written  int64          // bytes seen, all of them given to the spool first
+	newlines int64          // '\n' bytes among them
+	spool    exec.SpoolFile // nil until the first byte; read back through its Open only
 }
 
 // streamIndex maps "stdout"/"stderr" to 0/1.
@@ -106,10 +105,9 @@ func (p *Proc) Output(stream string, b []byte) {
 	p.mu.Unlock()
 }
 
-func (p *Proc) setSpool(stream, id, path string) {
+func (p *Proc) setSpool(stream string, f exec.SpoolFile) {
 	p.mu.Lock()
-	s := &p.streams[streamIndex(stream)]
-	s.spoolID, s.spoolPath = id, path
+	p.streams[streamIndex(stream)].spool = f
 	p.mu.Unlock()
 }
 

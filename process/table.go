@@ -105,7 +105,7 @@ func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, err
 		spec.Spool = func(stream string) (exec.SpoolFile, error) {
 			f, err := open(stream)
 			if err == nil {
-				p.setSpool(stream, f.ID(), f.Path())
+				p.setSpool(stream, f)
 			}
 			return f, err
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"time"
 
@@ -113,7 +112,7 @@ type patternScan struct {
 func (sc *patternScan) scan(st *[2]streamState) (bool, error) {
 	for i := range st {
 		s := &st[i]
-		if s.written <= sc.off[i] || s.spoolPath == "" {
+		if s.written <= sc.off[i] || s.spool == nil {
 			continue
 		}
 		found, err := sc.scanStream(i, s)
@@ -125,13 +124,13 @@ func (sc *patternScan) scan(st *[2]streamState) (bool, error) {
 }
 
 func (sc *patternScan) scanStream(i int, s *streamState) (bool, error) {
-	f, err := os.Open(s.spoolPath)
+	f, err := s.spool.Open()
 	if errors.Is(err, fs.ErrNotExist) {
 		sc.off[i] = s.written // nothing kept to match
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("process: reading the output: %w", err)
+		return false, fmt.Errorf("process: reading the output of spool %s: %w", s.spool.ID(), err)
 	}
 	defer f.Close()
 	if sc.buf == nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"github.com/toold/toold/internal/beneath"
 	"golang.org/x/sys/unix"
 )
 
@@ -142,7 +143,7 @@ func policyRules(p *Policy, dirs *policyDirs, fs uint64) ([]rule, error) {
 func readRules(dir string, fd int, private []string) ([]rule, error) {
 	var inside []string
 	for _, x := range private {
-		if beneath(x, dir) {
+		if beneath.Dir(x, dir) {
 			inside = append(inside, x)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toold/toold/internal/beneath"
 	"golang.org/x/sys/unix"
 )
 
@@ -88,7 +89,7 @@ func hideLayer(hidden, keep []string, dirs *policyDirs) error {
 }
 
 func strictlyBeneath(path, dir string) bool {
-	return path != dir && beneath(path, dir)
+	return path != dir && beneath.Dir(path, dir)
 }
 
 // cover hides path: an empty tmpfs over a dir, /dev/null over anything

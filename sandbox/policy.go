@@ -274,19 +274,3 @@ func Dedup(dirs []string) []string {
 		return false
 	})
 }
-
-// beneath reports whether path is dir or beneath it (both clean and
-// absolute).
-func beneath(path, dir string) bool {
-	return path == dir || dir == "/" || strings.HasPrefix(path, dir+"/")
-}
-
-// BeneathAny reports whether path is one of dirs or beneath one.
-func BeneathAny(path string, dirs []string) bool {
-	for _, d := range dirs {
-		if beneath(path, d) {
-			return true
-		}
-	}
-	return false
-}

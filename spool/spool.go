@@ -29,8 +29,9 @@ var (
 	// letters, digits, '_' and '-' only.
 	ErrBadName = errors.New("bad spool name")
 	// ErrNoSpool is wrapped by Dir.Open's error for an id the session never
-	// had, or after Remove.
-	ErrNoSpool = errors.New("no such spool")
+	// had, or after Remove. errors.Is(err, fs.ErrNotExist) holds too: what
+	// reads a spool back counts a missing one as bytes not kept.
+	ErrNoSpool error = notThere("no such spool")
 	// ErrEvicted is what an *EvictedError is: a spool deleted to keep its
 	// session under a quota.
 	ErrEvicted = errors.New("spool evicted")
@@ -111,8 +112,17 @@ func (e *EvictedError) Error() string {
 	return fmt.Sprintf("spool evicted: past the %s's quota of %d bytes", whose, e.Quota)
 }
 
-// Is makes errors.Is(err, ErrEvicted) hold.
-func (e *EvictedError) Is(target error) bool { return target == ErrEvicted }
+// Is makes errors.Is(err, ErrEvicted) hold, and errors.Is(err,
+// fs.ErrNotExist): an evicted spool is not there to read.
+func (e *EvictedError) Is(target error) bool { return target == ErrEvicted || target == fs.ErrNotExist }
+
+// notThere is an error that errors.Is counts as fs.ErrNotExist.
+type notThere string
+
+func (e notThere) Error() string { return string(e) }
+
+// Is makes errors.Is(err, fs.ErrNotExist) hold.
+func (notThere) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Manager owns this daemon's part of a spool root: its lock file and its
 // session directories, and the quotas over their files. Its methods are safe
@@ -190,7 +200,7 @@ func (m *Manager) setUpLocked() error {
 	// pid, and we have opened nothing yet.
 	if stale, _ := filepath.Glob(filepath.Join(m.root, strconv.Itoa(m.pid)+"-*")); len(stale) > 0 {
 		for _, p := range stale {
-			os.RemoveAll(p)
+			removeAll(p)
 		}
 	}
 	return nil
@@ -446,7 +456,7 @@ func (m *Manager) Sweep() ([]string, error) {
 	remove := func(paths []string) {
 		for _, p := range paths {
 			removed = append(removed, endGroups(p)...)
-			if err := os.RemoveAll(p); err != nil {
+			if err := removeAll(p); err != nil {
 				errs = append(errs, fmt.Errorf("spool: sweep: %w", err))
 				continue
 			}
@@ -585,9 +595,13 @@ func (d *Dir) find(id string) (*File, error) {
 	return sf, nil
 }
 
-// Open opens the spool file id of this session for reading. It checks that
-// what it opened is the file written, so that a symlink or file a command
-// planted over it is refused (ErrReplaced). Other errors are Find's.
+// Open opens the spool file id of this session for reading: the one way
+// a spool is read back (page, grep, exec's evidence, the process methods),
+// since the commands that write it may write in the directory too. It
+// opens without following a symlink or blocking (a FIFO in its place),
+// and checks that what it opened is the file written, so that a symlink,
+// FIFO or file a command planted over it is refused (ErrReplaced). Other
+// errors are Find's.
 func (d *Dir) Open(id string) (*os.File, error) {
 	sf, err := d.find(id)
 	if err != nil {
@@ -655,7 +669,7 @@ func (d *Dir) Remove() error {
 		f.discard()
 	}
 	d.m.forget(d)
-	if err := os.RemoveAll(d.path); err != nil {
+	if err := removeAll(d.path); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
@@ -771,6 +785,12 @@ type File struct {
 	capped bool
 	err    error
 }
+
+// Open opens the file for reading, as Dir.Open opens it by its id: what
+// was written, or an error (ErrReplaced when a command put something else
+// in its place; one that errors.Is counts as fs.ErrNotExist when it was
+// evicted or its Dir removed).
+func (f *File) Open() (*os.File, error) { return f.d.Open(f.id) }
 
 // ID returns the file's id, 32 hex digits.
 func (f *File) ID() string { return f.id }

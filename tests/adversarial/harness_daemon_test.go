@@ -134,7 +134,13 @@ func (p *daemonProc) wait(d time.Duration) int {
 // peakRSS returns the process's peak resident set (VmHWM) in bytes.
 func (p *daemonProc) peakRSS(t testing.TB) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	return vmHWM(t, p.cmd.Process.Pid)
+}
+
+// vmHWM is process pid's peak resident set (VmHWM) in bytes.
+func vmHWM(t testing.TB, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}

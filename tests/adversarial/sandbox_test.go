@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // The sandbox (issue 15): the built daemon, on every transport, runs a
@@ -419,32 +421,6 @@ func TestSandboxFlags(t *testing.T) {
 // launcher's user namespace and Landlock must work without privilege.
 func TestSandboxAsNobody(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	if os.Geteuid() != 0 {
-		t.Skip("runs as root only: it re-runs the sandbox's cases as uid 65534 (as any other uid they run directly)")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("needs setpriv (util-linux)")
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "toold-nobody-") // t.TempDir's parent is 0700
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	for _, f := range [][2]string{{self, "adversarial.test"}, {daemonBinary(t), "toold"}} {
-		b, err := os.ReadFile(f[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f[1]), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// The quick run takes the cases that run on every transport as uid
 	// 65534 over stdio only: the launcher, its namespaces and Landlock
 	// are the same on every transport, which the cases as root cover;
@@ -459,17 +435,15 @@ func TestSandboxAsNobody(t *testing.T) {
 	}
 	passed := 0
 	for _, run := range runs {
-		cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-u", "XDG_RUNTIME_DIR",
-			"HOME=/tmp", "TMPDIR=/tmp", "TOOLD_ADVERSARIAL_BIN="+filepath.Join(dir, "toold"),
-			filepath.Join(dir, "adversarial.test"), "-test.run", run, "-test.v")
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
+		out, err := testenv.AsNobody(t, run, func(dir string) []string {
+			return []string{"TOOLD_ADVERSARIAL_BIN=" + filepath.Join(dir, filepath.Base(daemonBinary(t)))}
+		}, daemonBinary(t))
 		// Subtests, not the cases: a case whose subtests the filter
 		// stopped matching passes having run nothing as 65534.
-		n := len(regexp.MustCompile(`--- PASS: TestSandbox\w+/`).FindAllString(string(out), -1))
+		n := len(regexp.MustCompile(`--- PASS: TestSandbox\w+/`).FindAllString(out, -1))
 		passed += n
 		if err != nil || n < 2 {
-			t.Fatalf("as uid 65534, %s: %d subtests passed: %v\n%s", run, n, err, daemonTail(string(out), 8000))
+			t.Fatalf("as uid 65534, %s: %d subtests passed: %v\n%s", run, n, err, daemonTail(out, 8000))
 		}
 	}
 	t.Logf("as uid 65534: %d subtests passed", passed)
