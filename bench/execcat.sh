@@ -10,6 +10,8 @@
 #
 #   bench/execcat.sh                   # ~1 GiB files, 5 runs of each
 #   RUNS=9 bench/execcat.sh
+#   EXEC_PARAMS='{"yieldMs":600000}' bench/execcat.sh   # as a process, watched for input
+#   EXEC_PARAMS='{"tty":true}' bench/execcat.sh         # on a terminal
 #
 # BENCH_SIZE_MB and BENCH_DATA_DIR as for run.sh.
 set -euo pipefail
@@ -26,4 +28,5 @@ if [ ! -s "$kv" ]; then
   "$tmp/driver" genlog -style kv -size-mb "$size_mb" -out "$kv"
 fi
 cat "$file" "$errors" "$kv" > /dev/null
-"$tmp/driver" execcat -toold "$tmp/toold" -file "$file" -errors "$errors,$kv" -runs "${RUNS:-5}" -tmp "$tmp"
+"$tmp/driver" execcat -toold "$tmp/toold" -file "$file" -errors "$errors,$kv" -runs "${RUNS:-5}" -tmp "$tmp" \
+  ${EXEC_PARAMS:+-exec-params "$EXEC_PARAMS"}

@@ -235,7 +235,9 @@ func TestTimeoutEndsTheGroup(t *testing.T) {
 	r := newRunner(t)
 	res, err := r.Run(context.Background(), exec.Spec{
 		Command: "sleep 60 & echo $!; sleep 60 & echo $!; wait",
-		Timeout: 300 * time.Millisecond,
+		// Long enough for the shell to start both under a loaded -race run
+		// (300 ms saw one pid at a load of 10 on two cores).
+		Timeout: time.Second,
 		Output:  defaults,
 	})
 	if err != nil {

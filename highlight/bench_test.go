@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toold/toold/internal/corpus"
 )
 
@@ -89,14 +87,6 @@ func cpuRate(b *testing.B, size int) func() {
 		}
 		runtime.UnlockOSThread()
 	}
-}
-
-func threadCPU() time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkDetectCorpus is the detector over each real output of the corpus.

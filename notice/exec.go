@@ -34,6 +34,11 @@ type ExecFacts struct {
 	// Sandbox is what the output shows the session's sandbox refused; nil
 	// when nothing.
 	Sandbox *SandboxDenial
+	// NeedsTerminal is the line of output that says the command wanted a
+	// terminal it was not given; "" when none does.
+	NeedsTerminal string
+	// TTY is set for a command on a terminal of its own.
+	TTY bool
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -53,6 +58,9 @@ func Exec(f ExecFacts) string {
 	parts = append(parts, streamParts(f)...)
 	if s := Sandbox(f.Sandbox); s != "" {
 		parts = append(parts, s)
+	}
+	if f.NeedsTerminal != "" {
+		parts = append(parts, NeedsTerminal(f.NeedsTerminal))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -12,6 +12,8 @@ import (
 // exec rendered for a model.
 func Ended(r *protocol.ExecResult) string {
 	switch {
+	case r.Process != nil && r.ExitCode == nil && r.Signal == nil && r.WaitingForInput != nil:
+		return "waiting for input as process " + *r.Process
 	case r.Process != nil && r.ExitCode == nil && r.Signal == nil:
 		return "still running as process " + *r.Process
 	case r.TimedOut:

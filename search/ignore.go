@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Ignore files apply as ripgrep applies them: .gitignore (and the
@@ -198,9 +199,11 @@ func readDirIgnore(path string) dirIgnore {
 	return d
 }
 
-// readSmall reads at most maxIgnoreFile bytes of a regular file.
+// readSmall reads at most maxIgnoreFile bytes of a regular file. The open
+// does not block: a FIFO in an ignore file's place (a command can make
+// one) would otherwise hold the search until something wrote to it.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

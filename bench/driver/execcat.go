@@ -30,7 +30,13 @@ func execCatMain(args []string) error {
 	c.bind(fs)
 	errFile := fs.String("errors", "", "error-dense logs (driver genlog), comma-separated, to measure too")
 	calls := fs.Int("exec-calls", 100, "exec true / bash -c true calls per run (0: none)")
+	extra := fs.String("exec-params", "", `more exec params for every exec, as JSON: {"yieldMs":600000} runs the command as a process (watched for input), {"tty":true} on a terminal`)
 	_ = fs.Parse(args)
+	if *extra != "" {
+		if err := json.Unmarshal([]byte(*extra), &execExtra); err != nil {
+			return fmt.Errorf("-exec-params: %w", err)
+		}
+	}
 	size, err := c.check("execcat")
 	if err != nil {
 		return err
@@ -110,6 +116,17 @@ func execCatMain(args []string) error {
 	return nil
 }
 
+// execExtra are -exec-params: given to every exec.
+var execExtra map[string]any
+
+// withExtra is params with execExtra's.
+func withExtra(params map[string]any) map[string]any {
+	for k, v := range execExtra {
+		params[k] = v
+	}
+	return params
+}
+
 // callCPU is the CPU time (user+sys) of one pair of execCatOnce: the loop's
 // own (this process) and its cat's, the daemon's own and its cat's.
 type callCPU struct {
@@ -175,7 +192,7 @@ func execCatOnce(d *daemon, file, tmpDir string, size int64) (loop, ex time.Dura
 	if err != nil {
 		return 0, 0, cpu, err
 	}
-	params := map[string]any{"command": "cat " + shellQuote(file), "timeoutMs": 600000}
+	params := withExtra(map[string]any{"command": "cat " + shellQuote(file), "timeoutMs": 600000})
 	raw, ex, err := d.callTimeout("exec", params, 10*time.Minute)
 	if err != nil {
 		return 0, 0, cpu, d.fail("exec cat", err)
@@ -197,7 +214,7 @@ func execCatOnce(d *daemon, file, tmpDir string, size int64) (loop, ex time.Dura
 // average: the daemon is idle while bash runs).
 func execTrueOnce(d *daemon, n int) (bash, tru, cpu time.Duration, err error) {
 	var bs, ts []time.Duration
-	params := map[string]any{"command": "true"}
+	params := withExtra(map[string]any{"command": "true"})
 	d0, _, err := procCPU(d.cmd.Process.Pid)
 	if err != nil {
 		return 0, 0, 0, err

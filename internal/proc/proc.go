@@ -31,18 +31,10 @@ var ErrMalformed = errors.New("proc: malformed /proc/PID/stat")
 
 // Stat reads pid's /proc/PID/stat.
 func Stat(pid int) (Info, error) {
-	var buf [512]byte
-	b, err := readFile("/proc/"+strconv.Itoa(pid)+"/stat", buf[:0])
+	f, err := statFields(strconv.Itoa(pid))
 	if err != nil {
 		return Info{}, err
 	}
-	// The command name, in parentheses, may hold spaces and parentheses:
-	// the fields that follow start after the last ')'.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return Info{}, ErrMalformed
-	}
-	f := strings.Fields(string(b[i+1:]))
 	// f[0] is field 3 (state), f[2] field 5 (pgrp), f[19] field 22 (start).
 	if len(f) < 20 {
 		return Info{}, ErrMalformed
@@ -53,6 +45,23 @@ func Stat(pid int) (Info, error) {
 		return Info{}, ErrMalformed
 	}
 	return Info{Start: Start{Boot: BootID(), Ticks: ticks}, PGID: pgid, Zombie: f[0] == "Z"}, nil
+}
+
+// statFields reads /proc/<path>/stat (path is "PID" or "PID/task/TID")
+// and returns its fields from the third (the state) on.
+func statFields(path string) ([]string, error) {
+	var buf [512]byte
+	b, err := readFile("/proc/"+path+"/stat", buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	// The command name, in parentheses, may hold spaces and parentheses:
+	// the fields that follow start after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, ErrMalformed
+	}
+	return strings.Fields(string(b[i+1:])), nil
 }
 
 // BootID names this boot of the machine ("" where /proc does not say).
@@ -157,16 +166,23 @@ func HasEnv(pid int, env string) (has, ok bool) {
 // on SIGCHLD), so they are read with a system call each to open, read and
 // close a file, into one buffer.
 func Children() (pids []int, ok bool) {
-	tasks, err := taskIDs()
+	return ChildrenOf(os.Getpid())
+}
+
+// ChildrenOf lists the children of process pid, of all its threads, as
+// Children does for this process.
+func ChildrenOf(pid int) (pids []int, ok bool) {
+	proc := "/proc/" + strconv.Itoa(pid)
+	tasks, err := taskIDs(proc)
 	if err != nil {
 		return nil, false
 	}
-	self := strconv.Itoa(os.Getpid())
+	main := strconv.Itoa(pid)
 	var buf [256]byte
 	for _, t := range tasks {
-		b, err := readFile("/proc/self/task/"+t+"/children", buf[:0])
+		b, err := readFile(proc+"/task/"+t+"/children", buf[:0])
 		if err != nil {
-			if t == self {
+			if t == main {
 				return nil, false // the main thread's is always there, if any is
 			}
 			continue // the thread ended meanwhile
@@ -180,9 +196,10 @@ func Children() (pids []int, ok bool) {
 	return pids, true
 }
 
-// taskIDs lists this process's threads, /proc/self/task.
-func taskIDs() ([]string, error) {
-	fd, err := unix.Open("/proc/self/task", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+// taskIDs lists the threads of the process at proc ("/proc/PID"): its
+// task directory.
+func taskIDs(proc string) ([]string, error) {
+	fd, err := unix.Open(proc+"/task", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
