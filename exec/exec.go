@@ -376,7 +376,6 @@ func (r *Runner) begin(spec Spec, p *process) {
 	cmd, pp := p.cmd, p.pipes
 	p.pgid = cmd.Process.Pid
 	r.log.Debug("exec started", "pid", p.pgid, "argv", cmd.Args)
-	r.record(spec, p)
 	if spec.Observer != nil {
 		var stdin *os.File
 		if spec.KeepStdin {
@@ -415,6 +414,14 @@ func (r *Runner) begin(spec Spec, p *process) {
 		close(p.stdinDone)
 	}
 	r.goTracked(func() {
+		// The group's record is written here, beside the command rather
+		// than before the reply's path goes on (a file made and a /proc
+		// read: a quarter of a millisecond, more on a busy disk). The
+		// leader is not reaped before the Wait below, so its /proc entry
+		// is there to read; finish, which forgets the record, comes after
+		// exited.
+		r.record(spec, p)
+		waitExit(p.pgid)
 		err := cmd.Wait()
 		r.orphans.waited(p.pgid)
 		p.exited <- err

@@ -94,9 +94,19 @@ func (r *Runner) AdoptOrphans() error {
 	signal.Notify(sigs, unix.SIGCHLD)
 	r.orphans.reaper.Go(func() {
 		defer signal.Stop(sigs)
+		var due <-chan time.Time // a reap is pending
 		for {
 			select {
 			case <-sigs:
+				// Reaped a moment later, with the SIGCHLDs that come
+				// meanwhile: by then os/exec has reaped the leader that
+				// sent it (most SIGCHLDs are a command's end), and
+				// nothing is left to list.
+				if due == nil {
+					due = time.After(reapDelay)
+				}
+			case <-due:
+				due = nil
 				r.reap()
 			case <-r.orphans.kick:
 				r.reap()
@@ -108,6 +118,10 @@ func (r *Runner) AdoptOrphans() error {
 	})
 	return nil
 }
+
+// reapDelay is how long after a SIGCHLD the reaper looks: the orphans'
+// zombies wait that long more (finish polls a group every pollGroup).
+const reapDelay = 5 * time.Millisecond
 
 // stopReaping ends the reaper, once every other goroutine of the Runner
 // has ended (see Close).
@@ -126,6 +140,9 @@ func (o *orphans) stopReaping() {
 // (forking holds the lock's read side until then) by the time the lock is
 // held, and one started after is not listed.
 func (r *Runner) reap() {
+	if !exitedChild() {
+		return // no zombie: nothing to list
+	}
 	o := &r.orphans
 	pids, _ := proc.Children()
 	o.reapMu.Lock()
@@ -240,10 +257,13 @@ func (r *Runner) record(spec Spec, p *process) {
 // finish ends what is left of p once its leader has exited: its group
 // (terminating already, or ended here) and, when the Runner adopts orphans,
 // its escaped descendants, SIGTERM then SIGKILL after killDelay as for the
-// group; then it forgets p's record. What takes time goes on in a tracked
-// goroutine.
+// group; then it forgets p's record. It goes on in a tracked goroutine
+// unless p's group is gone and none of p's descendants can have left it:
+// the listing of the daemon's children that finds those (a few dozen
+// reads of /proc) is no part of the reply to a command that left nothing,
+// and it signals them from that goroutine anyway.
 func (r *Runner) finish(p *process) {
-	if escaped, unsure := r.escaped(p); !groupAlive(p.pgid) && len(escaped) == 0 && !unsure {
+	if !groupAlive(p.pgid) && (!r.orphans.adopting || p.marker == "") {
 		p.forget()
 		return
 	}

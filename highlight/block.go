@@ -21,8 +21,10 @@ func (d *Detector) Block(first int64, b []byte) int64 {
 	return d.apply(first, b, &d.cls)
 }
 
-// blockClass is what classify found in a block: the shape and the end of
-// each of its lines (see shapes.go) and its candidate lines, in order.
+// blockClass is what classify found in a block, its candidate lines in
+// order, and what apply makes of it first: the shape and the end of each
+// of its lines (see shapes.go). The shapes are apply's half of the work:
+// Parallel runs classify, the larger half, on the reader's goroutine.
 type blockClass struct {
 	shapes []uint64
 	ends   []int32
@@ -41,12 +43,11 @@ type cand struct {
 }
 
 // classify finds the candidate lines of b as Block's loop over the
-// anchors finds them, matches each ruleLine through shapes, and hashes the
-// shape of every line. A line that a hit's continuation takes in apply is
-// classified too (its match is the same, the cache's use is the same: a
-// line that is not a candidate holds no keyword and is never cached).
+// anchors finds them and matches each ruleLine through shapes. A line that
+// a hit's continuation takes in apply is classified too (its match is the
+// same, the cache's use is the same: a line that is not a candidate holds
+// no keyword and is never cached).
 func (c *blockClass) classify(b []byte, shapes *matchCache) {
-	c.shapes, c.ends = blockShapes(c.shapes[:0], c.ends[:0], b, &c.buf)
 	c.cands = c.cands[:0]
 	ls, le := 0, 0 // the line that holds b[i], once known
 	for i := 0; ; i++ {
@@ -80,11 +81,12 @@ func (c *blockClass) classify(b []byte, shapes *matchCache) {
 }
 
 // apply runs the state machine over the block b of lines first, first+1,
-// ..., classified as c: every line is counted by its shape and kept in the
-// ring; the candidates go through line, and so do the lines a hit's
-// continuation takes and those of a shape new in an output of repeated
-// shapes. It returns the number of lines b holds.
+// ..., classified as c: every line is hashed and counted by its shape and
+// kept in the ring; the candidates go through line, and so do the lines a
+// hit's continuation takes and those of a shape new in an output of
+// repeated shapes. It returns the number of lines b holds.
 func (d *Detector) apply(first int64, b []byte, c *blockClass) int64 {
+	c.shapes, c.ends = blockShapes(c.shapes[:0], c.ends[:0], b, &c.buf)
 	d.fed += int64(len(b))
 	n, pos, k := first, 0, 0
 	pushed := -1 // the block's last line in the ring

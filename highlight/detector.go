@@ -72,6 +72,49 @@ type Group struct {
 	// whose "--- FAIL" verdict this group holds. The caller reads them from
 	// the spool.
 	Evidence []Span
+	// text holds the lines of a group the detector is making, one after
+	// the other from textFrom, line i ending at ends[i]: Lines are made
+	// from them at Finish, one string a group. The groups that the kept
+	// ones push out (nearly every group of an error-dense output) thus
+	// cost no string a line, and go back to the detector (Detector.free)
+	// to be used again.
+	text     []byte
+	textFrom int32
+	ends     []int32
+}
+
+// lineCount is how many lines the group holds (see text).
+func (g *Group) lineCount() int { return len(g.ends) }
+
+// lineAt is the group's line i (see text).
+func (g *Group) lineAt(i int) []byte {
+	from := g.textFrom
+	if i > 0 {
+		from = g.ends[i-1]
+	}
+	return g.text[from:g.ends[i]]
+}
+
+// textLen is the bytes of the group's lines (see text).
+func (g *Group) textLen() int {
+	if len(g.ends) == 0 {
+		return 0
+	}
+	return int(g.ends[len(g.ends)-1] - g.textFrom)
+}
+
+// makeLines makes Lines from text: one string, cut.
+func (g *Group) makeLines() {
+	if len(g.ends) == 0 || len(g.Lines) == len(g.ends) {
+		return
+	}
+	all := string(g.text[g.textFrom:g.ends[len(g.ends)-1]])
+	g.Lines = make([]string, len(g.ends))
+	from := g.textFrom
+	for i, e := range g.ends {
+		g.Lines[i] = all[from-g.textFrom : e-g.textFrom]
+		from = e
+	}
 }
 
 // Detector finds groups in a stream of lines. Feed it every line in order
@@ -99,9 +142,15 @@ type Detector struct {
 	// budget, not for MaxGroups.
 	spare      []*Group
 	spareBytes int
-	keys       map[uint64]bool // the shapes of the groups' keys (Group.keyShape)
-	found      int
-	sev        [3]int // groups found per severity
+	// low is the lowest priority among kept[1:] (see keep), when lowOK.
+	low   int
+	lowOK bool
+	// free are groups pushed out of kept and spare, to be used again:
+	// their text and ends keep their memory.
+	free  []*Group
+	keys  map[uint64]bool // the shapes of the groups' keys (Group.keyShape)
+	found int
+	sev   [3]int // groups found per severity
 
 	tests  goTests
 	py     pyTests
@@ -244,6 +293,7 @@ func (d *Detector) Finish() Result {
 	gs := make([]Group, 0, len(all))
 	for _, g := range all {
 		if g != nil && !(weakRule(g.Rule) && d.tmpl.noise(g.kind, d.seen)) {
+			g.makeLines()
 			if g.kind >= 0 && d.tmpl.kinds[g.kind].Count <= rareKind {
 				g.Rare = true
 			}
@@ -251,7 +301,9 @@ func (d *Detector) Finish() Result {
 			if i := g.Hit - g.FromLine; g.Key == "" && i >= 0 && i < int64(len(g.Lines)) {
 				g.Key = Key(trimEnding([]byte(g.Lines[i])))
 			}
-			gs = append(gs, *g)
+			c := *g
+			c.text, c.ends = nil, nil // held in Lines now
+			gs = append(gs, c)
 		}
 	}
 	gs, rare := d.withRare(gs)
@@ -399,8 +451,9 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
 		// Severity is set below, with the key, as of the group's worst hit.
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Hit: n, kind: kind,
-			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1}
+		d.cur = d.newGroup()
+		*d.cur = Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Hit: n, kind: kind,
+			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1, text: d.cur.text[:0], ends: d.cur.ends[:0], Evidence: d.cur.Evidence[:0]}
 		d.firstHit = n
 		d.runShape, d.runLen = d.lineShape, 0
 		d.fill(from, n-1)
@@ -488,14 +541,37 @@ func (d *Detector) fill(from, to int64) {
 
 func (d *Detector) appendLine(n int64, line []byte) {
 	g := d.cur
-	if int64(len(g.Lines)) >= int64(d.opt.MaxGroupLines) {
+	if g.lineCount() >= d.opt.MaxGroupLines {
 		d.left = 0
 		return
 	}
-	g.Lines = append(g.Lines, string(d.cut(line)))
+	g.text = append(g.text, d.cut(line)...)
+	g.ends = append(g.ends, int32(len(g.text)))
 	g.ToLine = n
-	if len(g.Lines) >= d.opt.MaxGroupLines {
+	if g.lineCount() >= d.opt.MaxGroupLines {
 		d.left = 0
+	}
+}
+
+// newGroup returns a group to fill: one pushed out before (see free),
+// else a new one.
+func (d *Detector) newGroup() *Group {
+	if k := len(d.free); k > 0 {
+		g := d.free[k-1]
+		d.free = d.free[:k-1]
+		return g
+	}
+	return &Group{}
+}
+
+// maxFree bounds Detector.free.
+const maxFree = 8
+
+// drop lets go of g, pushed out of the groups kept and spare: its memory
+// is used for a group to come.
+func (d *Detector) drop(g *Group) {
+	if len(d.free) < maxFree && cap(g.text) <= 64<<10 {
+		d.free = append(d.free, g)
 	}
 }
 
@@ -534,17 +610,18 @@ func (d *Detector) close() {
 	d.cur, d.left = nil, 0
 	// Lines taken on grace that no indented line confirmed are not the
 	// report's.
-	for ; d.graceTail > 0 && g.ToLine > d.lastHit && len(g.Lines) > 1; d.graceTail-- {
-		g.Lines = g.Lines[:len(g.Lines)-1]
+	for ; d.graceTail > 0 && g.ToLine > d.lastHit && g.lineCount() > 1; d.graceTail-- {
+		g.ends = g.ends[:len(g.ends)-1]
 		g.ToLine--
 	}
 	d.graceTail = 0
-	for g.ToLine > d.lastHit && len(g.Lines) > 1 && isBlank(g.Lines[len(g.Lines)-1]) {
-		g.Lines = g.Lines[:len(g.Lines)-1]
+	for g.ToLine > d.lastHit && g.lineCount() > 1 && isBlankBytes(g.lineAt(g.lineCount()-1)) {
+		g.ends = g.ends[:len(g.ends)-1]
 		g.ToLine--
 	}
-	for g.FromLine < d.firstHit && len(g.Lines) > 1 && isBlank(g.Lines[0]) {
-		g.Lines = g.Lines[1:]
+	for g.FromLine < d.firstHit && g.lineCount() > 1 && isBlankBytes(g.lineAt(0)) {
+		g.textFrom = g.ends[0]
+		g.ends = g.ends[1:]
 		g.FromLine++
 	}
 	d.closed = g.ToLine
@@ -564,9 +641,19 @@ func (d *Detector) close() {
 }
 
 // keep adds g to the kept groups; when they are full, the one of lowest
-// priority but the first goes, the latest of equals.
+// priority but the first goes, the latest of equals: g itself when none
+// of the others is lower (as every group of an error-dense log after the
+// first ones), found without a pass over them (low).
 func (d *Detector) keep(g *Group) {
+	p := priority(g)
+	if len(d.kept)+1 >= d.opt.MaxGroups && len(d.kept) >= 2 && d.lowOK && p <= d.low {
+		d.keepSpare(g)
+		return
+	}
 	d.kept = append(d.kept, g)
+	if len(d.kept) > 1 && (!d.lowOK || p < d.low) {
+		d.low, d.lowOK = p, true
+	}
 	if len(d.kept) < d.opt.MaxGroups {
 		return
 	}
@@ -578,6 +665,12 @@ func (d *Detector) keep(g *Group) {
 	}
 	d.keepSpare(d.kept[v])
 	d.kept = append(d.kept[:v], d.kept[v+1:]...)
+	d.lowOK = false
+	for _, k := range d.kept[1:] {
+		if q := priority(k); !d.lowOK || q < d.low {
+			d.low, d.lowOK = q, true
+		}
+	}
 }
 
 // The bounds of Detector.spare: with the kept groups, 256 groups, and four
@@ -591,13 +684,12 @@ const (
 // while they fit their bounds (the first pushed out stay).
 func (d *Detector) keepSpare(g *Group) {
 	if len(d.spare) >= maxSpare {
+		d.drop(g)
 		return
 	}
-	n := 0
-	for _, l := range g.Lines {
-		n += len(l)
-	}
+	n := g.textLen()
 	if d.spareBytes+n > maxSpareBytes {
+		d.drop(g)
 		return
 	}
 	g.Spare = true
@@ -703,3 +795,5 @@ func rustGutter(body []byte) bool {
 }
 
 func isBlank(s string) bool { return len(bytes.TrimSpace([]byte(s))) == 0 }
+
+func isBlankBytes(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

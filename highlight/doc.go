@@ -18,7 +18,7 @@
 // Beside the rules and the words, it finds what the output itself says is
 // unusual (issue 28): it mines the shape of every line (shapes.go: the
 // line without its digits, hex digits and spaces, hashed, counted in a
-// count-min sketch, in the pass that classifies a block), and in an
+// count-min sketch, in the pass that applies a block), and in an
 // output of repeated shapes a line of a new shape joins the group before
 // it or opens one of its own (rare.go), shown at Finish with reason "rare"
 // when its shape stayed rare, "exit" when the output's last lines report a

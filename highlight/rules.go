@@ -224,6 +224,12 @@ type matchCache struct {
 	// then tried again. What matches does not change, only its cost.
 	tries, hits int
 	skip        int
+	// tried are the rules that ruleIndex tries, by a line's keywords and
+	// first byte (see triedKey): those whose Need it holds and whose
+	// expression may start it, in order. A log's lines have few sets of
+	// keywords and one first byte, and each rule's two checks cost more
+	// than the list's lookup.
+	tried map[uint32][]int16
 }
 
 const (
@@ -248,12 +254,11 @@ func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 	if c.skip > 0 {
 		// Bypassed: no shape (0: none, see templates.add), so no hash.
 		c.skip--
-		anchors, lits := anchorScan(line)
-		m := scanAnchors(line, anchors)
+		m, lits := keywordScan(line)
 		if m == 0 {
 			return nil, 0, 0
 		}
-		if i := ruleIndex(line, m, lits); i >= 0 {
+		if i := c.ruleIndex(line, m, lits); i >= 0 {
 			return &rules[i], m, 0
 		}
 		return nil, m, 0
@@ -282,7 +287,7 @@ func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 			clear(c.m)
 			c.in = shapeSet{}
 		}
-		e.rule = int16(ruleIndex(line, e.m, lits))
+		e.rule = int16(c.ruleIndex(line, e.m, lits))
 		c.m[h] = e
 		c.in.add(h)
 	}
@@ -313,6 +318,45 @@ func shape(line []byte, m kw) uint64 {
 		i++
 	}
 	return h
+}
+
+// ruleIndex is the package's ruleIndex, trying only the rules that
+// the line's keywords and first byte leave (tried).
+func (c *matchCache) ruleIndex(line []byte, m kw, lits uint32) int {
+	key := triedKey(line, m)
+	list, ok := c.tried[key]
+	if !ok {
+		if c.tried == nil || len(c.tried) >= maxTried {
+			c.tried = map[uint32][]int16{}
+		}
+		rules := Rules()
+		list = []int16{}
+		for i := range rules {
+			if r := &rules[i]; r.Need&m != 0 && r.mayStart(line) {
+				list = append(list, int16(i))
+			}
+		}
+		c.tried[key] = list
+	}
+	rules := Rules()
+	for _, i := range list {
+		if r := &rules[i]; r.mayHold(line, lits) && r.Matches(line) {
+			return int(i)
+		}
+	}
+	return -1
+}
+
+// maxTried bounds matchCache.tried.
+const maxTried = 1024
+
+// triedKey is the key of matchCache.tried: the keywords m, whether line
+// is empty and its first byte.
+func triedKey(line []byte, m kw) uint32 {
+	if len(line) == 0 {
+		return uint32(m) << 9
+	}
+	return uint32(m)<<9 | 1<<8 | uint32(line[0])
 }
 
 // ruleIndex returns the index of the first rule that matches line, whose

@@ -9,8 +9,9 @@ import "hash/maphash"
 // or twice in an output of shapes repeated thousands of times is what the
 // output itself says is unusual, whatever tool printed it and in whatever
 // words: "attempt to index a nil value" among 3,000 "check N ok" lines,
-// "bad CRC" among "OK" lines. classify hashes each line of a block (pure
-// work, beside the prefilter's pass); apply counts them in output order.
+// "bad CRC" among "OK" lines. apply hashes each line of a block and counts
+// it, in output order (on Parallel's second goroutine: classify, the
+// prefilter's pass and the rules, is the larger half).
 
 // lineShape hashes the shape of line (without its ending): its bytes but
 // digits and hexadecimal digits (numbers, ids, hashes, the numbers in

@@ -3,6 +3,7 @@ package highlight
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"testing"
 )
@@ -181,6 +182,65 @@ func FuzzKeyOf(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if a, b := keyOf(line), keyOfWords(line); a != b {
 			t.Fatalf("keyOf %+v, hashWords %+v", a, b)
+		}
+	})
+}
+
+// lineShapeByCopy is lineShape done the obvious way: the line without the
+// bytes a shape leaves out, hashed.
+func lineShapeByCopy(line []byte) uint64 {
+	var kept []byte
+	for _, c := range line {
+		if !strings.ContainsRune("0123456789abcdefABCDEF \t", rune(c)) {
+			kept = append(kept, c)
+		}
+	}
+	return maphash.Bytes(shapeSeed, kept)
+}
+
+// TestLineShape holds lineShape, which moves eight bytes a step, to
+// lineShapeByCopy, on lines of every length around the step and a buffer
+// of any size; FuzzLineShape on any line.
+func TestLineShape(t *testing.T) {
+	var buf []byte
+	for _, s := range []string{"", "x", "2026-11-22T07:00:00.001Z WARN [mailer] ap=0 nnrkslk", "deadbeef", "zzzzzzzz", "\t \t x y z 9",
+		strings.Repeat("ab1 ZZ", 40), "thumb_1703.webp", "héllo wörld 42 ✗"} {
+		for n := range len(s) + 1 {
+			line := []byte(s[:n])
+			if got, want := lineShape(line, &buf), lineShapeByCopy(line); got != want {
+				t.Fatalf("%q: lineShape %x, by copy %x", line, got, want)
+			}
+			var fresh []byte
+			if got, want := lineShape(line, &fresh), lineShapeByCopy(line); got != want {
+				t.Fatalf("%q, new buffer: lineShape %x, by copy %x", line, got, want)
+			}
+		}
+	}
+}
+
+func FuzzLineShape(f *testing.F) {
+	f.Add([]byte("2026-11-22T07:00:00.001Z WARN [mailer] ap=0 nnrkslk"))
+	var buf []byte
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if got, want := lineShape(line, &buf), lineShapeByCopy(line); got != want {
+			t.Fatalf("%q: lineShape %x, by copy %x", line, got, want)
+		}
+	})
+}
+
+// FuzzCountWords holds countWords, both of its ways, to cutting b with
+// nextWord.
+func FuzzCountWords(f *testing.F) {
+	for _, s := range []string{"a b c", " a\tb ", "'a b' c", "x \"y z\" w", "", "        ", "abcdefgh ijklmnop q", "a`b c'd"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := 0
+		for i, j := nextWord(b, 0); i < len(b); i, j = nextWord(b, j) {
+			want++
+		}
+		if n, ok := countWords(b); ok && n != want {
+			t.Fatalf("%q: countWords %d, nextWord %d", b, n, want)
 		}
 	})
 }

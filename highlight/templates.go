@@ -2,7 +2,9 @@ package highlight
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -51,11 +53,13 @@ type Kind struct {
 }
 
 // bucket is the templates of a bucketKey. misses counts the lines of a
-// full bucket that joined none of them in a row; past bucketMisses the
-// bucket is not compared for its next bucketSkip lines (counted apart, as
-// lines that find no room): on a log of random words every line misses
-// all 16 of a bucket, and comparing them was a fifth of the detector's
-// work.
+// closed bucket (full, or the table full) that joined none of them in a
+// row; past bucketMisses the bucket is not compared for its next
+// bucketSkip lines (counted apart, as lines that find no room): on a log
+// of random words every line misses all 16 of a bucket, and comparing
+// them was a fifth of the detector's work. A bucket the full table left
+// with fewer templates is skipped alike (issue 28's log has more buckets
+// than the table has room for: a third of its work was comparing them).
 type bucket struct {
 	ids    []int
 	misses int
@@ -67,19 +71,73 @@ type bucket struct {
 // little.
 func keyOf(line []byte) bucketKey {
 	var key bucketKey
-	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+	i, j := nextWord(line, 0)
+	for ; i < len(line) && key.words < 3 && key.first == 0; i, j = nextWord(line, j) {
+		if h := wordHash(line[i:j]); h != maskHash {
+			key.first = h
+		}
+		key.words++
+	}
+	if i == len(line) {
+		return key
+	}
+	// The rest is only counted: eight bytes a step, unless a word there
+	// starts with a quote (a quoted value may hold spaces).
+	if n, ok := countWords(line[i:]); ok {
+		key.words = min(key.words+n, maxWords)
+		return key
+	}
+	for ; i < len(line); i, j = nextWord(line, j) {
 		if key.words == maxWords-1 {
 			key.words++
 			break
 		}
-		if key.words < 3 && key.first == 0 {
-			if h := wordHash(line[i:j]); h != maskHash {
-				key.first = h
-			}
-		}
 		key.words++
 	}
 	return key
+}
+
+// SWAR constants: a byte of ones, the high bit of every byte.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// swarEq returns the high bit of each byte of x that equals c.
+func swarEq(x uint64, c byte) uint64 {
+	y := x ^ (swarLo * uint64(c))
+	return ^((y&^swarHi + ^uint64(swarHi)) | y | ^uint64(swarHi))
+}
+
+// countWords counts the words of b, cut at spaces and tabs, eight bytes a
+// step; ok is false when one starts with a quote, which nextWord cuts
+// otherwise.
+func countWords(b []byte) (n int, ok bool) {
+	prev := uint64(swarHi) // the byte before b counts as a space
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		sp := swarEq(x, ' ') | swarEq(x, '\t')
+		starts := ^sp & swarHi & (sp<<8 | prev>>56)
+		if starts&(swarEq(x, '\'')|swarEq(x, '"')|swarEq(x, '`')) != 0 {
+			return 0, false
+		}
+		n += bits.OnesCount64(starts)
+		prev = sp
+	}
+	wasSpace := prev>>63 != 0
+	for ; i < len(b); i++ {
+		c := b[i]
+		space := c == ' ' || c == '\t'
+		if !space && wasSpace {
+			if c == '\'' || c == '"' || c == '`' {
+				return 0, false
+			}
+			n++
+		}
+		wasSpace = space
+	}
+	return n, true
 }
 
 type bucketKey struct {
@@ -87,17 +145,26 @@ type bucketKey struct {
 	first uint64 // the hash of its first plain word (see wordHash), 0 for none
 }
 
+// pack is the key in one word, for a map of the runtime's fast kind (a
+// struct key is hashed whole, and the lookup is made for every hit line):
+// the hash with its low six bits replaced by the words, which are at most
+// maxWords.
+func (k bucketKey) pack() uint64 { return k.first&^63 | uint64(k.words) }
+
+// The words of a bucketKey fit in pack's six bits.
+var _ [63 - maxWords]struct{}
+
 type templates struct {
 	byShape map[uint64]int // a line's shape (see shape) -> its kind
 	inShape shapeSet       // the shapes byShape holds, and some more
 	kinds   []Kind
-	words   [][]string // each kind's template words
-	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
-	plain   []int      // each kind's words not masked
-	noPrune bool       // compare every template of a bucket (for tests)
-	buckets map[bucketKey]*bucket
-	other   int64    // hit lines that found no room
-	line    []uint64 // the words of the line being added, hashed, reused
+	words   [][]string         // each kind's template words
+	hashes  [][]uint64         // the same words hashed (see wordHash): compared, not the strings
+	plain   []int              // each kind's words not masked
+	noPrune bool               // compare every template of a bucket (for tests)
+	buckets map[uint64]*bucket // by bucketKey.pack
+	other   int64              // hit lines that found no room
+	line    []uint64           // the words of the line being added, hashed, reused
 	// raw are each kind's words as its lines have them, hashed
 	// (rawHashes), maskHash for a word that varies among them; open
 	// counts its words that may vary (see maskAt) and have not yet.
@@ -156,15 +223,21 @@ func (t *templates) count(i int, n int64, r *Rule) {
 func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 	key := keyOf(body)
 	if t.buckets == nil {
-		t.buckets = map[bucketKey]*bucket{}
+		t.buckets = map[uint64]*bucket{}
 	}
-	bk := t.buckets[key]
+	bk := t.buckets[key.pack()]
 	if bk == nil {
 		bk = &bucket{}
-		t.buckets[key] = bk
+		t.buckets[key.pack()] = bk
 	}
-	full := len(bk.ids) >= maxBucket
-	if full && bk.misses >= bucketMisses {
+	// closed: the bucket takes no new template, its own being full or
+	// the table's; a line joins one of its templates or finds no room.
+	closed := len(bk.ids) >= maxBucket || len(t.kinds) >= maxKinds
+	if closed && len(bk.ids) == 0 {
+		t.other++ // nothing to join
+		return -1
+	}
+	if closed && bk.misses >= bucketMisses {
 		if bk.misses++; bk.misses >= bucketMisses+bucketSkip {
 			bk.misses = 0 // compare again
 		}
@@ -193,10 +266,8 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		t.count(best, n, r)
 		return best
 	}
-	if len(t.kinds) >= maxKinds || full {
-		if full {
-			bk.misses++
-		}
+	if closed {
+		bk.misses++
 		t.other++
 		return -1
 	}

@@ -49,10 +49,32 @@ func (d *Dir) RecordGroup(pgid int, env string) (forget func(), err error) {
 	if d.removed {
 		return nil, fmt.Errorf("spool: record group in %s: %w", d.path, ErrClosed)
 	}
-	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+	if err := writeSmall(path, line); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	return func() { os.Remove(path) }, nil
+	return func() { unix.Unlink(path) }, nil
+}
+
+// writeSmall writes a file of one short line, a system call each to
+// create, write and close it: os.WriteFile's File also asks for its flags,
+// tries the poller and stats it, and a record is written for every
+// command.
+func writeSmall(path, line string) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	n, err := unix.Write(fd, []byte(line))
+	if cerr := unix.Close(fd); err == nil {
+		err = cerr
+	}
+	if err == nil && n < len(line) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return &os.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
 }
 
 // endGroups kills (SIGKILL: no one is left to wait for them) what remains of
