@@ -22,7 +22,7 @@ type Client struct {
 	seq  atomic.Uint64
 
 	pmu      sync.Mutex
-	progress map[string]func(value json.RawMessage) // by the token's compact JSON
+	progress map[string]*progressFn // by the token's compact JSON
 }
 
 // NewClient starts a client on rwc that writes and reads framing
@@ -34,7 +34,7 @@ func NewClient(ctx context.Context, rwc io.ReadWriteCloser, framing Framing) *Cl
 	}
 	log := slog.Default()
 	st := newStream(rwc, framing, DefaultMaxMessageBytes, false, log)
-	c := &Client{st: st, progress: make(map[string]func(json.RawMessage))}
+	c := &Client{st: st, progress: make(map[string]*progressFn)}
 	c.conn = jsonrpc2.NewConn(ctx, st, clientHandler{c}, jsonrpc2.SetLogger(libLogger{log}))
 	return c
 }
@@ -97,21 +97,35 @@ func (c *Client) Close() error {
 
 // OnProgress calls fn with the value of each $/progress notification for
 // token (a string or a number, as the request's workDoneToken gives it)
-// until remove is called. Notifications are handled in the order they
+// until remove is called (a call under way then ends before remove
+// returns). Notifications are handled in the order they
 // arrive, before the reply that follows them: fn must not block.
 func (c *Client) OnProgress(token any, fn func(value json.RawMessage)) (remove func(), err error) {
 	key, err := json.Marshal(token)
 	if err != nil {
 		return nil, fmt.Errorf("rpc: progress token: %w", err)
 	}
+	e := &progressFn{fn: fn}
 	c.pmu.Lock()
-	c.progress[string(key)] = fn
+	c.progress[string(key)] = e
 	c.pmu.Unlock()
 	return func() {
 		c.pmu.Lock()
 		delete(c.progress, string(key))
 		c.pmu.Unlock()
+		// A call under way ends first: nothing is relayed after remove
+		// returns (an MCP progress notification after its tool's result).
+		e.mu.Lock()
+		e.removed = true
+		e.mu.Unlock()
 	}, nil
+}
+
+// progressFn is OnProgress's fn, called under mu until it is removed.
+type progressFn struct {
+	mu      sync.Mutex
+	fn      func(value json.RawMessage)
+	removed bool
 }
 
 // onProgress passes a $/progress notification to its token's function.
@@ -131,10 +145,15 @@ func (c *Client) onProgress(params *json.RawMessage) {
 		return
 	}
 	c.pmu.Lock()
-	fn := c.progress[key.String()]
+	e := c.progress[key.String()]
 	c.pmu.Unlock()
-	if fn != nil {
-		fn(p.Value)
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.removed {
+		e.fn(p.Value)
 	}
 }
 
