@@ -195,7 +195,7 @@ func TestOpenChecksIdentity(t *testing.T) {
 }
 
 // TestStartWithoutRoot: the daemon must start even where its spool root
-// cannot be made yet (a full disk, a missing runtime dir). Such a root gives
+// cannot be made yet (no permission, no inodes). Such a root gives
 // a Manager all the same, whose Dirs cannot create files, and which sets the
 // root up once it can.
 func TestStartWithoutRoot(t *testing.T) {
