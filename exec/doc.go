@@ -41,11 +41,11 @@
 //
 // It owns every process, pipe and goroutine it starts: none outlives
 // Runner.Close. A command's exit is waited for in the runtime's poller (a
-// pidfd, wait_linux.go), not by a thread blocked in waitid, and what is not part of the
-// reply (the group's record, the look for descendants that left the group,
-// the reaper's listing of the daemon's children) runs beside the command
-// or after the reply's path: exec of true is bash's own cost and little
-// more. It does not know sessions or JSON-RPC: the caller hands it the
+// pidfd, wait_linux.go), not by a thread blocked in waitid, and what is
+// not part of the reply (the group's record, the look for descendants that
+// left the group, the reaper's listing of the daemon's children) runs
+// beside the command or after the reply's path: exec of true is bash's own
+// cost and little more. It does not know sessions or JSON-RPC: the caller hands it the
 // complete environment and a function that opens spool files, and maps the
 // Result to the protocol.
 //
