@@ -6,8 +6,8 @@
 // ParallelAtLeast), the TestMain exit without the race runtime's second of
 // sleep (Main, Exit; NoExitSleep for the -race binaries a test starts),
 // CheckNoRace for those binaries' race reports, Race and Portable (how the
-// tests were built), AsNobody to run a program as uid 65534, and Loaded,
-// a latency bound grown with the machine's load.
+// tests were built), AsNobody to run the test binary's cases again as uid
+// 65534, and Loaded, a latency bound grown with the machine's load.
 //
 // The binary is built once per version of its sources and flavour (-race
 // or not, link flags) into a cache directory that every test package of a
