@@ -1,8 +1,12 @@
 // Package exec owns the commands that the exec method runs: starting them in
-// a process group of their own, feeding their stdin, ending the whole group on
-// timeout, cancel or Close (SIGTERM, then SIGKILL after 2 s), and capturing
-// stdout and stderr as bounded head/tail previews while the complete raw
-// output streams to a spool file.
+// a process group of their own (exec.go), feeding their stdin, ending the
+// whole group on timeout, cancel or Close (SIGTERM, then SIGKILL after
+// KillDelay, 2 s), and capturing stdout and stderr as bounded head/tail
+// previews (capture.go, KeepBytes) while the complete raw output streams to
+// a spool file. An Observer (observe.go; Meter counts for progress) follows
+// a command while it runs. Runner.Start (helper.go) starts a helper of the
+// daemon's own, such as ctags, as a child the orphan reaper leaves to
+// os/exec.
 //
 // The clean-up and the highlight detector run on a goroutine per stream
 // beside the reader (scan.go), so that the pipe copy and the detector each
@@ -12,24 +16,36 @@
 // goroutine (highlight.Parallel), the classification of the lines staying
 // on the scanner's: once the copy is done, both cores search.
 //
-// The preview is made from what the detector found (PreviewFound): its
-// groups in highlight.Rank's order, each with its reason, the groups of
+// The preview is made from what the detector found (PreviewFound, span.go):
+// its groups in highlight.Rank's order, each with its reason, the groups of
 // reason "rare" given at most RareBytes (protocol.RareBytes) of it.
+// ScanRange runs the same clean-up and detector over output read back from
+// a spool, for the process methods' reads.
 //
 // A command may instead run on a pseudo-terminal of its own (Spec.TTY,
 // tty.go, with github.com/creack/pty): the master is then its one output
 // stream and its input, and the Observer that is an InputObserver gets
 // its Input: the terminal's size and echo, and whether the command waits
 // for input (internal/proc.WaitingForInput on its group, against the
-// terminal or the stdin pipe it was given).
+// terminal or the stdin pipe it was given). At most MaxTerminals are open
+// at once in a Runner.
+//
+// A sandboxed command (Spec.Sandbox) starts through its session's sandbox
+// (warm.go): a launcher of package sandbox, started by PrepareSandbox at
+// initialize, in the session's namespaces and restricted to its policy,
+// forks each command as the daemon's child and hands back its pidfd; so a
+// sandboxed Run costs about what an unsandboxed one does, and EndSandbox
+// ends the launcher and every process left in the session's PID namespace.
+// A command with a Spec.Cgroup starts in the session's cgroup from its
+// first instruction (cgroup_linux.go: clone3's CLONE_INTO_CGROUP).
 //
 // It owns every process, pipe and goroutine it starts: none outlives
 // Runner.Close. A command's exit is waited for in the runtime's poller (a
-// pidfd), not by a thread blocked in waitid, and what is not part of the
-// reply (the group's record, the look for descendants that left the group,
-// the reaper's listing of the daemon's children) runs beside the command
-// or after the reply's path: exec of true is bash's own cost and little
-// more. It does not know sessions or JSON-RPC: the caller hands it the
+// pidfd, wait_linux.go), not by a thread blocked in waitid, and what is
+// not part of the reply (the group's record, the look for descendants that
+// left the group, the reaper's listing of the daemon's children) runs
+// beside the command or after the reply's path: exec of true is bash's own
+// cost and little more. It does not know sessions or JSON-RPC: the caller hands it the
 // complete environment and a function that opens spool files, and maps the
 // Result to the protocol.
 //
@@ -47,7 +63,8 @@
 // # Without a child subreaper (macOS, FreeBSD; on Linux -tags toold_portable)
 //
 // The group is ended whole everywhere: kill(-pgid) is POSIX. What leaves it
-// is another matter (orphans.go): on Linux the daemon is a child subreaper,
+// is another matter (orphans.go, subreaper_linux.go): on Linux the daemon
+// is a child subreaper,
 // so a descendant that called setsid (set -m, a daemonizing tool, a double
 // fork) comes back to it when its parent dies, carrying the command's
 // marker in its environment, and is ended with the command; the spool
@@ -56,5 +73,6 @@
 // false): such descendants go to init and outlive the command, the session
 // and the daemon, and off Linux a daemon killed by SIGKILL leaves its
 // commands running (no /proc to record a group's incarnation; only the
-// spools are swept). A command that stays in its group, which most do, loses nothing.
+// spools are swept). A command that stays in its group, which most do,
+// loses nothing.
 package exec

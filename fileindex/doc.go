@@ -77,7 +77,9 @@
 //
 // A file on a pseudo file system (procfs, sysfs and their kin), or whose stat
 // size is 0 but which has content, is read to EOF at Open (at most
-// MaxSnapshotBytes) and indexed from that snapshot, outside the cache. A
+// MaxSnapshotBytes) and indexed from that snapshot, outside the cache. The
+// snapshots held at once by a Cache's Files share one memory budget
+// (file.go): past a small first read, a snapshot waits for its share. A
 // short read inside the size a File was opened with is ErrChanged.
 //
 // # Accounting

@@ -16,7 +16,7 @@
 // masked text, count, first and last line).
 //
 // Beside the rules and the words, it finds what the output itself says is
-// unusual (issue 28): it mines the shape of every line (shapes.go: the
+// unusual: it mines the shape of every line (shapes.go: the
 // line without its digits, hex digits and spaces, hashed, counted in a
 // count-min sketch, in the pass that applies a block), and in an
 // output of repeated shapes a line of a new shape joins the group before

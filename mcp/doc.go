@@ -5,7 +5,11 @@
 // numbered as `cat -n` numbers them, an exec's status, head, omitted lines
 // and tail — in at most protocol.MCPResultBytes when the call gives no size
 // (budget.go, fit.go), and with the JSON result as structuredContent only
-// when Structured is set.
+// when Structured is set. A read of a large file with no offset or limit
+// is answered with its outline and first lines (large.go). It keeps each
+// daemon session's roots in step with those its MCP client announces,
+// within --root (roots.go, internal/beneath), and names the session after
+// its client (session.go).
 //
 // It owns the rendering and the tool wiring only: the daemon does the work,
 // and the MCP protocol itself is the SDK's (github.com/modelcontextprotocol/go-sdk).

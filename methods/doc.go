@@ -1,8 +1,14 @@
-// Package methods implements the protocol's working methods — read,
-// readBytes, page and exec — for one session: it decodes and checks their
-// params (errors name the field), resolves paths against the session's cwd
-// and roots, asks fileindex, exec and spool for the bytes, cuts them with
-// truncate, and shapes the results the contract describes.
+// Package methods implements the protocol's working methods for one session,
+// the twelve Service.Methods registers: read, readBytes and page (window.go;
+// outline.go for read's and page's outline), exec (exec.go; tty.go for a
+// command's terminal), process/read, process/wait, process/write,
+// process/kill and process/list (process.go, over process.Table), and grep,
+// find and ls (search.go, over search and the search index). For each it
+// decodes and checks the params (errors name the field; params.go, and
+// limits.go for initialize's limits), resolves paths against the session's
+// cwd and roots (paths.go), asks fileindex, exec, process, search, index and
+// spool for the bytes, cuts them with truncate, and shapes the results the
+// contract describes, with notice's lines.
 //
 // Paths are checked where they are opened: resolve follows every symlink,
 // dangling ones too, so a path that leads outside the roots is refused
@@ -10,6 +16,14 @@
 // os.Root beneath the root that holds it, so a directory swapped for a
 // symlink in between cannot lead out. A window whose file changes under it
 // is read again once, else answered -32001 "changed while read".
+//
+// Service holds the one piece of state the daemon's sessions share here:
+// the record of what they read, for read's ifChanged (seen.go: 8 bytes a
+// line read, an LRU bounded by MaxSeenBytes, comparisons under a memory
+// budget; ifchanged.go and align.go compare a window with it by content,
+// as an anchored diff does). sandbox.go gives a session's sandbox policy
+// its TMPDIR and names what the sandbox refused in a command's output;
+// progress.go reports a command's progress, or a line index's build.
 //
 // It knows nothing of connections or framing: lifecycle owns sessions and
 // calls in here with each request's params.

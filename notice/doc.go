@@ -1,8 +1,11 @@
 // Package notice owns every line toold writes for a model to read: the
 // notice of a window (what it left out and the call that reads on), of an
 // exec (how the command ended, what each stream left out and where it is
-// kept), of a binary or image file, and the lines toold mcp renders around a
-// result. Each is a pure function over facts: no I/O, no state.
+// kept), of a command become a background process and of one that waits
+// for input, of what a sandbox refused, of an outline, of a grep, find or
+// ls, of a binary or image file and of a spool evicted, and the lines
+// toold mcp renders around a result. Each is a pure function over facts: no
+// I/O, no state.
 //
 // # Why one place
 //
@@ -11,5 +14,6 @@
 // drifted apart in wording and in the calls they name; here one table test
 // (notice_test.go) shows every message toold can say, side by side.
 //
-// It imports only protocol, for the names of fields and methods it quotes.
+// It imports only protocol, for the names of fields and methods it quotes,
+// and truncate, for the facts of a clipped line (truncate.Clip).
 package notice

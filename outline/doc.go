@@ -7,7 +7,11 @@
 //
 //   - go: go/ast. Functions, methods named with their receiver as
 //     "(*conn).serve", types, const and var blocks, with the exact line
-//     ranges the parser gives (Pos to End).
+//     ranges the parser gives (Pos to End). go/ast holds many times a
+//     file's size, so a parse waits for its share of the daemon's budget
+//     (gobuild.go), measured first by goShape (tokens and nesting, as the
+//     bytes stream by); a file whose parse alone would take more, or that
+//     nests too deep, is outlined by indent.
 //   - ctags: any other code, through Universal Ctags (`ctags --options=NONE
 //     --_interactive=sandbox --output-format=json --fields=+ne`) when it is
 //     on PATH; without it, or when it finds no tags, indent. Never a parser

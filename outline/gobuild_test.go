@@ -35,9 +35,9 @@ func nested(depth int) []byte {
 
 // TestGoBounds: go/ast is given only a file whose parse fits the daemon's
 // budget and whose nesting is shallow; any other is outlined by indent
-// (nil, nil), in a pass that holds almost nothing (issue 27 item 12: a
-// 16 MiB byte table took 290 MiB, a 195 KB file nested 100,000 deep 227
-// MiB, before the parse ended or gave up).
+// (nil, nil), in a pass that holds almost nothing (go/ast's memory is many
+// times a file's size: a 16 MiB byte table took 290 MiB, a 195 KB file
+// nested 100,000 deep 227 MiB, before the parse ended or gave up).
 func TestGoBounds(t *testing.T) {
 	server, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "net", "http", "server.go"))
 	if err != nil {

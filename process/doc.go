@@ -8,24 +8,28 @@
 // # Why a package of its own
 //
 // exec runs one command to its end and knows nothing of sessions; methods
-// shapes requests and results and holds no state between calls. A
-// background process is state between calls: a table bound to one session
-// (ids mean nothing in another), a per-process cursor, exit statuses kept
-// after exit until the session ends, and a limit on how many run at once.
-// That state and its locking live here, under the session, above exec.
+// shapes requests and results, and the only state it keeps between calls is
+// the daemon's record of what sessions read (for ifChanged), nothing of a
+// session's commands. A background process is state between calls: a table
+// bound to one session (ids mean nothing in another; table.go), a
+// per-process cursor, exit statuses kept after exit until the session ends,
+// and a limit on how many run at once (DefaultLimit). That state and its
+// locking live here, under the session, above exec (proc.go: a Proc is the
+// exec.Observer of its command).
 //
 // # Output and cursors
 //
 // Every byte of each stream goes to its spool file (exec.Spec.SpoolAll)
 // before the process is told of it (exec.Observer), so the count it keeps
-// per stream is the length of the spool that can be read. A Cursor is a
+// per stream is the length of the spool that can be read (read.go). A Cursor is a
 // pair of byte offsets into the two streams' output; a read returns what
 // lies between a cursor and the ends counted at that moment and moves the
 // process's own cursor there, so reads that follow one another return every
 // byte exactly once. The preview of a read is the caller's business (Span
 // gives it the first and last bytes, the line count, the spool and, when
-// asked, what exec's highlight detector finds in the span, read back from
-// the spool a block at a time).
+// asked, what exec's clean-up and highlight detector find in the span, read
+// back from the spool a block at a time: exec.ScanRange). Wait (wait.go)
+// waits for the exit, a line that matches a pattern or idle output.
 //
 // # Waiting for input
 //
@@ -34,13 +38,14 @@
 // notes so with its last line as the prompt: exec returns then, a Wait
 // returns ReasonInput, and read and list say so. Output or a Write clears
 // it. On a terminal Write types (a newline is the Enter key's carriage
-// return; close is Ctrl-D) and Resize sets its size. A session has at most MaxTerminals
-// processes on terminals.
+// return; close is Ctrl-D) and Resize sets its size. A session has at most
+// MaxTerminals processes on terminals.
 //
 // # Ownership
 //
 // A Table owns its processes and their goroutines (a Run and a watcher
 // each): Close ends every process's group (SIGTERM, then SIGKILL after
-// 2 s, as exec does) and returns once each Run and watcher has returned. The spool files belong to the
-// session's spool directory, which the session removes after Close.
+// 2 s, as exec does) and returns once each Run and watcher has returned.
+// The spool files belong to the session's spool directory, which the
+// session removes after Close.
 package process

@@ -1,6 +1,9 @@
 // Package remote owns the forwarder of toold --remote: a process that joins
 // its client on stdio to the shared daemon's socket, starting the daemon
-// when none answers, as gopls's -remote=auto does.
+// when none answers (its log in a private directory, spool.PrivateDir), as
+// gopls's -remote=auto does. A daemon that goes away leaves no forwarded
+// request without a reply: the forwarder answers those itself
+// (inflight.go).
 //
 // # Why frame by frame
 //

@@ -1,8 +1,11 @@
 // Package rpc owns toold's JSON-RPC 2.0 layer and nothing else: framing
 // (Content-Length headers or newline-delimited JSON, detected from the first
-// bytes), dispatch of requests to one Handler, decoding of params, the error
-// codes of the protocol, and cancellation ($/cancelRequest, client gone,
-// server shut down).
+// bytes; framing.go), dispatch of requests to one Handler (server.go),
+// decoding of params and the fields a params type does not know
+// (unknown.go), the error codes of JSON-RPC, cancellation ($/cancelRequest,
+// client gone, server shut down), notifications (Notify), a request's
+// $/progress (progress.go), the calling side (Client) and --rpc.trace's log
+// (trace.go).
 //
 // It is built on github.com/sourcegraph/jsonrpc2 with an ObjectStream of its
 // own underneath, because that library closes the connection on any read

@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// TestInFlightCapPausesReads: issue 8 item 3. At MaxInFlight running
-// requests the connection reads nothing more, not even a cancel; one
-// finishing lets the next in.
+// TestInFlightCapPausesReads: a client must not queue unbounded work, so at
+// MaxInFlight running requests the connection reads nothing more, not even a
+// cancel; one finishing lets the next in.
 func TestInFlightCapPausesReads(t *testing.T) {
 	t.Parallel()
 	for _, framing := range framings {
@@ -58,9 +58,10 @@ func TestWriteTimeoutEndsNonReader(t *testing.T) {
 	}
 }
 
-// TestDrainAbortsBlockedReplies: issue 8 item 11. The input has ended and
-// the replies cannot be written (nobody reads): after the drain and the
-// cancel, they are aborted and ServeConn returns, with no write timeout.
+// TestDrainAbortsBlockedReplies: a client that stops reading must not hold
+// a connection forever. The input has ended and the replies cannot be
+// written (nobody reads): after the drain and the cancel, they are aborted
+// and ServeConn returns, with no write timeout.
 func TestDrainAbortsBlockedReplies(t *testing.T) {
 	t.Parallel()
 	s := serve(t, FramingLines, &Server{WriteTimeout: -1, DrainTimeout: 100 * time.Millisecond})
@@ -78,9 +79,9 @@ func TestDrainAbortsBlockedReplies(t *testing.T) {
 	}
 }
 
-// TestAliasNamespace: issue 8 item 11. A client's string id in the
-// namespace of rpc's own aliases is aliased too, so replies keep their ids
-// and a cancel cannot reach another request.
+// TestAliasNamespace: a client must not forge rpc's own ids. A client's
+// string id in the namespace of rpc's own aliases is aliased too, so
+// replies keep their ids and a cancel cannot reach another request.
 func TestAliasNamespace(t *testing.T) {
 	t.Parallel()
 	s := serve(t, FramingLines, nil)

@@ -33,7 +33,10 @@
 // Probe says what this system can enforce (TOOLD_SANDBOX_ABI and
 // TOOLD_SANDBOX_USERNS=0 take away), Sandboxed tells the shared daemon a
 // peer in a sandbox (its user namespace, or the mark of peer_linux.go).
-// Off Linux there is no sandbox: Plan names the OS and Start fails. The
-// package imports nothing of ours: exec starts commands with it, lifecycle
-// makes policies and cgroups with it.
+// Off Linux there is no sandbox: Plan names the OS and Start fails. Session
+// cgroups (cgroup_linux.go) are made where the system delegates a subtree
+// (CgroupsDelegated), and SweepCgroups removes those of daemons that died.
+// The package imports only internal/beneath (for its Landlock rules and
+// mounts on Linux) of ours: exec starts commands with it, lifecycle and
+// methods make policies and cgroups with it.
 package sandbox

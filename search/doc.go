@@ -41,6 +41,9 @@
 // and a file is judged binary only at its first match, eight bytes at a
 // time. The workers take a directory's
 // files in batches, and share a batch once they meet a large file in it.
+// A line longer than a scan's buffer is held in a buffer from one budget of
+// the process (scan.go), so that many greps of long lines at once stay
+// bounded; a longer one still is searched in pieces.
 //
 // It returns its own plain types and holds no policy: defaults, caps, wire
 // types and the notices a model reads belong to the callers (methods,

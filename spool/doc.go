@@ -5,7 +5,13 @@
 // daemon of that user. Each daemon holds an exclusive flock on root/<pid>.lock
 // for its life and keeps one directory root/<pid>-<session> per session; a
 // daemon that starts sweeps away the directories of daemons that died (their
-// lock can be taken, or, with no lock file, their pid is gone). A Dir hands out
+// lock can be taken, or, with no lock file, their pid is gone), and first
+// kills what is left of the process groups those directories record
+// (groups.go: a session's directory notes each group its commands run in,
+// RecordGroup, with the leader's start time and boot id so that a reused
+// pid is never signalled, and an environment marker that finds descendants
+// that left the group): a daemon killed outright (SIGKILL, OOM) leaves its
+// commands running, and the next one ends them. A Dir hands out
 // files named by 128 random bits, so ids can neither be guessed nor used from
 // another session. A File never fails its writer: it keeps the first write
 // error and stops, and stops at a size cap; the command's preview goes on.
@@ -27,6 +33,14 @@
 // Dir.Open reads a spool back: it opens without following a symlink and
 // checks that the inode is the one written, since the commands that wrote
 // it can write in the spool directory too.
+//
+// DefaultRoot is RuntimeDir()/toold-<uid>: the runtime directory the system
+// gives the uid (/run/user/<uid>; on macOS the user's temporary directory
+// under /var/folders, userdir_darwin.go), found whatever the environment
+// says, since clients may strip it (then XDG_RUNTIME_DIR, then the
+// temporary directory; TOOLD_RUNTIME_DIR overrides them all); the shared
+// daemon's socket and log go there too. A session's directories are
+// removed also when a command left one it may not enter (remove_*.go).
 //
 // A root that cannot be made (no permission, no inodes) does not stop the
 // daemon: Start returns a Manager that tries again at each session, whose

@@ -47,8 +47,9 @@ func deadDaemonDir(t *testing.T, root string) *Dir {
 	return &Dir{path: path, files: map[string]*File{}}
 }
 
-// TestSweepEndsGroups: issue 8 item 6. The sweep of a dead daemon's
-// directories kills what is left of the groups they record, and only that:
+// TestSweepEndsGroups: a daemon killed outright leaves its commands
+// running; the sweep of a dead daemon's directories kills what is left of
+// the groups they record, and only that:
 // a record whose leader's start time differs (the number reused), or made
 // before a reboot, is left alone.
 func TestSweepEndsGroups(t *testing.T) {

@@ -151,8 +151,9 @@ func TestQuotaConcurrentWriters(t *testing.T) {
 	}
 }
 
-// TestOpenChecksIdentity is issue 8 item 9 at the source: Open refuses a
-// symlink or another file in the spool's place.
+// TestOpenChecksIdentity: a command that swaps a spool file must not make
+// the daemon read what it points to. Open refuses a symlink or another file
+// in the spool's place.
 func TestOpenChecksIdentity(t *testing.T) {
 	m := newQuotaManager(t, 0, 0)
 	d := openDir(t, m, "s")
@@ -193,9 +194,10 @@ func TestOpenChecksIdentity(t *testing.T) {
 	}
 }
 
-// TestStartWithoutRoot is issue 8 item 7 at the source: a root that cannot
-// be made gives a Manager all the same, whose Dirs cannot create files, and
-// which sets the root up once it can.
+// TestStartWithoutRoot: the daemon must start even where its spool root
+// cannot be made yet (no permission, no inodes). Such a root gives
+// a Manager all the same, whose Dirs cannot create files, and which sets the
+// root up once it can.
 func TestStartWithoutRoot(t *testing.T) {
 	base := t.TempDir()
 	blocker := filepath.Join(base, "blocker")

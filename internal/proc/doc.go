@@ -1,6 +1,8 @@
 // Package proc reads what Linux's /proc says about processes: when one
-// started (to tell a process from a later one that reuses its pid), which
-// are in a process group, which carry a marker in their environment, and
+// started (to tell a process from a later one that reuses its pid, with
+// the boot id), which are in a process group, which carry a marker in
+// their environment, a process's children (Children, ChildrenOf: for exec's
+// reaper, read with a system call each), and
 // whether a process group waits for input (WaitingForInput: what each of
 // its tasks is blocked in, and on which fd; input_linux.go says why that
 // signal). The spool sweep uses it to end a dead daemon's commands, exec to
