@@ -40,7 +40,9 @@
 //     too many changed. A file the index does not know is a candidate. When
 //     the watcher overflows the index is not trusted (grep scans, stats
 //     says why) until rebuilt; past the watch limit the tree scans.
-//   - The file lives in $XDG_CACHE_HOME/toold/index (0700; files 0600),
+//   - The file lives in $XDG_CACHE_HOME/toold/index (0700; files 0600;
+//     both directories checked as the spool root is, spool.PrivateDir: ours,
+//     no symlink, no one else may write),
 //     mapped read-only, CRC-32C checked on open: a corrupt or truncated one
 //     is removed and rebuilt. After a restart it is reused, each file's size
 //     and mtime compared (those that differ are candidates). All files

@@ -20,6 +20,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/toold/toold/search"
+	"github.com/toold/toold/spool"
 )
 
 // DefaultQuota bounds all indexes on disk together (--index-quota).
@@ -62,7 +63,13 @@ func New(opt Options) (*Manager, error) {
 		if err != nil {
 			return nil, fmt.Errorf("index: no cache directory: %w", err)
 		}
-		opt.Dir = filepath.Join(c, "toold", "index")
+		// toold's directory too: whoever could write there could put a
+		// symlink in the place of index.
+		top := filepath.Join(c, "toold")
+		if err := spool.PrivateDir(top); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		opt.Dir = filepath.Join(top, "index")
 	}
 	if opt.Quota <= 0 {
 		opt.Quota = DefaultQuota
@@ -70,10 +77,9 @@ func New(opt Options) (*Manager, error) {
 	if opt.DirtyLimit <= 0 {
 		opt.DirtyLimit = 1000
 	}
-	if err := os.MkdirAll(opt.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	if err := os.Chmod(opt.Dir, 0o700); err != nil {
+	// As the spool root: ours alone, never a symlink (its target would be
+	// chmod'ed and written to), never another uid's.
+	if err := spool.PrivateDir(opt.Dir); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	log := opt.Logger

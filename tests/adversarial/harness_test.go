@@ -63,6 +63,9 @@ func TestMain(m *testing.M) {
 	testenv.ParallelAtLeast(128)
 	code := m.Run()
 	os.RemoveAll(cache)
+	if nobodyBin.dir != "" {
+		os.RemoveAll(nobodyBin.dir) // binFor's copy
+	}
 	testenv.Exit(code)
 }
 
