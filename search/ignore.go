@@ -200,7 +200,7 @@ func readDirIgnore(path string) dirIgnore {
 
 // readSmall reads at most maxIgnoreFile bytes of a regular file.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, ReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}
