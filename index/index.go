@@ -90,10 +90,22 @@ func New(opt Options) (*Manager, error) {
 	return &Manager{opt: opt, log: log, ctx: ctx, cancel: cancel, trees: map[string]*Tree{}}, nil
 }
 
-// Close stops every build and watcher and unmaps the indexes.
+// closeWait bounds Close's wait for the builds to stop: a read that never
+// returns (a file system that does not answer) must not keep the daemon
+// from exiting.
+const closeWait = 5 * time.Second
+
+// Close stops every build and watcher and unmaps the indexes. A build
+// that has not stopped within closeWait is left to the process's exit.
 func (m *Manager) Close() error {
 	m.cancel()
-	m.wg.Wait()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+		m.log.Warn("index: a build did not stop (a read that does not return): left to the process's exit")
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.trees {
@@ -464,7 +476,8 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	}
 	bm, err := t.idx.eval(q)
 	if err != nil {
-		t.setScanning(err.Error())
+		t.setScanning(err.Error()) // the file changed under the mapping: build anew
+		t.kick()
 	}
 	if bm == nil {
 		t.scans.Add(1)

@@ -7,6 +7,7 @@ package adversarial
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // nobody is the unprivileged uid (and gid) the cases run the daemon as,
@@ -305,5 +308,170 @@ func symlinkOwned(t testing.TB, target, link string, uid int) {
 		if err := os.Lchown(link, uid, uid); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// indexStates returns stats.index's state of each tree, by root.
+func indexStates(t testing.TB, c *rawClient, id int) map[string]string {
+	t.Helper()
+	m := c.call(id, "stats", map[string]any{}, 10*time.Second)
+	if m.Error != nil {
+		t.Fatalf("stats: %s", m.Error.Message)
+	}
+	var s struct {
+		Index []struct {
+			Root, State, Reason string
+		} `json:"index"`
+	}
+	if err := json.Unmarshal(m.Result, &s); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, x := range s.Index {
+		out[x.Root] = x.State
+	}
+	return out
+}
+
+// waitIndexed waits up to d for the index of tree to be built (ready, or
+// scanning once it was made: no longer building), calling stats with ids
+// from *id. False when it is still building (or was never started).
+func waitIndexed(t testing.TB, c *rawClient, id *int, tree string, d time.Duration) (string, bool) {
+	t.Helper()
+	var state string
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		*id++
+		state = indexStates(t, c, *id)[tree]
+		if state != "" && state != "building" {
+			return state, true
+		}
+	}
+	return state, false
+}
+
+// endsAtEOF closes the daemon's stdin and reports whether it exits within
+// d, as a stdio daemon must at the end of its input.
+func endsAtEOF(p *daemonProc, c *rawClient, d time.Duration) bool {
+	c.w.Close()
+	return p.wait(d) >= 0
+}
+
+// exchange swaps the names a and b at once (renameat2 RENAME_EXCHANGE),
+// or, where the file system cannot, in two renames through tmp.
+func exchange(a, b, tmp string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+	if err == nil || !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOSYS) {
+		return err
+	}
+	return errors.Join(os.Rename(a, tmp), os.Rename(b, a), os.Rename(tmp, b))
+}
+
+// TestIndexBuildFIFOs is issue 27 item 9: files swapped for FIFOs while
+// the index builds. main opened each file of the build as it blocks, so
+// the build stayed "building" for ever, two threads blocked in open, and
+// then the stdio daemon did not exit at the end of its input. Now the
+// build opens as grep does (non-blocking, the type checked), the index is
+// made, greps answer, and the daemon ends at EOF.
+func TestIndexBuildFIFOs(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
+	files := 400
+	if long() {
+		files = 4000
+	}
+	tree := t.TempDir()
+	stash := t.TempDir()
+	var swapped []string
+	for i := range files {
+		path := filepath.Join(tree, fmt.Sprintf("d%d", i%10), fmt.Sprintf("f%04d.c", i))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		body := strings.Repeat(fmt.Sprintf("int f%d(void) { return %d; } /* filler */\n", i, i), 40)
+		if i%7 == 0 {
+			body += "const char *needle = \"swap_me\";\n"
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i%4 == 0 { // a quarter of the files: a FIFO waits beside each
+			fifo := filepath.Join(stash, fmt.Sprintf("p%04d", i))
+			if err := unix.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			swapped = append(swapped, path, fifo)
+		}
+	}
+	want := (files + 6) / 7
+	p, c := daemonStdio(t)
+	if n := grepCount(t, c, 1, tree, "swap_me"); n != want {
+		t.Fatalf("the first grep: %d matches, want %d", n, want)
+	}
+	// The first grep starts the build: swap files for FIFOs and back
+	// while it lists and reads them, until it is done (or the case's time
+	// is up), and leave every file a file.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tmp := filepath.Join(stash, "tmp")
+		for round := 0; ; round++ {
+			for i := 0; i < len(swapped); i += 2 {
+				if err := exchange(swapped[i], swapped[i+1], tmp); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			select {
+			case <-stop:
+				if round%2 == 1 { // an even number of exchanges: files again
+					return
+				}
+			default:
+			}
+		}
+	})
+	id := 1
+	state, built := waitIndexed(t, c, &id, tree, 20*time.Second)
+	close(stop)
+	wg.Wait()
+	if !built {
+		t.Errorf("the index is still %q after 20 s: a build blocked on a FIFO", state)
+	}
+	if n := grepCount(t, c, 1000, tree, "swap_me"); n != want {
+		t.Errorf("after the build: %d matches, want %d", n, want)
+	}
+	if !endsAtEOF(p, c, 10*time.Second) {
+		t.Error("the daemon did not exit within 10 s of the end of its input")
+	}
+}
+
+// TestIgnoreFileFIFO: the next of item 9's class. An ignore file that is
+// a FIFO (.gitignore, .ignore, .git/info/exclude) in a git work tree above
+// the directory grepped was opened blocking (the walk's own opens beneath
+// it did not block): the grep hung, and with it the daemon's exit at the
+// end of its input. It is not a regular file: it is passed over.
+func TestIgnoreFileFIFO(t *testing.T) {
+	t.Parallel() // daemons and files of its own: it waits beside the others
+	for _, name := range []string{".gitignore", ".ignore", ".git/info/exclude"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			repo := t.TempDir()
+			os.MkdirAll(filepath.Join(repo, ".git", "info"), 0o755)
+			if err := unix.Mkfifo(filepath.Join(repo, name), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sub := filepath.Join(repo, "sub")
+			if err := os.Rename(grepTree(t, "fifo_needle"), sub); err != nil {
+				t.Fatal(err)
+			}
+			p, c := daemonStdio(t)
+			if n := grepCount(t, c, 1, sub, "fifo_needle"); n != 4 {
+				t.Errorf("grep: %d matches, want 4", n)
+			}
+			id := 1
+			if state, built := waitIndexed(t, c, &id, sub, 20*time.Second); !built {
+				t.Errorf("the index is still %q after 20 s", state)
+			}
+			if !endsAtEOF(p, c, 10*time.Second) {
+				t.Error("the daemon did not exit within 10 s of the end of its input")
+			}
+		})
 	}
 }
