@@ -50,7 +50,7 @@ var ways = []way{
 		return Start(ctx, binPath, "--spool-root", filepath.Join(t.TempDir(), "spool"))
 	}},
 	{"remote=auto", func(t *testing.T, ctx context.Context) (*Client, error) {
-		t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+		t.Setenv("TOOLD_RUNTIME_DIR", t.TempDir())
 		t.Cleanup(func() { exec.Command(binPath, "stop").Run() })
 		return Remote(ctx, binPath)
 	}},

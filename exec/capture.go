@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"sync/atomic"
 
 	"github.com/toold/toold/highlight"
@@ -139,7 +138,7 @@ func (c *capture) feed(p []byte, nl int64, capped bool) {
 		c.follow(p)
 		return
 	}
-	if c.canFollow() && c.scan.follow(c.sp.Path(), c.total-int64(len(p)), c.total) {
+	if c.canFollow() && c.scan.follow(c.sp, c.total-int64(len(p)), c.total) {
 		return
 	}
 	c.waited.Add(int64(c.scan.write(p, nl, capped)))
@@ -326,11 +325,13 @@ func (c *capture) linesOf(from, to int64) []byte {
 	if c.sp == nil || c.spFailed {
 		return nil
 	}
-	read := c.readLines
-	if read == nil {
-		read = scanLines
+	var b []byte
+	var err error
+	if c.readLines != nil {
+		b, err = c.readLines(c.sp.ID(), from, to)
+	} else {
+		b, err = scanLines(c.sp, from, to)
 	}
-	b, err := read(c.sp.Path(), from, to)
 	if err != nil {
 		return nil
 	}
@@ -363,10 +364,10 @@ func nthLines(b []byte, from, to int64) []byte {
 	return b[start:end]
 }
 
-// scanLines reads lines from..to of the file at path from its start: what
-// Spec.ReadLines does without an index.
-func scanLines(path string, from, to int64) ([]byte, error) {
-	f, err := os.Open(path)
+// scanLines reads lines from..to of the spool file sp from its start:
+// what Spec.ReadLines does without an index.
+func scanLines(sp SpoolFile, from, to int64) ([]byte, error) {
+	f, err := sp.Open()
 	if err != nil {
 		return nil, err
 	}

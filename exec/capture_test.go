@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -59,6 +60,15 @@ func (m *memSpool) Close() error {
 	return nil
 }
 func (m *memSpool) String() string { return m.buf.String() }
+
+// Open opens the file the spool writes, by its name: the test's own file,
+// which no command swaps.
+func (m *memSpool) Open() (*os.File, error) {
+	if m.f == nil {
+		return nil, fs.ErrNotExist
+	}
+	return os.Open(m.f.Name())
+}
 
 // checkFollow checks that a scanner reading on from a spool file in dir
 // finds what one handed each chunk (spooled in memory) finds, and returns

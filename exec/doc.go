@@ -12,8 +12,24 @@
 // goroutine (highlight.Parallel), the classification of the lines staying
 // on the scanner's: once the copy is done, both cores search.
 //
+// The preview is made from what the detector found (PreviewFound): its
+// groups in highlight.Rank's order, each with its reason, the groups of
+// reason "rare" given at most RareBytes (protocol.RareBytes) of it.
+//
+// A command may instead run on a pseudo-terminal of its own (Spec.TTY,
+// tty.go, with github.com/creack/pty): the master is then its one output
+// stream and its input, and the Observer that is an InputObserver gets
+// its Input: the terminal's size and echo, and whether the command waits
+// for input (internal/proc.WaitingForInput on its group, against the
+// terminal or the stdin pipe it was given).
+//
 // It owns every process, pipe and goroutine it starts: none outlives
-// Runner.Close. It does not know sessions or JSON-RPC: the caller hands it the
+// Runner.Close. A command's exit is waited for in the runtime's poller (a
+// pidfd), not by a thread blocked in waitid, and what is not part of the
+// reply (the group's record, the look for descendants that left the group,
+// the reaper's listing of the daemon's children) runs beside the command
+// or after the reply's path: exec of true is bash's own cost and little
+// more. It does not know sessions or JSON-RPC: the caller hands it the
 // complete environment and a function that opens spool files, and maps the
 // Result to the protocol.
 //
@@ -27,4 +43,18 @@
 // of the group is left) for timeout, cancel and Close, and also after a normal
 // exit when a background child still holds the output open. So Run watches
 // the leader itself and signals the group.
+//
+// # Without a child subreaper (macOS, FreeBSD; on Linux -tags toold_portable)
+//
+// The group is ended whole everywhere: kill(-pgid) is POSIX. What leaves it
+// is another matter (orphans.go): on Linux the daemon is a child subreaper,
+// so a descendant that called setsid (set -m, a daemonizing tool, a double
+// fork) comes back to it when its parent dies, carrying the command's
+// marker in its environment, and is ended with the command; the spool
+// records each group with its leader's start time, so the next daemon ends
+// what a killed one left. Elsewhere AdoptOrphans fails (CanAdoptOrphans is
+// false): such descendants go to init and outlive the command, the session
+// and the daemon, and off Linux a daemon killed by SIGKILL leaves its
+// commands running (no /proc to record a group's incarnation; only the
+// spools are swept). A command that stays in its group, which most do, loses nothing.
 package exec

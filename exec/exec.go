@@ -58,6 +58,11 @@ type SpoolFile interface {
 	Capped() bool
 	Err() error
 	Close() error
+	// Open opens what was written for reading: the only way it is read
+	// back, never by its path, which the command may have swapped for a
+	// symlink or a FIFO. An error that errors.Is counts as fs.ErrNotExist
+	// says it is gone (evicted, removed).
+	Open() (*os.File, error)
 }
 
 // Spec is one command to run.
@@ -97,13 +102,25 @@ type Spec struct {
 	// Observer.Started gets its write end, and Stdin is not written.
 	KeepStdin bool
 	// Sandbox, when set, confines the command and its descendants: it is
-	// started through the sandbox's launcher, which execs it in place (its
-	// pid, group and start time are the launcher's).
+	// started by its session's sandbox (see warm.go), as this process's
+	// child in a group of its own, as any command is.
 	Sandbox *sandbox.Policy
+	// Cgroup, when set, is the session's cgroup, where the command starts:
+	// what it leaves behind ends with the cgroup, wherever it moved.
+	Cgroup *sandbox.Cgroup
+	// TTY, when set, runs the command on a pseudo-terminal of that size
+	// (tty.go): its stdin, stdout and stderr, all read as stdout, and its
+	// controlling terminal. Sandboxed, its session's launcher makes the
+	// slave the controlling terminal (sandbox.Request.Ctty).
+	TTY *Terminal
+	// Untimed, once closed, lifts Timeout: the command runs on until it
+	// ends or is ended (a command whose caller has been told it waits for
+	// input, and who now answers it at its own pace).
+	Untimed <-chan struct{}
 	// ReadLines reads lines from..to (1-based, inclusive, with their endings)
-	// of a closed spool file, for the evidence of a highlight that has left
-	// memory; nil reads the file from its start.
-	ReadLines func(path string, from, to int64) ([]byte, error)
+	// of the closed spool file id, for the evidence of a highlight that has
+	// left memory; nil reads the file (SpoolFile.Open) from its start.
+	ReadLines func(id string, from, to int64) ([]byte, error)
 }
 
 // Result is what a command did and printed.
@@ -162,16 +179,17 @@ type SpoolRef struct {
 
 // Runner runs commands and owns their processes and goroutines.
 type Runner struct {
-	log     *slog.Logger
-	running atomic.Int64
-	done    chan struct{} // closed by Close
+	log       *slog.Logger
+	running   atomic.Int64
+	terminals atomic.Int64  // Runs with a terminal
+	done      chan struct{} // closed by Close
 
 	mu     sync.Mutex
 	closed bool
 	wg     sync.WaitGroup // Runs, and every goroutine they start
 
 	orphans orphans // escaped descendants: see AdoptOrphans
-	warm    warmPool
+	sb      sandboxes
 }
 
 // NewRunner returns a Runner that logs to logger (nil: no logs).
@@ -185,6 +203,10 @@ func NewRunner(logger *slog.Logger) *Runner {
 // Running returns how many commands are running.
 func (r *Runner) Running() int { return int(r.running.Load()) }
 
+// Terminals returns how many commands run on a terminal: how many
+// pseudo-terminals the Runner holds.
+func (r *Runner) Terminals() int { return int(r.terminals.Load()) }
+
 // Close cancels every running command (their groups get SIGTERM, then
 // SIGKILL after 2 s if anything is left) and waits for every goroutine the
 // Runner started, pending SIGKILLs included. Later Runs fail with ErrStart.
@@ -195,9 +217,8 @@ func (r *Runner) Close() error {
 		close(r.done)
 	}
 	r.mu.Unlock()
-	r.warm.drain(r)
 	r.wg.Wait()
-	r.warm.drain(r) // what a refill started while Close waited
+	r.endSandboxes(func(*sandboxEntry) bool { return true })
 	// Only now: until the groups are gone, their zombies must be reaped.
 	r.orphans.stopReaping()
 	return nil
@@ -235,12 +256,19 @@ func (r *Runner) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if ctx.Err() != nil {
 		return &Result{Cancelled: true}, nil
 	}
+	if spec.TTY != nil {
+		if r.terminals.Add(1) > MaxTerminals {
+			r.terminals.Add(-1)
+			return nil, fmt.Errorf("%w: %w (%d)", ErrStart, ErrTerminals, MaxTerminals)
+		}
+		defer r.terminals.Add(-1)
+	}
 	p, err := r.start(spec)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrStart, err)
 	}
 	res := &Result{}
-	r.wait(ctx, p, spec.Timeout, res)
+	r.wait(ctx, p, spec.Timeout, spec.Untimed, res)
 	r.drain(p)
 	if res.Cancelled {
 		// Whoever cancelled wants the reply now, not the search of what the
@@ -283,24 +311,27 @@ type process struct {
 	waitErr    error
 	terminated bool // the group got SIGTERM
 
-	marker string // MarkerVar=<id> in its environment, or ""
-	forget func() // forgets the group's record (Spec.Groups)
-	after  func() // called once Run has its result, if set
+	tty    ttyDevice // its terminal; zero without one
+	marker string    // MarkerVar=<id> in its environment, or ""
+	reaper int       // its PID namespace's init, where its orphans go; 0: this process
+	forget func()    // forgets the group's record (Spec.Groups)
+	after  func()    // called once Run has its result, if set
 }
 
 // start starts the command and the goroutines that read its output and
 // feed its stdin.
 func (r *Runner) start(spec Spec) (*process, error) {
-	if spec.Sandbox != nil {
-		if p, err := r.startWarm(spec); p != nil || err != nil {
-			return p, err
-		}
+	if spec.Sandbox != nil && spec.Sandbox.Plan.Confines() {
+		return r.startSandboxed(spec)
 	}
 	cmd, err := command(spec)
 	if err != nil {
 		return nil, err
 	}
-	pp, err := newPipes(spec)
+	if dir := spec.Cgroup.Dir(); dir != nil {
+		intoCgroup(cmd.SysProcAttr, dir)
+	}
+	pp, tty, err := newStdio(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -308,10 +339,19 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	if pp.errW != nil {
 		cmd.Stderr = pp.errW
 	}
-	if pp.inR != nil {
+	if pp.inR != nil { // not a nil *os.File in the interface
 		cmd.Stdin = pp.inR
 	}
+	if tty.master != nil {
+		// A session of its own, whose controlling terminal is its stdin:
+		// its group is the session's first (setsid makes it; setpgid
+		// would then fail).
+		cmd.Stdin = pp.outW
+		a := cmd.SysProcAttr
+		a.Setpgid, a.Setsid, a.Setctty, a.Ctty = false, true, true, 0
+	}
 	p := newProcess(cmd, pp)
+	p.tty = tty
 	cmd.Env, p.marker = r.mark(spec, cmd.Env)
 	started := r.orphans.forking()
 	if err := cmd.Start(); err != nil {
@@ -336,11 +376,16 @@ func (r *Runner) begin(spec Spec, p *process) {
 	cmd, pp := p.cmd, p.pipes
 	p.pgid = cmd.Process.Pid
 	r.log.Debug("exec started", "pid", p.pgid, "argv", cmd.Args)
-	r.record(spec, p)
 	if spec.Observer != nil {
 		var stdin *os.File
 		if spec.KeepStdin {
 			stdin = pp.inW
+		}
+		if io, ok := spec.Observer.(InputObserver); ok {
+			in := newInput(p.pgid, p.tty, stdin)
+			// Output still in the pipe, or read and not yet captured.
+			in.pending = func() bool { return p.busy.Load() > 0 || pp.unread() }
+			io.Input(in)
 		}
 		spec.Observer.Started(p.pgid, stdin)
 	}
@@ -369,6 +414,14 @@ func (r *Runner) begin(spec Spec, p *process) {
 		close(p.stdinDone)
 	}
 	r.goTracked(func() {
+		// The group's record is written here, beside the command rather
+		// than before the reply's path goes on (a file made and a /proc
+		// read: a quarter of a millisecond, more on a busy disk). The
+		// leader is not reaped before the Wait below, so its /proc entry
+		// is there to read; finish, which forgets the record, comes after
+		// exited.
+		r.record(spec, p)
+		waitExit(p.pgid)
 		err := cmd.Wait()
 		r.orphans.waited(p.pgid)
 		p.exited <- err
@@ -421,22 +474,30 @@ func (p *process) read(f *os.File, c *capture) {
 }
 
 // wait waits for the leader to exit, or ends the group on timeout, ctx's
-// end or Close and then waits; it records which in res.
-func (r *Runner) wait(ctx context.Context, p *process, timeout time.Duration, res *Result) {
+// end or Close and then waits; it records which in res. Once untimed is
+// closed the timeout no longer applies.
+func (r *Runner) wait(ctx context.Context, p *process, timeout time.Duration, untimed <-chan struct{}, res *Result) {
 	var expired <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		expired = t.C
 	}
-	select {
-	case p.waitErr = <-p.exited:
-	case <-expired:
-		res.TimedOut = true
-	case <-ctx.Done():
-		res.Cancelled = true
-	case <-r.done:
-		res.Cancelled = true
+wait:
+	for {
+		select {
+		case p.waitErr = <-p.exited:
+		case <-expired:
+			res.TimedOut = true
+		case <-untimed:
+			expired, untimed = nil, nil
+			continue wait
+		case <-ctx.Done():
+			res.Cancelled = true
+		case <-r.done:
+			res.Cancelled = true
+		}
+		break
 	}
 	if res.TimedOut || res.Cancelled {
 		select {
@@ -609,22 +670,12 @@ func command(spec Spec) (*osexec.Cmd, error) {
 		Env:         spec.Env,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
 	}
-	if spec.Sandbox != nil {
-		if err := executable(path, spec.Dir); err != nil {
-			return nil, err
-		}
-		if err := sandbox.Wrap(cmd, spec.Sandbox); err != nil {
-			return nil, err
-		}
-	}
 	return cmd, nil
 }
 
 // executable says, as os/exec's start would, why path (relative to dir)
-// cannot be executed: a sandboxed command is started as the launcher,
-// which always starts, so a missing or non-executable program is found
-// here, and fails the start (-32005) as it does unsandboxed, rather than
-// exiting 127 or 126 from the launcher.
+// cannot be executed: a sandboxed command's launcher would say it too, but
+// as the error of its fork, not naming the program as os/exec does.
 func executable(path, dir string) error {
 	p := path
 	if !filepath.IsAbs(p) && dir != "" {
@@ -706,10 +757,11 @@ func newPipes(spec Spec) (*pipes, error) {
 }
 
 // growPipe asks for a larger pipe buffer: fewer wake-ups for a command that
-// prints a lot. The kernel may refuse (pipe-max-size, per-user limits).
+// prints a lot. The kernel may refuse (pipe-max-size, per-user limits);
+// only Linux is asked (setPipeSize).
 func growPipe(f *os.File) {
 	if sc, err := f.SyscallConn(); err == nil {
-		sc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
+		sc.Control(func(fd uintptr) { setPipeSize(fd, pipeSize) })
 	}
 }
 
@@ -719,14 +771,14 @@ func (p *pipes) unread() bool {
 }
 
 // unreadBytes reports whether pipe f holds bytes (FIONREAD), false when
-// that cannot be asked. TIOCINQ is Linux's FIONREAD.
+// that cannot be asked.
 func unreadBytes(f *os.File) bool {
 	sc, err := f.SyscallConn()
 	if err != nil {
 		return false
 	}
 	n := 0
-	sc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	sc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), fionread) })
 	return n > 0
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/internal/testtext"
 	"github.com/toold/toold/spool"
@@ -234,7 +235,9 @@ func TestTimeoutEndsTheGroup(t *testing.T) {
 	r := newRunner(t)
 	res, err := r.Run(context.Background(), exec.Spec{
 		Command: "sleep 60 & echo $!; sleep 60 & echo $!; wait",
-		Timeout: 300 * time.Millisecond,
+		// Long enough for the shell to start both under a loaded -race run
+		// (300 ms saw one pid at a load of 10 on two cores).
+		Timeout: time.Second,
 		Output:  defaults,
 	})
 	if err != nil {
@@ -657,6 +660,40 @@ func TestHighlightsLeftOutForTheBudget(t *testing.T) {
 			if !strings.Contains(h.Text, "cp: cannot stat /data/f") {
 				t.Errorf("maxBytes %d: group %d-%d %q", c.maxBytes, h.FromLine, h.ToLine, h.Text)
 			}
+		}
+	}
+}
+
+// TestRareShare: issue 28's share of the rare: a clean output cut in the
+// middle shows at most RareBytes of lines of rare shapes (here 60 lines of
+// a shape each, among 6,000 of one), all of reason "rare", and head and
+// tail keep what is left; seq 1 300000, all of one shape, shows none.
+func TestRareShare(t *testing.T) {
+	t.Parallel()
+	r := newRunner(t)
+	_, d := newSpool(t)
+	tests := []struct {
+		name, script string
+		rare         bool // some rare lines are shown
+	}{
+		{"rare lines", `for i in $(seq 1 6000); do echo "item $i stored"; if [ $((i % 100)) = 0 ]; then echo "note$((i / 100 % 26 + 10)) about batch $(printf '%b' "\\$(printf '%03o' $((97 + i / 100 % 26)))")x"; fi; done`, true},
+		{"seq", `seq 1 300000`, false},
+	}
+	for _, tt := range tests {
+		spec := exec.Spec{Argv: []string{"bash", "-c", tt.script}, Output: truncate.PreviewOptions{MaxLines: 2000, MaxBytes: 51200, Clean: true, MaxLineChars: 2000}, Spool: spoolTo(d)}
+		res, err := r.Run(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rare := 0
+		for _, h := range res.Stdout.Highlights {
+			if h.Reason != highlight.ReasonRare {
+				t.Errorf("%s: a highlight of reason %q: %+v", tt.name, h.Reason, h)
+			}
+			rare += len(h.Text)
+		}
+		if rare > exec.RareBytes || tt.rare != (rare > 0) {
+			t.Errorf("%s: %d bytes of rare highlights (want some: %v, at most %d)", tt.name, rare, tt.rare, exec.RareBytes)
 		}
 	}
 }

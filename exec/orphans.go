@@ -47,6 +47,15 @@ type orphans struct {
 	reapMu  sync.RWMutex
 	lmu     sync.Mutex
 	leaders map[int]struct{}
+	// pending counts the sandboxed starts under way (spawning): their
+	// command, the daemon's child, is forked by a session's launcher, and
+	// its pid comes back only with the launcher's answer. A reap meanwhile
+	// is put off (deferred, under lmu) rather than the starts holding
+	// reapMu that long: a launcher that never answers (stopped by a
+	// command of its session) would stall every other start.
+	pending  int
+	deferred bool
+	kick     chan struct{}
 
 	// The reaper outlives Close's wait for the Runner's goroutines: they
 	// wait for zombies of a command's group that only it reaps (a group
@@ -56,14 +65,20 @@ type orphans struct {
 	reaper   sync.WaitGroup
 }
 
+// CanAdoptOrphans reports whether AdoptOrphans can work here: Linux's
+// child subreaper; not on macOS or FreeBSD, nor with -tags toold_portable.
+const CanAdoptOrphans = canAdoptOrphans
+
 // AdoptOrphans makes this process a child subreaper (Linux's
 // PR_SET_CHILD_SUBREAPER) and starts reaping the orphans that come back to
 // it, so that each command's escaped descendants are ended with it. Call it
 // before the first Run, and only in a process whose every child is started
 // by this Runner: every other child that exits is reaped, and os/exec's Wait
-// of such a child would fail.
+// of such a child would fail. Where there is no subreaper (macOS, FreeBSD,
+// the portable build: subreaper_other.go) it fails with
+// errors.ErrUnsupported and the Runner ends process groups only.
 func (r *Runner) AdoptOrphans() error {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+	if err := becomeSubreaper(); err != nil {
 		return fmt.Errorf("exec: becoming a child subreaper: %w", err)
 	}
 	r.mu.Lock()
@@ -74,13 +89,26 @@ func (r *Runner) AdoptOrphans() error {
 	r.orphans.adopting = true
 	r.orphans.leaders = make(map[int]struct{})
 	r.orphans.stop = make(chan struct{})
+	r.orphans.kick = make(chan struct{}, 1)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, unix.SIGCHLD)
 	r.orphans.reaper.Go(func() {
 		defer signal.Stop(sigs)
+		var due <-chan time.Time // a reap is pending
 		for {
 			select {
 			case <-sigs:
+				// Reaped a moment later, with the SIGCHLDs that come
+				// meanwhile: by then os/exec has reaped the leader that
+				// sent it (most SIGCHLDs are a command's end), and
+				// nothing is left to list.
+				if due == nil {
+					due = time.After(reapDelay)
+				}
+			case <-due:
+				due = nil
+				r.reap()
+			case <-r.orphans.kick:
 				r.reap()
 			case <-r.orphans.stop:
 				r.reap() // what exited since the last SIGCHLD was read
@@ -90,6 +118,10 @@ func (r *Runner) AdoptOrphans() error {
 	})
 	return nil
 }
+
+// reapDelay is how long after a SIGCHLD the reaper looks: the orphans'
+// zombies wait that long more (finish polls a group every pollGroup).
+const reapDelay = 5 * time.Millisecond
 
 // stopReaping ends the reaper, once every other goroutine of the Runner
 // has ended (see Close).
@@ -108,10 +140,20 @@ func (o *orphans) stopReaping() {
 // (forking holds the lock's read side until then) by the time the lock is
 // held, and one started after is not listed.
 func (r *Runner) reap() {
+	if !exitedChild() {
+		return // no zombie: nothing to list
+	}
 	o := &r.orphans
 	pids, _ := proc.Children()
 	o.reapMu.Lock()
 	defer o.reapMu.Unlock()
+	o.lmu.Lock()
+	if o.pending > 0 {
+		o.deferred = true // spawning's end kicks the reaper
+		o.lmu.Unlock()
+		return
+	}
+	o.lmu.Unlock()
 	for _, pid := range pids {
 		if !o.isLeader(pid) {
 			var ws unix.WaitStatus
@@ -141,6 +183,35 @@ func (o *orphans) forking() (started func(pid int)) {
 			o.lmu.Unlock()
 		}
 		o.reapMu.RUnlock()
+	}
+}
+
+// spawning is held around a sandboxed command's start, whose pid is known
+// only at its end (0 when the start failed): no reap runs meanwhile, but
+// without holding reapMu, which every other start needs.
+func (o *orphans) spawning() (started func(pid int)) {
+	if !o.adopting {
+		return func(int) {}
+	}
+	o.reapMu.RLock() // a reap under way ends first
+	o.lmu.Lock()
+	o.pending++
+	o.lmu.Unlock()
+	o.reapMu.RUnlock()
+	return func(pid int) {
+		o.lmu.Lock()
+		defer o.lmu.Unlock()
+		if pid > 0 {
+			o.leaders[pid] = struct{}{}
+		}
+		o.pending--
+		if o.pending == 0 && o.deferred {
+			o.deferred = false
+			select {
+			case o.kick <- struct{}{}:
+			default:
+			}
+		}
 	}
 }
 
@@ -186,10 +257,13 @@ func (r *Runner) record(spec Spec, p *process) {
 // finish ends what is left of p once its leader has exited: its group
 // (terminating already, or ended here) and, when the Runner adopts orphans,
 // its escaped descendants, SIGTERM then SIGKILL after killDelay as for the
-// group; then it forgets p's record. What takes time goes on in a tracked
-// goroutine.
+// group; then it forgets p's record. It goes on in a tracked goroutine
+// unless p's group is gone and none of p's descendants can have left it:
+// the listing of the daemon's children that finds those (a few dozen
+// reads of /proc) is no part of the reply to a command that left nothing,
+// and it signals them from that goroutine anyway.
 func (r *Runner) finish(p *process) {
-	if escaped, unsure := r.escaped(p); !groupAlive(p.pgid) && len(escaped) == 0 && !unsure {
+	if !groupAlive(p.pgid) && (!r.orphans.adopting || p.marker == "") {
 		p.forget()
 		return
 	}
@@ -256,6 +330,11 @@ func (r *Runner) escaped(p *process) (pids []int, unsure bool) {
 		return nil, false
 	}
 	children, _ := proc.Children()
+	if p.reaper != 0 {
+		// A sandboxed command's orphans go to its PID namespace's init.
+		theirs, _ := proc.ChildrenOf(p.reaper)
+		children = append(children, theirs...)
+	}
 	for _, pid := range children {
 		if r.orphans.isLeader(pid) {
 			continue

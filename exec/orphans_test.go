@@ -2,6 +2,8 @@ package exec_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,4 +50,28 @@ func closeLateOrphan(t *testing.T) {
 			t.Fatal("Runner.Close did not return") // the parent sees this too
 		}
 	}
+}
+
+// TestNoSubreaper: where there is no child subreaper (macOS, FreeBSD,
+// -tags toold_portable) AdoptOrphans says so with errors.ErrUnsupported,
+// and a Runner still ends a command's whole process group: a member left
+// running in the group when the command times out is killed with it.
+func TestNoSubreaper(t *testing.T) {
+	if exec.CanAdoptOrphans {
+		t.Skip("Linux's child subreaper is here (run with -tags toold_portable)")
+	}
+	t.Parallel()
+	r := newRunner(t)
+	if err := r.AdoptOrphans(); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("AdoptOrphans: %v, want errors.ErrUnsupported", err)
+	}
+	res, err := r.Run(context.Background(), exec.Spec{Command: "sleep 30 & echo $!; sleep 30",
+		Output: defaults, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut {
+		t.Fatalf("result %+v", res)
+	}
+	waitGone(t, pids(t, strings.TrimSpace(res.Stdout.Head))...)
 }

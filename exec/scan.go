@@ -139,10 +139,11 @@ func (s *scanner) readTo(f *os.File, pos *int64, buf []byte) bool {
 	return true
 }
 
-// follow makes the goroutine read the spool file at path from byte from
-// on, instead of copies handed to it; false when the file cannot be opened.
-func (s *scanner) follow(path string, from, avail int64) bool {
-	f, err := os.Open(path)
+// follow makes the goroutine read the spool file sp from byte from on,
+// instead of copies handed to it; false when the file cannot be opened
+// (or is not the file written: the command swapped it).
+func (s *scanner) follow(sp SpoolFile, from, avail int64) bool {
+	f, err := sp.Open()
 	if err != nil {
 		return false
 	}

@@ -121,21 +121,29 @@ type Preview struct {
 // numbers them), or nil when it cannot.
 func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to int64) []byte, opt truncate.PreviewOptions) Preview {
 	var ranked []truncate.Highlight
+	rare := RareBytes // what is left of the rare groups' share
 	for _, i := range highlight.Rank(found.Groups) {
 		g := found.Groups[i]
+		w := highlight.ReasonWeight(g.Reason)
+		if g.Reason == highlight.ReasonRare {
+			if g = fitRare(g, &rare); len(g.Lines) == 0 {
+				continue
+			}
+		}
 		for _, ev := range g.Evidence {
 			raw := lines(ev.FromLine, ev.ToLine)
 			if raw != nil && int64(bytes.Count(raw, []byte{'\n'})) >= ev.ToLine-ev.FromLine {
 				ranked = append(ranked, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine,
-					Lines: splitLines(raw), Hit: ev.FromLine, Spare: g.Spare})
+					Lines: splitLines(raw), Hit: ev.FromLine, Spare: g.Spare, Reason: g.Reason, Weight: w})
 			}
 		}
-		ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit, Spare: g.Spare})
+		ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit,
+			Spare: g.Spare, Reason: g.Reason, Weight: w})
 	}
 	preview := func(opt truncate.PreviewOptions) Preview {
 		pr := Preview{PreviewResult: o.Preview(ranked, opt)}
 		if pr.Omitted != nil {
-			pr.HighlightsOmitted += found.Found - len(found.Groups)
+			pr.HighlightsOmitted += max(found.Found-failureGroups(found.Groups), 0)
 		}
 		pr.Errors = shownErrors(pr.Highlights, found.Groups)
 		return pr
@@ -152,6 +160,45 @@ func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to
 		}
 	}
 	return pr
+}
+
+// RareBytes is the most bytes of a stream's preview that go to the
+// highlights of reason "rare" (protocol.RareBytes: TestRareBytes holds
+// them equal; exec does not import protocol).
+const RareBytes = 1024
+
+// failureGroups counts the groups of gs whose reason is not "rare": those
+// the detector counts as found (Result.Found).
+func failureGroups(gs []highlight.Group) int {
+	n := 0
+	for _, g := range gs {
+		if g.Reason != highlight.ReasonRare {
+			n++
+		}
+	}
+	return n
+}
+
+// fitRare returns g, a group of reason "rare", cut to the bytes left of
+// the rare groups' share (*left, which it lowers): its lines from its hit
+// on, then those before it, while they fit; no lines when its hit does not.
+func fitRare(g highlight.Group, left *int) highlight.Group {
+	hit := int(min(max(g.Hit-g.FromLine, 0), int64(len(g.Lines)-1)))
+	lo, hi := hit, hit
+	for hi < len(g.Lines) && len(g.Lines[hi]) <= *left {
+		*left -= len(g.Lines[hi])
+		hi++
+	}
+	for hi > hit && lo > 0 && len(g.Lines[lo-1]) <= *left {
+		*left -= len(g.Lines[lo-1])
+		lo--
+	}
+	g.FromLine, g.ToLine = g.FromLine+int64(lo), g.FromLine+int64(hi)-1
+	g.Lines = g.Lines[lo:hi]
+	if len(g.Lines) > 0 {
+		g.Hit = max(g.Hit, g.FromLine)
+	}
+	return g
 }
 
 // fitKinds returns the first of ks whose texts (a line each) fit in

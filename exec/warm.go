@@ -1,62 +1,44 @@
 package exec
 
 import (
-	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	osexec "os/exec"
 	"slices"
 	"sync"
-	"syscall"
-	"time"
 
 	"github.com/toold/toold/sandbox"
 )
 
-// A sandboxed command starts through a launcher (package sandbox), whose
-// start (a new process in new namespaces, toold's runtime, Landlock) costs
-// a few times what the command `true` does. So the Runner keeps one
-// launcher per recent policy started ahead, restricted and waiting for its
-// command: a sandboxed Run takes it, sends it the command, which it execs
-// at once, and starts the next one for the next Run of that policy.
+// A sandboxed command starts through its session's sandbox (package
+// sandbox): a launcher started at the session's first sandboxed Run, in
+// the session's namespaces and restricted to its policy, that forks each
+// command as the daemon's child, in its own session and group, and hands
+// back its pidfd. So a sandboxed Run costs about what an unsandboxed one
+// does (no new toold runtime per command), the command's pid, group and
+// exit status are the daemon's to wait on and signal, and the session's
+// PID namespace (where there is one) ends every process the session left
+// when EndSandbox ends the sandbox.
 
-// maxWarm bounds the launchers kept waiting: one per policy (a session's),
-// the least recently used ended first.
-const maxWarm = 4
-
-// warmPool holds the launchers waiting for a command, by policy.
-type warmPool struct {
-	mu    sync.Mutex
-	idle  map[string]*warmLauncher
-	order []string // keys, least recently used first
+// sandboxes are the Runner's sandboxes, by policy key.
+type sandboxes struct {
+	mu      sync.Mutex
+	entries map[string]*sandboxEntry
+	// retired are sandboxes whose launcher died (a command of the session
+	// killed it): their PID namespaces live on until their session ends.
+	retired []*sandboxEntry
 }
 
-// warmLauncher is a launcher started ahead: its process, the pipes it was
-// given as stdin, stdout and stderr, and the control pipe its command
-// comes on.
-type warmLauncher struct {
-	cmd    *osexec.Cmd
-	pp     *pipes
-	ctl    *os.File
-	marker string
+// sandboxEntry is one policy's sandbox, started on first use.
+type sandboxEntry struct {
+	tmpDir string // the session's, which EndSandbox names
+	mu     sync.Mutex
+	in     *sandbox.Instance
 }
 
-// startWarm starts spec, sandboxed, through a waiting launcher of its
-// policy when there is one, and has the next one started. It returns nil
-// and no error when there is none (or it had died): the caller starts the
-// command the ordinary way.
-func (r *Runner) startWarm(spec Spec) (*process, error) {
-	keyb, err := json.Marshal(spec.Sandbox)
-	if err != nil {
-		return nil, nil
-	}
-	key := string(keyb)
-	w := r.warm.take(key)
-	if w == nil {
-		// The first of its policy: started the ordinary way, the next
-		// one's launcher ahead, once it has ended (see process.after).
-		r.goTracked(func() { r.refill(key, spec.Sandbox) })
-		return nil, nil
-	}
+// startSandboxed starts spec in its session's sandbox.
+func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 	plain := spec
 	plain.Sandbox = nil
 	c, err := command(plain) // the program's path, and a missing cwd said as usual
@@ -64,177 +46,177 @@ func (r *Runner) startWarm(spec Spec) (*process, error) {
 		err = executable(c.Path, spec.Dir)
 	}
 	if err != nil {
-		r.discard(w)
 		return nil, err
 	}
-	env := c.Env
+	pp, tty, err := newStdio(spec)
+	if err != nil {
+		return nil, err
+	}
+	stdin, stderr := pp.inR, pp.errW
+	if tty.master != nil { // the terminal's slave stands for all three
+		stdin = pp.outW
+	}
+	if stdin == nil {
+		if stdin, err = os.Open(os.DevNull); err != nil {
+			pp.closeAll()
+			return nil, err
+		}
+		defer stdin.Close()
+	}
+	if stderr == nil {
+		stderr = pp.outW
+	}
+	env, marker := r.mark(spec, c.Env)
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(slices.Clip(env), w.marker)
-	req := sandbox.Request{Path: c.Path, Argv: c.Args, Env: env, Dir: spec.Dir, MergeStderr: spec.MergeStderr}
-	if err := sandbox.Send(w.ctl, req); err != nil {
-		r.discard(w) // it died waiting: start another
-		return nil, nil
+	req := sandbox.Request{Path: c.Path, Argv: c.Args, Env: env, Dir: spec.Dir, Ctty: tty.master != nil}
+	for attempt := 0; ; attempt++ {
+		e, in, err := r.sandbox(spec)
+		if err != nil {
+			pp.closeAll()
+			return nil, err
+		}
+		started := r.orphans.spawning()
+		pid, err := in.Spawn(req, [3]*os.File{stdin, pp.outW, stderr})
+		var proc *os.Process
+		if err == nil {
+			proc, err = os.FindProcess(pid)
+		}
+		if err != nil {
+			started(0)
+			if errors.Is(err, sandbox.ErrBroken) && attempt == 0 {
+				r.retire(e, in) // another launcher, in a PID namespace of its own
+				continue
+			}
+			pp.closeAll()
+			return nil, err
+		}
+		started(pid)
+		pp.closeChildEnds()
+		cmd := &osexec.Cmd{Path: c.Path, Args: c.Args, Dir: spec.Dir, Env: env, Process: proc}
+		p := newProcess(cmd, pp)
+		p.tty, p.marker, p.reaper = tty, marker, in.InitPid
+		r.begin(spec, p)
+		return p, nil
 	}
-	pp := w.pp
-	if spec.MergeStderr {
-		pp.errR.Close() // the launcher made stderr its stdout
-		pp.errR = nil
-	}
-	if spec.Stdin == nil && !spec.KeepStdin {
-		pp.inW.Close() // the command reads EOF
-		pp.inW = nil
-	}
-	p := newProcess(w.cmd, pp)
-	p.marker = w.marker
-	// The next launcher starts once this command has ended, not beside it
-	// on the machine's CPUs.
-	p.after = func() { r.goTracked(func() { r.refill(key, spec.Sandbox) }) }
-	r.begin(spec, p)
-	return p, nil
 }
 
-// refill starts a launcher for key's policy unless one waits already.
-func (r *Runner) refill(key string, pol *sandbox.Policy) {
-	if r.warm.has(key) {
-		return
-	}
-	w, err := r.prestart(pol)
-	if err != nil {
-		r.log.Debug("exec: starting a sandbox launcher ahead", "err", err)
+// PrepareSandbox starts pol's sandbox (a session's, in its cgroup) in the
+// background, if it has none yet, so that the session's first sandboxed
+// Run does not pay its start: initialize calls it.
+func (r *Runner) PrepareSandbox(pol *sandbox.Policy, cg *sandbox.Cgroup) {
+	if pol == nil || !pol.Plan.Confines() {
 		return
 	}
 	r.mu.Lock()
-	closed := r.closed
-	var evicted []*warmLauncher
-	if !closed {
-		evicted = r.warm.put(key, w)
+	if r.closed {
+		r.mu.Unlock()
+		return
 	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		if _, _, err := r.sandbox(Spec{Sandbox: pol, Cgroup: cg}); err != nil {
+			r.log.Debug("exec: starting a session's sandbox ahead", "err", err)
+		}
+	}()
+}
+
+// sandbox returns spec's sandbox, started now if it has none.
+func (r *Runner) sandbox(spec Spec) (*sandboxEntry, *sandbox.Instance, error) {
+	key := spec.Sandbox.Key()
+	r.sb.mu.Lock()
+	if r.sb.entries == nil {
+		r.sb.entries = make(map[string]*sandboxEntry)
+	}
+	e := r.sb.entries[key]
+	if e == nil {
+		e = &sandboxEntry{tmpDir: spec.Sandbox.TmpDir}
+		r.sb.entries[key] = e
+	}
+	r.sb.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.in != nil {
+		return e, e.in, nil
+	}
+	r.mu.Lock()
+	closed := r.closed
 	r.mu.Unlock()
 	if closed {
-		evicted = []*warmLauncher{w}
+		return nil, nil, fmt.Errorf("%w: runner closed", ErrStart)
 	}
-	for _, e := range evicted {
-		r.discard(e)
-	}
-}
-
-// prestart starts a launcher of pol that waits for its command.
-func (r *Runner) prestart(pol *sandbox.Policy) (*warmLauncher, error) {
-	pp, err := newPipes(Spec{Stdin: new(string)})
+	in, err := sandbox.Start(spec.Sandbox, sandbox.StartOptions{
+		Start: func(cmd *osexec.Cmd) error {
+			started := r.orphans.forking()
+			err := cmd.Start()
+			if err != nil {
+				started(0)
+				return err
+			}
+			started(cmd.Process.Pid)
+			return nil
+		},
+		Waited: r.orphans.waited,
+		Cgroup: spec.Cgroup.Dir(),
+	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	_, marker := r.mark(Spec{Groups: noGroups{}}, []string{})
-	cmd := &osexec.Cmd{Env: []string{marker}, Stdin: pp.inR, Stdout: pp.outW, Stderr: pp.errW,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
-	wt, err := sandbox.WrapWaiting(cmd, pol)
-	if err != nil {
-		pp.closeAll()
-		return nil, err
-	}
-	started := r.orphans.forking()
-	err = cmd.Start()
-	wt.Started()
-	if err != nil {
-		started(0)
-		wt.Close()
-		pp.closeAll()
-		return nil, err
-	}
-	started(cmd.Process.Pid)
-	pp.closeChildEnds()
-	w := &warmLauncher{cmd: cmd, pp: pp, ctl: wt.Ctl, marker: marker}
-	if err := wt.WaitReady(); err != nil {
-		r.discard(w)
-		return nil, err
-	}
-	return w, nil
+	e.in = in
+	return e, in, nil
 }
 
-// discard ends a launcher that will get no command, and reaps it.
-func (r *Runner) discard(w *warmLauncher) {
-	w.ctl.Close() // a launcher still waiting exits at once
-	w.cmd.Process.Kill()
-	w.cmd.Wait()
-	r.orphans.waited(w.cmd.Process.Pid)
-	w.pp.closeAll()
+// retire sets in aside, its launcher gone: its PID namespace's init
+// lives on with the processes left there until EndSandbox.
+func (r *Runner) retire(e *sandboxEntry, in *sandbox.Instance) {
+	e.mu.Lock()
+	if e.in == in {
+		e.in = nil
+	}
+	e.mu.Unlock()
+	r.sb.mu.Lock()
+	r.sb.retired = append(r.sb.retired, &sandboxEntry{tmpDir: e.tmpDir, in: in})
+	r.sb.mu.Unlock()
 }
 
-// noGroups makes mark give a marker to a launcher started ahead, whatever
-// the Runner adopts: its Run may record its group.
-type noGroups struct{}
-
-func (noGroups) RecordGroup(int, string) (func(), error) { return func() {}, nil }
-
-// take removes and returns key's waiting launcher, or nil.
-func (wp *warmPool) take(key string) *warmLauncher {
-	wp.mu.Lock()
-	defer wp.mu.Unlock()
-	w := wp.idle[key]
-	if w != nil {
-		delete(wp.idle, key)
-		wp.order = slices.DeleteFunc(wp.order, func(k string) bool { return k == key })
-	}
-	return w
+// EndSandbox ends the sandboxes of the session whose TMPDIR is tmpDir:
+// their launchers, and every process left in their PID namespaces. The
+// session's commands should have ended first (process.Table.Close).
+func (r *Runner) EndSandbox(tmpDir string) {
+	r.endSandboxes(func(e *sandboxEntry) bool { return e.tmpDir == tmpDir })
 }
 
-func (wp *warmPool) has(key string) bool {
-	wp.mu.Lock()
-	defer wp.mu.Unlock()
-	_, ok := wp.idle[key]
-	return ok
-}
-
-// put keeps w for key and returns what no longer fits: a launcher already
-// there for key, and the least recently used past maxWarm.
-func (wp *warmPool) put(key string, w *warmLauncher) []*warmLauncher {
-	wp.mu.Lock()
-	defer wp.mu.Unlock()
-	if wp.idle == nil {
-		wp.idle = make(map[string]*warmLauncher)
+// endSandboxes ends the sandboxes that match.
+func (r *Runner) endSandboxes(match func(*sandboxEntry) bool) {
+	r.sb.mu.Lock()
+	var ended []*sandboxEntry
+	for k, e := range r.sb.entries {
+		if match(e) {
+			ended = append(ended, e)
+			delete(r.sb.entries, k)
+		}
 	}
-	var out []*warmLauncher
-	if old := wp.idle[key]; old != nil {
-		out = append(out, old)
-		wp.order = slices.DeleteFunc(wp.order, func(k string) bool { return k == key })
-	}
-	wp.idle[key] = w
-	wp.order = append(wp.order, key)
-	for len(wp.order) > maxWarm {
-		out = append(out, wp.idle[wp.order[0]])
-		delete(wp.idle, wp.order[0])
-		wp.order = wp.order[1:]
-	}
-	return out
-}
-
-// drain ends every waiting launcher (Close).
-func (wp *warmPool) drain(r *Runner) {
-	wp.mu.Lock()
-	idle := wp.idle
-	wp.idle, wp.order = nil, nil
-	wp.mu.Unlock()
-	for _, w := range idle {
-		r.discard(w)
-	}
-}
-
-// WaitWarm waits, up to d, until a launcher of pol waits for its command:
-// for benchmarks that time a Run without the start of the next launcher
-// running beside it.
-func (r *Runner) WaitWarm(pol *sandbox.Policy, d time.Duration) bool {
-	key, err := json.Marshal(pol)
-	if err != nil {
-		return false
-	}
-	for deadline := time.Now().Add(d); ; time.Sleep(time.Millisecond) {
-		if r.warm.has(string(key)) {
+	r.sb.retired = slices.DeleteFunc(r.sb.retired, func(e *sandboxEntry) bool {
+		if match(e) {
+			ended = append(ended, e)
 			return true
 		}
-		if time.Now().After(deadline) {
-			return false
-		}
+		return false
+	})
+	r.sb.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, e := range ended {
+		wg.Go(func() {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if e.in != nil {
+				e.in.Close()
+				e.in = nil
+			}
+		})
 	}
+	wg.Wait()
 }

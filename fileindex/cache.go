@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"golang.org/x/sync/semaphore"
 )
 
 // Defaults for the zero Options.
@@ -67,7 +68,8 @@ type Cache struct {
 	log           *slog.Logger
 	bufs          sync.Pool // *[]byte of bufSize: build buffers
 	bufSize       int
-	lookups       sync.Pool // *[]byte of spacing bytes: line lookup buffers
+	lookups       sync.Pool           // *[]byte of spacing bytes: line lookup buffers
+	snaps         *semaphore.Weighted // the snapshots held (snapshotBudget)
 
 	mu            sync.Mutex
 	lru           *simplelru.LRU[fileKey, *entry]
@@ -87,6 +89,7 @@ type Cache struct {
 	watchMu sync.Mutex
 	watcher *fsnotify.Watcher // nil when inotify is unavailable
 	watched map[string]bool
+	charges map[string]int // the watches' descriptors, by directory (watchfd.go)
 	warned  atomic.Bool
 
 	wg sync.WaitGroup
@@ -155,6 +158,7 @@ func New(opts Options) (*Cache, error) {
 		spacing:       opts.Spacing,
 		log:           opts.Logger,
 		bufSize:       int(max(readBufSize, opts.Spacing)),
+		snaps:         semaphore.NewWeighted(snapshotBudget),
 		byName:        make(map[string]*entry),
 		dirRefs:       make(map[string]int),
 		dirtyDirs:     make(map[string]struct{}),
@@ -201,6 +205,7 @@ func (c *Cache) Close() error {
 		c.watchMu.Lock()
 		err = c.watcher.Close()
 		clear(c.watched)
+		c.uncharge("")
 		c.watchMu.Unlock()
 	}
 	c.wg.Wait()
@@ -505,8 +510,14 @@ func (c *Cache) syncWatches() {
 			// Added even when c.watched says so: the directory may have been
 			// removed and recreated, its old watch gone with it, while its
 			// refcount was zero. Adding an existing watch changes nothing.
-			if err := c.watcher.Add(ch.dir); err != nil {
+			// With kqueue a watch past the descriptors' budget is not made.
+			err := errWatchBudget
+			if c.charge(ch.dir) {
+				err = c.watcher.Add(ch.dir)
+			}
+			if err != nil {
 				delete(c.watched, ch.dir)
+				c.uncharge(ch.dir)
 				// inotify limits, permissions: the stat checks still hold.
 				level := slog.LevelDebug
 				if !c.warned.Swap(true) {
@@ -519,6 +530,7 @@ func (c *Cache) syncWatches() {
 			c.watched[ch.dir] = true
 		case !ch.need && c.watched[ch.dir]:
 			delete(c.watched, ch.dir)
+			c.uncharge(ch.dir)
 			if err := c.watcher.Remove(ch.dir); err != nil && !errors.Is(err, fsnotify.ErrNonExistentWatch) {
 				c.log.Debug("fileindex: removing watch", "dir", ch.dir, "err", err)
 			}

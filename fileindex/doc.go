@@ -57,7 +57,12 @@
 // Remove and Rename of a name drop its entry; Write marks it suspect so the
 // next Index rechecks it even when size and times look unchanged; an overflow
 // or any watcher error drops every entry. When inotify cannot be used the
-// stat checks alone keep the indexes right.
+// stat checks alone keep the indexes right. On macOS and FreeBSD fsnotify
+// uses kqueue, where a watched directory holds a descriptor for itself and
+// one for each of its entries: a directory whose watch does not fit the
+// process's budget for watches (internal/watchcost: a quarter of
+// RLIMIT_NOFILE, shared with index/) is not watched, and the stat checks
+// alone keep its files' indexes right.
 //
 // A Write event after a read has seen the file is mostly the append that
 // read already saw, arriving late, and an fstat inside an append sees its

@@ -9,7 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/toold/toold/search"
 )
 
 // MaxSnapshotBytes caps what is read of a file whose size the file system
@@ -17,6 +20,18 @@ import (
 // sysfs): such a file is read to EOF, at most this much, and windowed from
 // memory.
 const MaxSnapshotBytes = 16 << 20
+
+const (
+	// snapshotBudget bounds the snapshots held at once by a Cache's Files
+	// (all the daemon's reads): past its first snapshotFree bytes a
+	// snapshot waits for MaxSnapshotBytes of it, keeps what it holds until
+	// its File is closed and gives the rest back at once. 64 reads of
+	// /proc/kallsyms (5 MB) at once held 650 MiB.
+	snapshotBudget = 48 << 20
+	// snapshotFree is read of any snapshot without the budget: most
+	// procfs and sysfs files end within it.
+	snapshotFree = 64 << 10
+)
 
 // File is an open file and, once Index has run, its line index. The index
 // describes the file as it was at Open: Size bytes. A File is safe for
@@ -29,6 +44,7 @@ type File struct {
 	snap bool        // r is a snapshot: indexed apart from the Cache
 	cut  bool        // the snapshot stopped at MaxSnapshotBytes
 	id   fileID
+	held atomic.Int64 // of the Cache's snapshot budget, given back at Close
 
 	mu  sync.Mutex
 	idx *index
@@ -65,9 +81,11 @@ func (f *File) appending() bool {
 	}
 }
 
-// openFile opens path read-only, without blocking on a FIFO.
+// openFile opens path read-only as every open of a path a client names
+// is (search.ReadFlags): without blocking on a FIFO, nor a terminal
+// becoming the daemon's controlling terminal.
 func openFile(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	return os.OpenFile(path, search.ReadFlags, 0)
 }
 
 // adopt fstats f, opened read-only for path, and makes it a File. Directories
@@ -93,7 +111,8 @@ func (c *Cache) adopt(ctx context.Context, path string, f *os.File) (*File, erro
 	if file.id.size > 0 && !lies {
 		return file, nil
 	}
-	data, cut, err := readSnapshot(ctx, f, MaxSnapshotBytes)
+	data, cut, held, err := c.readSnapshot(ctx, f, MaxSnapshotBytes)
+	file.held.Store(held)
 	if err != nil {
 		f.Close()
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
@@ -107,32 +126,58 @@ func (c *Cache) adopt(ctx context.Context, path string, f *os.File) (*File, erro
 }
 
 // readSnapshot reads f from its start to EOF, at most max bytes; cut says
-// that more followed.
-func readSnapshot(ctx context.Context, f *os.File, max int64) (data []byte, cut bool, err error) {
+// that more followed. Past snapshotFree bytes it waits for the budget of
+// a whole snapshot, and returns what it holds of it (the buffer's
+// capacity), for Close to give back; the rest is given back at once.
+func (c *Cache) readSnapshot(ctx context.Context, f *os.File, max int64) (data []byte, cut bool, held int64, err error) {
 	var buf bytes.Buffer
 	r := io.NewSectionReader(f, 0, max+1)
 	chunk := make([]byte, 64<<10)
+	defer func() {
+		if held > 0 && err != nil {
+			c.snaps.Release(held)
+			held = 0
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, false, err
+			return nil, false, held, err
+		}
+		if held == 0 && int64(buf.Len()) >= snapshotFree {
+			if err := c.snaps.Acquire(ctx, snapshotWeight); err != nil {
+				return nil, false, 0, err
+			}
+			held = snapshotWeight
 		}
 		n, err := r.Read(chunk)
 		buf.Write(chunk[:n])
 		if errors.Is(err, io.EOF) {
 			data = buf.Bytes()
 			if int64(len(data)) > max {
-				return data[:max], true, nil
+				data, cut = data[:max], true
 			}
-			return data, false, nil
+			if keep := int64(cap(data)); held > keep {
+				c.snaps.Release(held - keep)
+				held = keep
+			}
+			return data, cut, held, nil
 		}
 		if err != nil {
-			return nil, false, err
+			return nil, false, held, err
 		}
 	}
 }
 
-// Close closes the file. The cached index stays in the Cache.
+// snapshotWeight is what a snapshot may hold: a buffer grown by doubling
+// past MaxSnapshotBytes and a chunk.
+const snapshotWeight = 2*MaxSnapshotBytes + 64<<10
+
+// Close closes the file and gives back what its snapshot held of the
+// budget. The cached index stays in the Cache.
 func (f *File) Close() error {
+	if held := f.held.Swap(0); held > 0 {
+		f.c.snaps.Release(held)
+	}
 	return f.f.Close()
 }
 

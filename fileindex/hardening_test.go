@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sync/semaphore"
 )
 
 // TestLateWriteEventExtends is issue 8 item 13: the Write event of an
@@ -200,6 +202,50 @@ func indexedLog(t *testing.T) (*Cache, string, []byte) {
 	return c, path, content
 }
 
+// TestSnapshotBudget: past snapshotFree bytes a snapshot waits for the
+// budget (and gives up with its context), holds what it keeps until its
+// File is closed, and gives back the rest: 64 reads of /proc/kallsyms
+// (5 MB) at once held 650 MiB.
+func TestSnapshotBudget(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big")
+	writeFile(t, big, bytes.Repeat([]byte("line\n"), 200_000)) // 1 MB
+	small := filepath.Join(t.TempDir(), "small")
+	writeFile(t, small, []byte("small\n"))
+	c := &Cache{snaps: semaphore.NewWeighted(snapshotBudget)}
+	read := func(ctx context.Context, path string) ([]byte, int64, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		data, _, held, err := c.readSnapshot(ctx, f, MaxSnapshotBytes)
+		return data, held, err
+	}
+	if err := c.snaps.Acquire(context.Background(), snapshotBudget); err != nil {
+		t.Fatal(err)
+	}
+	if data, held, err := read(context.Background(), small); err != nil || held != 0 || string(data) != "small\n" {
+		t.Errorf("a small file with the budget taken: %q held %d, %v", data, held, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, _, err := read(ctx, big); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a big file with the budget taken: %v, want the context's deadline", err)
+	}
+	c.snaps.Release(snapshotBudget)
+	data, held, err := read(context.Background(), big)
+	if err != nil || len(data) != 1_000_000 || held != int64(cap(data)) || held >= snapshotWeight {
+		t.Fatalf("a big file: %d bytes, held %d (cap %d), %v", len(data), held, cap(data), err)
+	}
+	// What is held is all that is taken: the rest is free.
+	if !c.snaps.TryAcquire(snapshotBudget - held) {
+		t.Error("more than the snapshot's buffer is held")
+	} else {
+		c.snaps.Release(snapshotBudget - held)
+	}
+	c.snaps.Release(held)
+}
+
 // TestReadSnapshotCap: a file read to EOF stops at the cap and says so.
 func TestReadSnapshotCap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
@@ -214,7 +260,8 @@ func TestReadSnapshotCap(t *testing.T) {
 		want string
 		cut  bool
 	}{{10, "0123456789", true}, {16, "0123456789abcdef", false}, {100, "0123456789abcdef", false}} {
-		data, cut, err := readSnapshot(context.Background(), f, tt.max)
+		c := &Cache{snaps: semaphore.NewWeighted(snapshotBudget)}
+		data, cut, _, err := c.readSnapshot(context.Background(), f, tt.max)
 		if err != nil || string(data) != tt.want || cut != tt.cut {
 			t.Errorf("max %d: %q, cut %v, %v; want %q, cut %v", tt.max, data, cut, err, tt.want, tt.cut)
 		}

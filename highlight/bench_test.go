@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/toold/toold/internal/corpus"
 )
 
@@ -89,14 +87,6 @@ func cpuRate(b *testing.B, size int) func() {
 		}
 		runtime.UnlockOSThread()
 	}
-}
-
-func threadCPU() time.Duration {
-	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkDetectCorpus is the detector over each real output of the corpus.
@@ -244,6 +234,52 @@ func errorLog(size int) []byte {
 // the target is 200 MB per CPU second or more.
 func BenchmarkDetectErrorDense(b *testing.B) {
 	data := errorLog(32 << 20)
+	b.SetBytes(int64(len(data)))
+	defer cpuRate(b, len(data))()
+	for b.Loop() {
+		if r := feed(data); len(r.Kinds) == 0 {
+			b.Fatal("no kinds found")
+		}
+	}
+}
+
+// kvLog is text like bench/driver's genlog -style kv (issue 28's log): a
+// time, a level drawn from DEBUG, INFO, WARN and ERROR alike, a component,
+// then random words and key=number pairs. Half the lines are hits, every
+// one of a shape never seen before.
+func kvLog(size int) []byte {
+	r := rand.New(rand.NewPCG(6, 1))
+	words := make([]string, 4096)
+	for i := range words {
+		w := make([]byte, 2+r.IntN(9))
+		for k := range w {
+			w[k] = byte('a' + r.IntN(26))
+		}
+		words[i] = string(w)
+	}
+	comps := []string{"http", "db", "cache", "auth", "queue", "billing", "search", "mailer"}
+	t0 := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
+	b := make([]byte, 0, size+300)
+	for n := int64(1); len(b) < size; n++ {
+		b = t0.Add(time.Duration(n)*time.Millisecond).AppendFormat(b, "2006-01-02T15:04:05.000Z")
+		b = fmt.Appendf(b, " %s [%s]", [...]string{"DEBUG", "INFO", "WARN", "ERROR"}[r.IntN(4)], comps[r.IntN(len(comps))])
+		for k := 3 + r.IntN(10); k > 0; k-- {
+			b = append(b, ' ')
+			if r.IntN(3) == 0 {
+				b = fmt.Appendf(b, "%s=%d", words[r.IntN(len(words))], r.IntN(1<<uint(1+r.IntN(20))))
+			} else {
+				b = append(b, words[r.IntN(len(words))]...)
+			}
+		}
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// BenchmarkDetectKV is the detector over issue 28's log (see kvLog): the
+// target is exec of cat at 0.8x of the pipe copy or better.
+func BenchmarkDetectKV(b *testing.B) {
+	data := kvLog(32 << 20)
 	b.SetBytes(int64(len(data)))
 	defer cpuRate(b, len(data))()
 	for b.Loop() {

@@ -17,40 +17,37 @@ import (
 // candidate lines and matches them against the rules (pure work but for
 // the rules' cache, which only it uses), and apply, the state machine.
 func (d *Detector) Block(first int64, b []byte) int64 {
-	d.cls.classify(b, d.shapes, d.fed)
+	d.cls.classify(b, d.shapes)
 	return d.apply(first, b, &d.cls)
 }
 
-// blockClass is what classify found in a block: the shapes of its sample
-// of lines (see sampleShapes) and its candidate lines, in order.
+// blockClass is what classify found in a block, its candidate lines in
+// order, and what apply makes of it first: the shape and the end of each
+// of its lines (see shapes.go). The shapes are apply's half of the work:
+// Parallel runs classify, the larger half, on the reader's goroutine.
 type blockClass struct {
-	samples []uint64
-	cands   []cand
-	// keys: make the Key of a hit line that may open a group (one whose
-	// line before is not a hit), for apply, which would make it
-	// otherwise (Parallel: it moves that work to the classifier's core).
-	keys bool
+	shapes []uint64
+	ends   []int32
+	buf    []byte // lineShape's scratch
+	cands  []cand
 }
 
 // cand is a candidate line of a block: b[ls:le], its kind (ruleLine or
 // testLine) and, for a ruleLine, the rule that matches it (-1 for none)
-// and its shape, as matchCache.match gives them; its Key when keyed.
+// and its shape, as matchCache.match gives them.
 type cand struct {
 	ls, le int
 	kind   int
 	rule   int16
 	h      uint64
-	keyed  bool
-	key    string
 }
 
-// classify finds the candidate lines of b, fed after fed bytes, as Block's
-// loop over the anchors finds them, and matches each ruleLine through
-// shapes. A line that a hit's continuation takes in apply is classified
-// too (its match is the same, the cache's use is the same: a line that is
-// not a candidate holds no keyword and is never cached).
-func (c *blockClass) classify(b []byte, shapes *matchCache, fed int64) {
-	c.samples = sampleShapes(c.samples[:0], b, fed)
+// classify finds the candidate lines of b as Block's loop over the
+// anchors finds them and matches each ruleLine through shapes. A line that
+// a hit's continuation takes in apply is classified too (its match is the
+// same, the cache's use is the same: a line that is not a candidate holds
+// no keyword and is never cached).
+func (c *blockClass) classify(b []byte, shapes *matchCache) {
 	c.cands = c.cands[:0]
 	ls, le := 0, 0 // the line that holds b[i], once known
 	for i := 0; ; i++ {
@@ -76,9 +73,6 @@ func (c *blockClass) classify(b []byte, shapes *matchCache, fed int64) {
 			r, _, k.h = shapes.match(body)
 			if r != nil {
 				k.rule = int16(r.index)
-				if c.keys && r.Severity > 0 && !c.hitBefore(ls) {
-					k.keyed, k.key = true, Key(body)
-				}
 			}
 		}
 		c.cands = append(c.cands, k)
@@ -86,55 +80,77 @@ func (c *blockClass) classify(b []byte, shapes *matchCache, fed int64) {
 	}
 }
 
-// hitBefore reports whether the line that ends at ls is a candidate with a
-// rule.
-func (c *blockClass) hitBefore(ls int) bool {
-	if len(c.cands) == 0 {
-		return false
-	}
-	p := &c.cands[len(c.cands)-1]
-	return p.le == ls && p.rule >= 0
-}
-
 // apply runs the state machine over the block b of lines first, first+1,
-// ..., classified as c: the candidates go through line, and the lines a
-// hit's continuation takes. It returns the number of lines b holds.
+// ..., classified as c: every line is hashed and counted by its shape and
+// kept in the ring; the candidates go through line, and so do the lines a
+// hit's continuation takes and those of a shape new in an output of
+// repeated shapes. It returns the number of lines b holds.
 func (d *Detector) apply(first int64, b []byte, c *blockClass) int64 {
-	for _, h := range c.samples {
-		d.tmpl.sample(h)
-	}
+	c.shapes, c.ends = blockShapes(c.shapes[:0], c.ends[:0], b, &c.buf)
 	d.fed += int64(len(b))
 	n, pos, k := first, 0, 0
-	pos, n, k = d.follow(b, pos, n, c.cands, k)
-	for ; k < len(c.cands); k++ {
-		cd := &c.cands[k]
-		if cd.ls < pos {
-			continue // a continuation took it
+	pushed := -1 // the block's last line in the ring
+	for i, end := range c.ends {
+		le := int(end)
+		before := d.counts.add(c.shapes[i])
+		for k < len(c.cands) && c.cands[k].ls < pos {
+			k++
 		}
-		n += int64(bytes.Count(b[pos:cd.ls], nl))
-		pos = cd.ls
-		if cd.kind == testLine {
-			body, _ := truncate.SplitEnding(b[cd.ls:cd.le])
-			d.testLine(n, body)
-			pos, n = cd.le, n+1
-			continue
+		cd := (*cand)(nil)
+		if k < len(c.cands) && c.cands[k].ls == pos {
+			cd = &c.cands[k]
 		}
-		d.sync(b, pos, n)
-		if cd.keyed {
-			d.preKey = &cd.key
+		if cd != nil || d.left > 0 || before < novelBefore && d.counts.repetitive() {
+			// The lines before it go to the ring first (context), then
+			// the line itself: the others never need to.
+			pushed = d.catchUp(b, c.ends, pushed, i, n)
+			line := b[pos:le]
+			d.lineShape = c.shapes[i]
+			if cd != nil && cd.kind == testLine && d.left == 0 {
+				body, _ := truncate.SplitEnding(line)
+				d.testLine(n, body)
+				d.novel(n, line, before)
+				d.push(n, line)
+			} else {
+				d.line(n, line, ruleAt(cd.ruleOr(-1)), cd.shapeOr(0), before)
+			}
+			pushed = i
 		}
-		d.line(n, b[pos:cd.le], ruleAt(cd.rule), cd.h)
-		d.preKey = nil
-		pos, n, k = d.follow(b, cd.le, n+1, c.cands, k+1)
-		k--
+		pos, n = le, n+1
 	}
-	n += int64(bytes.Count(b[pos:], nl))
-	if pos < len(b) && b[len(b)-1] != '\n' {
-		n++ // a last line without '\n' that Line did not take
-	}
-	d.sync(b, len(b), n)
+	d.catchUp(b, c.ends, pushed, len(c.ends), n)
 	d.seen = max(d.seen, n-1)
 	return n - first
+}
+
+// catchUp puts into the ring the lines of the block b (ending at ends)
+// after its line pushed and before its line i (numbered n), at most
+// maxBefore of them, and returns the index of the last one put.
+func (d *Detector) catchUp(b []byte, ends []int32, pushed, i int, n int64) int {
+	for j := max(pushed+1, i-maxBefore); j < i; j++ {
+		s := 0
+		if j > 0 {
+			s = int(ends[j-1])
+		}
+		d.push(n-int64(i-j), b[s:ends[j]])
+	}
+	return i - 1
+}
+
+// ruleOr is c's rule, or none when c is nil.
+func (c *cand) ruleOr(none int16) int16 {
+	if c == nil {
+		return none
+	}
+	return c.rule
+}
+
+// shapeOr is c's shape, or none when c is nil.
+func (c *cand) shapeOr(none uint64) uint64 {
+	if c == nil {
+		return none
+	}
+	return c.h
 }
 
 // ruleAt returns the rule of index i, nil for -1.
@@ -146,38 +162,6 @@ func ruleAt(i int16) *Rule {
 }
 
 var nl = []byte{'\n'}
-
-// sampleStride is the stride of the sample of lines' shapes: the line that
-// holds each stride-th byte of the stream (see templates.sample). A
-// sample by bytes costs Block no pass over the lines it skips, and is the
-// same however the stream is cut into blocks or lines.
-const sampleStride = 1024
-
-// sampleShapes appends to dst the shapes of the lines of b, fed after fed
-// bytes of the stream, that the sample takes (see sampleStride).
-func sampleShapes(dst []uint64, b []byte, fed int64) []uint64 {
-	le := 0 // the end of the line sampled last: a long line is looked for once
-	for at := (sampleStride - int(fed%sampleStride)) % sampleStride; at < len(b); at += sampleStride {
-		if at < le {
-			continue // the line sampled last
-		}
-		ls := le + bytes.LastIndexByte(b[le:at], '\n') + 1
-		le = lineEnd(b, at)
-		body, _ := truncate.SplitEnding(b[ls:le])
-		dst = append(dst, shape(body, 0))
-	}
-	return dst
-}
-
-// sampleLine is the sample (see sampleShapes) of one whole line.
-func (d *Detector) sampleLine(line []byte) {
-	s, e := d.fed, d.fed+int64(len(line))
-	if len(line) > 0 && (s%sampleStride == 0 || s/sampleStride != (e-1)/sampleStride) {
-		body, _ := truncate.SplitEnding(line)
-		d.tmpl.sample(shape(body, 0))
-	}
-	d.fed = e
-}
 
 // Kinds of candidate lines in Block.
 const (
@@ -251,48 +235,6 @@ func maybe(b []byte, i int, set uint32) bool {
 		}
 	}
 	return false
-}
-
-// follow feeds line the lines from pos while a hit's continuation is open,
-// each with its match from cands (from k on, in order) when it is a
-// candidate, none when it is not (it holds no keyword). It returns where
-// it stopped, the next line's number and the first of cands not before it.
-func (d *Detector) follow(b []byte, pos int, n int64, cands []cand, k int) (int, int64, int) {
-	for d.left > 0 && pos < len(b) {
-		le := lineEnd(b, pos)
-		for k < len(cands) && cands[k].ls < pos {
-			k++
-		}
-		r, h := (*Rule)(nil), uint64(0)
-		if k < len(cands) && cands[k].ls == pos {
-			r, h = ruleAt(cands[k].rule), cands[k].h
-		}
-		d.line(n, b[pos:le], r, h)
-		pos, n = le, n+1
-	}
-	return pos, n, k
-}
-
-// sync puts into the ring the lines of b before end (at most maxBefore),
-// the last of them numbered n-1.
-func (d *Detector) sync(b []byte, end int, n int64) {
-	// Lines Line saw (a run of hits, say) are in the ring already.
-	want := 0
-	for want < maxBefore && n-1-int64(want) >= 1 && d.ringAt(n-1-int64(want)) == nil {
-		want++
-	}
-	starts := [maxBefore + 1]int{}
-	k, e := 0, end
-	for k < want && e > 0 {
-		s := bytes.LastIndexByte(b[:e-1], '\n') + 1
-		starts[k] = s
-		k++
-		e = s
-	}
-	for j := k - 1; j >= 0; j-- {
-		le := lineEnd(b, starts[j])
-		d.push(n-1-int64(j), b[starts[j]:le])
-	}
 }
 
 // lineEnd is the end of the line that holds b[i], its '\n' included.

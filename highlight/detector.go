@@ -52,7 +52,17 @@ type Group struct {
 	// Rare is set when its first hit's shape (see templates) is rare: the
 	// first of its kind when found, or a kind of at most rareKind lines.
 	Rare bool
-	kind int // the template of its first hit (see templates), -1 for none
+	// Reason says why the group is there: ReasonError, ReasonWarning,
+	// ReasonExit (the last lines before a non-zero exit, or lines a closing
+	// summary of failure refers to) or ReasonRare (lines of a shape seen
+	// once or twice among repeated shapes, in no known format or words).
+	Reason string
+	score  int64  // a rare group's surprise (see shapeCounts.surprise)
+	shape  uint64 // a rare group's first new shape
+	// keyShape is the shape of its worst hit (see lineShape): groups of
+	// one are repeats. Key is made from the hit's line at Finish.
+	keyShape uint64
+	kind     int // the template of its first hit (see templates), -1 for none
 	// Spare: pushed out of the MaxGroups kept, kept besides while they fit
 	// (see Detector.spare); Rank places it after every group kept, and a
 	// preview shows it only whole, with what the others left of the budget.
@@ -62,6 +72,49 @@ type Group struct {
 	// whose "--- FAIL" verdict this group holds. The caller reads them from
 	// the spool.
 	Evidence []Span
+	// text holds the lines of a group the detector is making, one after
+	// the other from textFrom, line i ending at ends[i]: Lines are made
+	// from them at Finish, one string a group. The groups that the kept
+	// ones push out (nearly every group of an error-dense output) thus
+	// cost no string a line, and go back to the detector (Detector.free)
+	// to be used again.
+	text     []byte
+	textFrom int32
+	ends     []int32
+}
+
+// lineCount is how many lines the group holds (see text).
+func (g *Group) lineCount() int { return len(g.ends) }
+
+// lineAt is the group's line i (see text).
+func (g *Group) lineAt(i int) []byte {
+	from := g.textFrom
+	if i > 0 {
+		from = g.ends[i-1]
+	}
+	return g.text[from:g.ends[i]]
+}
+
+// textLen is the bytes of the group's lines (see text).
+func (g *Group) textLen() int {
+	if len(g.ends) == 0 {
+		return 0
+	}
+	return int(g.ends[len(g.ends)-1] - g.textFrom)
+}
+
+// makeLines makes Lines from text: one string, cut.
+func (g *Group) makeLines() {
+	if len(g.ends) == 0 || len(g.Lines) == len(g.ends) {
+		return
+	}
+	all := string(g.text[g.textFrom:g.ends[len(g.ends)-1]])
+	g.Lines = make([]string, len(g.ends))
+	from := g.textFrom
+	for i, e := range g.ends {
+		g.Lines[i] = all[from-g.textFrom : e-g.textFrom]
+		from = e
+	}
 }
 
 // Detector finds groups in a stream of lines. Feed it every line in order
@@ -89,17 +142,20 @@ type Detector struct {
 	// budget, not for MaxGroups.
 	spare      []*Group
 	spareBytes int
-	keys       map[string]bool
-	found      int
-	sev        [3]int // groups found per severity
+	// low is the lowest priority among kept[1:] (see keep), when lowOK.
+	low   int
+	lowOK bool
+	// free are groups pushed out of kept and spare, to be used again:
+	// their text and ends keep their memory.
+	free  []*Group
+	keys  map[uint64]bool // the shapes of the groups' keys (Group.keyShape)
+	found int
+	sev   [3]int // groups found per severity
 
 	tests  goTests
 	py     pyTests
 	shapes *matchCache
 	cls    blockClass // Block's classification, reused
-	// preKey is the Key of the line being fed when classify made it
-	// (Parallel's), else nil.
-	preKey *string
 
 	// rare are the candidates of the prose rule (see proseRule): shown at
 	// Finish when their shape stayed rare in an output of repeated shapes.
@@ -107,7 +163,16 @@ type Detector struct {
 	tmpl      templates   // the shapes of the hit lines
 	weakKinds map[int]int // groups of the vocab rule closed, by kind
 	seen      int64       // the last line fed
-	fed       int64       // bytes fed (see sampleShapes)
+	fed       int64       // bytes fed
+
+	counts    shapeCounts // the shapes of every line (see shapes.go)
+	lineShape uint64      // the shape of the line being fed
+	novels    []Group     // groups of lines of new shapes (see novel), at most maxNovel
+	novelCur  int         // the index in novels of the one that may grow, -1 for none
+	runShape  uint64      // the shape of the current group's hits while they share one
+	runLen    int         // how many of its hits, from its first, have that shape
+	graceTail int         // lines at cur's end taken on grace (see continues), not yet confirmed
+	grace     int         // lines the open continuation may still take on grace
 }
 
 type ringLine struct {
@@ -117,8 +182,8 @@ type ringLine struct {
 
 // New returns a Detector with the given limits.
 func New(opt Options) *Detector {
-	return &Detector{opt: opt.withDefaults(), keys: map[string]bool{}, tests: goTests{spans: map[string]Span{}},
-		py: pyTests{spans: map[string]Span{}}, shapes: newMatchCache(), weakKinds: map[int]int{}}
+	return &Detector{opt: opt.withDefaults(), keys: map[uint64]bool{}, tests: goTests{spans: map[string]Span{}},
+		py: pyTests{spans: map[string]Span{}}, shapes: newMatchCache(), weakKinds: map[int]int{}, novelCur: -1}
 }
 
 // Line feeds the next line: its raw 1-based number and its cleaned bytes,
@@ -127,12 +192,15 @@ func New(opt Options) *Detector {
 func (d *Detector) Line(n int64, line []byte) {
 	body, _ := truncate.SplitEnding(line)
 	r, _, h := d.shapes.match(body)
-	d.line(n, line, r, h)
+	d.fed += int64(len(line))
+	d.lineShape = lineShape(body, &d.cls.buf)
+	d.line(n, line, r, h, d.counts.add(d.lineShape))
 }
 
 // line is Line for a line whose match (see matchCache.match) is known: r
-// and its shape h.
-func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
+// and its shape h; before is how many lines of its shape (see lineShape,
+// d.lineShape) came before it.
+func (d *Detector) line(n int64, line []byte, r *Rule, h uint64, before int) {
 	body, _ := truncate.SplitEnding(line)
 	d.seen = max(d.seen, n)
 	d.testLine(n, body)
@@ -146,6 +214,7 @@ func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
 			r = vocabRuleRow()
 		} else if !(d.left > 0 && d.continues(body)) {
 			d.rareLine(n, line, body, r, h)
+			d.novel(n, line, before)
 			d.push(n, line)
 			return
 		}
@@ -156,14 +225,19 @@ func (d *Detector) line(n int64, line []byte, r *Rule, h uint64) {
 		d.left--
 		d.appendLine(n, line)
 		d.exceptionHit(n, body)
+		d.graceTail = 0
 	case r != nil:
 		d.hit(n, line, body, r, h)
 	case d.left > 0 && d.continues(body):
 		d.left--
 		d.appendLine(n, line)
 		d.exceptionHit(n, body)
+		if before < novelBefore && d.counts.repetitive() {
+			d.graceTail = 0 // a line of a new shape is the report's own
+		}
 	default:
 		d.left = 0
+		d.novel(n, line, before)
 	}
 	d.push(n, line)
 }
@@ -183,6 +257,7 @@ func (d *Detector) exceptionHit(n int64, body []byte) {
 // ends and no continuation or go test output runs across the gap.
 func (d *Detector) Gap() {
 	d.close()
+	d.novelCur = -1
 	d.tests.open = ""
 	d.py.reset()
 }
@@ -209,6 +284,7 @@ func (d *Detector) evidence(body []byte) (Span, bool) {
 // (see templates.noise), which are not counted either.
 func (d *Detector) Finish() Result {
 	d.close()
+	d.tmpl.rep = d.counts.repetitive()
 	all := append(d.kept, d.spare...)
 	if len(d.spare) > 0 {
 		slices.SortFunc(all, func(a, b *Group) int { return cmp.Compare(a.FromLine, b.FromLine) })
@@ -217,13 +293,22 @@ func (d *Detector) Finish() Result {
 	gs := make([]Group, 0, len(all))
 	for _, g := range all {
 		if g != nil && !(weakRule(g.Rule) && d.tmpl.noise(g.kind, d.seen)) {
+			g.makeLines()
 			if g.kind >= 0 && d.tmpl.kinds[g.kind].Count <= rareKind {
 				g.Rare = true
 			}
-			gs = append(gs, *g)
+			g.Reason = reasonOf(g.Severity)
+			if i := g.Hit - g.FromLine; g.Key == "" && i >= 0 && i < int64(len(g.Lines)) {
+				g.Key = Key(trimEnding([]byte(g.Lines[i])))
+			}
+			c := *g
+			c.text, c.ends = nil, nil // held in Lines now
+			gs = append(gs, c)
 		}
 	}
 	gs, rare := d.withRare(gs)
+	last := d.lastLines()
+	gs = d.withNovels(gs, d.failureSummary(last))
 	res := Result{Groups: gs, Found: d.found + rare, Errors: d.sev[Error] + rare, Warnings: d.sev[Warning], HitLines: d.tmpl.other}
 	for k, n := range d.weakKinds {
 		if d.tmpl.noise(k, d.seen) {
@@ -237,7 +322,7 @@ func (d *Detector) Finish() Result {
 		}
 	}
 	res.Kinds = d.tmpl.top(d.seen)
-	res.Last = d.lastLines()
+	res.Last = last
 	return res
 }
 
@@ -264,7 +349,7 @@ func (d *Detector) lastLines() Group {
 		}
 		from--
 	}
-	g := Group{Span: Span{FromLine: from, ToLine: to}, Rule: ExitRule, Key: ExitRule, Severity: Error, Hit: to, kind: -1}
+	g := Group{Span: Span{FromLine: from, ToLine: to}, Rule: ExitRule, Key: ExitRule, Severity: Error, Hit: to, kind: -1, Reason: ReasonExit}
 	for n := from; n <= to; n++ {
 		b, _ := d.lineAt(n)
 		g.Lines = append(g.Lines, string(b))
@@ -285,13 +370,32 @@ func (d *Detector) lineAt(n int64) ([]byte, bool) {
 // ExitRule names the group of the last lines of an output (Result.Last).
 const ExitRule = "exit"
 
-// WithExit returns res with its last lines (Last) as its last group, for
-// a command that failed: the lines written just before a non-zero exit
-// weigh more, ranked as the last error is (see Rank). When nothing else
-// was found, or the last group holds them already, res is as it was.
+// WithExit returns res with its last lines (Last) as its last group, of
+// reason "exit", for a command that failed: the lines written just before
+// a non-zero exit weigh more, ranked as the last error is (see Rank). When
+// nothing else was found, res is as it was; when the last group holds them
+// already, it is of reason "exit" if it was "rare".
 func WithExit(res Result) Result {
-	if len(res.Groups) == 0 || len(res.Last.Lines) == 0 || res.Groups[len(res.Groups)-1].ToLine >= res.Last.ToLine {
+	if len(res.Groups) == 0 || len(res.Last.Lines) == 0 {
 		return res
+	}
+	if g := res.Groups[len(res.Groups)-1]; g.ToLine >= res.Last.ToLine {
+		res.Groups = slices.Clone(res.Groups)
+		if g.Reason == ReasonRare || g.Hit >= res.Last.ToLine {
+			// Lines of rare shapes that end the output of a failed
+			// command are what it said last: they weigh as it does.
+			if g.Reason == ReasonRare {
+				res.Found++
+			}
+			g.Reason, g.Severity = ReasonExit, Error
+			res.Groups[len(res.Groups)-1] = g
+			return res
+		}
+		// The last lines after its hit go to a group of their own, so
+		// that they weigh as the last lines do.
+		cut := g.Hit - g.FromLine + 1
+		g.Lines, g.ToLine = g.Lines[:cut:cut], g.Hit
+		res.Groups[len(res.Groups)-1] = g
 	}
 	last := res.Groups[len(res.Groups)-1]
 	g := res.Last
@@ -325,12 +429,19 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	}
 	from := n - int64(k)
 	kind := d.tmpl.add(n, body, r, h)
+	if d.shapeChange(r) || d.graceTail > 0 {
+		// A hit of another shape, or worse, after a run of hits of one
+		// shape is a group of its own: it would go down with the run. So
+		// is one after lines taken on grace (see continues).
+		d.close()
+	}
 	if g := d.cur; r.weak() && g != nil && n <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
 		// A word of failure right after a group joins it, and leaves its
 		// continuation as it is.
 		d.appendLine(n, line)
 		g.Hits++
 		d.lastHit = n
+		d.run()
 		return
 	}
 	if g := d.cur; g != nil && from <= g.ToLine+1 && n-g.FromLine < int64(d.opt.MaxGroupLines) {
@@ -340,22 +451,30 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 		// The hit itself must fit in the group.
 		from = max(from, d.closed+1, n-int64(d.opt.MaxGroupLines)+1)
 		// Severity is set below, with the key, as of the group's worst hit.
-		d.cur = &Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Hit: n, kind: kind,
-			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1}
+		d.cur = d.newGroup()
+		*d.cur = Group{Span: Span{FromLine: from, ToLine: from - 1}, Rule: r.Name, Hit: n, kind: kind,
+			Rare: kind >= 0 && d.tmpl.kinds[kind].Count == 1, text: d.cur.text[:0], ends: d.cur.ends[:0], Evidence: d.cur.Evidence[:0]}
 		d.firstHit = n
+		d.runShape, d.runLen = d.lineShape, 0
 		d.fill(from, n-1)
 	}
 	g := d.cur
+	d.graceTail = 0
+	d.run()
 	d.appendLine(n, line)
 	if r.Severity > g.Severity || weakRule(g.Rule) && !r.weak() {
 		// The group is known by its worst hit.
-		g.Severity, g.Rule, g.Key, g.Hit = r.Severity, r.Name, d.key(body), n
+		g.Severity, g.Rule, g.keyShape, g.Hit = r.Severity, r.Name, d.lineShape, n
 	} else if prev := d.rule; prev != nil && prev.Cont == contTraceback && g.Rule == prev.Name && d.left > 0 {
 		d.exceptionHit(n, body)
 	}
 	g.Hits++
 	d.lastHit = n
 	d.rule, d.left, d.indent = r, r.After, indentOf(body)
+	d.grace = 0
+	if r.Cont == contReport {
+		d.grace = graceLines
+	}
 	if r.Cont == contPytestE {
 		d.py.sawE(n)
 	}
@@ -367,14 +486,6 @@ func (d *Detector) hit(n int64, line, body []byte, r *Rule, h uint64) {
 	}
 }
 
-// key returns Key(body) of the line being fed, made by classify if it was.
-func (d *Detector) key(body []byte) string {
-	if d.preKey != nil {
-		return *d.preKey
-	}
-	return Key(body)
-}
-
 // maxRare bounds the candidates of the prose rule kept.
 const maxRare = 8
 
@@ -383,14 +494,14 @@ const maxRare = 8
 // whether it matters is known only at Finish. Only in an output of
 // repeated shapes so far: prose, which is not, is full of such words.
 func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
-	if !d.tmpl.repetitive() {
+	if !d.counts.repetitive() {
 		return
 	}
 	kind := d.tmpl.add(n, body, r, h)
 	if kind < 0 || len(d.rare) >= maxRare || d.tmpl.kinds[kind].Count > rareKind {
 		return
 	}
-	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: d.key(body), Severity: r.Severity,
+	g := Group{Span: Span{FromLine: n, ToLine: n}, Rule: r.Name, Key: Key(body), keyShape: d.lineShape, Severity: r.Severity,
 		Hits: 1, Hit: n, Rare: true, kind: kind}
 	if rl := d.ringAt(n - 1); rl != nil && n-1 > d.closed && !isBlank(string(rl.b)) && (d.cur == nil || n-1 > d.cur.ToLine) {
 		g.FromLine = n - 1
@@ -401,20 +512,20 @@ func (d *Detector) rareLine(n int64, line, body []byte, r *Rule, h uint64) {
 }
 
 // withRare returns gs, in output order, with the candidates of the prose
-// rule whose kind stayed rare (see templates.noise) and that no group of
-// gs overlaps; and how many it added.
+// rule whose kind stayed rare (see templates.noise), each joined to a
+// group of gs it overlaps or touches (see mergeGroup); and how many groups
+// it added.
 func (d *Detector) withRare(gs []Group) ([]Group, int) {
 	added := 0
 	for _, c := range d.rare {
 		if d.tmpl.noise(c.kind, d.seen) {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(gs, c.FromLine, func(g Group, n int64) int { return cmp.Compare(g.FromLine, n) })
-		if i > 0 && gs[i-1].ToLine >= c.FromLine || i < len(gs) && gs[i].FromLine <= c.ToLine {
-			continue
+		c.Reason = ReasonError
+		k := len(gs)
+		if gs = mergeGroup(gs, c); len(gs) > k {
+			added++ // a group of its own, not joined to one found
 		}
-		gs = slices.Insert(gs, i, c)
-		added++
 	}
 	return gs, added
 }
@@ -430,14 +541,37 @@ func (d *Detector) fill(from, to int64) {
 
 func (d *Detector) appendLine(n int64, line []byte) {
 	g := d.cur
-	if int64(len(g.Lines)) >= int64(d.opt.MaxGroupLines) {
+	if g.lineCount() >= d.opt.MaxGroupLines {
 		d.left = 0
 		return
 	}
-	g.Lines = append(g.Lines, string(d.cut(line)))
+	g.text = append(g.text, d.cut(line)...)
+	g.ends = append(g.ends, int32(len(g.text)))
 	g.ToLine = n
-	if len(g.Lines) >= d.opt.MaxGroupLines {
+	if g.lineCount() >= d.opt.MaxGroupLines {
 		d.left = 0
+	}
+}
+
+// newGroup returns a group to fill: one pushed out before (see free),
+// else a new one.
+func (d *Detector) newGroup() *Group {
+	if k := len(d.free); k > 0 {
+		g := d.free[k-1]
+		d.free = d.free[:k-1]
+		return g
+	}
+	return &Group{}
+}
+
+// maxFree bounds Detector.free.
+const maxFree = 8
+
+// drop lets go of g, pushed out of the groups kept and spare: its memory
+// is used for a group to come.
+func (d *Detector) drop(g *Group) {
+	if len(d.free) < maxFree && cap(g.text) <= 64<<10 {
+		d.free = append(d.free, g)
 	}
 }
 
@@ -474,18 +608,26 @@ func (d *Detector) close() {
 		return
 	}
 	d.cur, d.left = nil, 0
-	for g.ToLine > d.lastHit && len(g.Lines) > 1 && isBlank(g.Lines[len(g.Lines)-1]) {
-		g.Lines = g.Lines[:len(g.Lines)-1]
+	// Lines taken on grace that no indented line confirmed are not the
+	// report's.
+	for ; d.graceTail > 0 && g.ToLine > d.lastHit && g.lineCount() > 1; d.graceTail-- {
+		g.ends = g.ends[:len(g.ends)-1]
 		g.ToLine--
 	}
-	for g.FromLine < d.firstHit && len(g.Lines) > 1 && isBlank(g.Lines[0]) {
-		g.Lines = g.Lines[1:]
+	d.graceTail = 0
+	for g.ToLine > d.lastHit && g.lineCount() > 1 && isBlankBytes(g.lineAt(g.lineCount()-1)) {
+		g.ends = g.ends[:len(g.ends)-1]
+		g.ToLine--
+	}
+	for g.FromLine < d.firstHit && g.lineCount() > 1 && isBlankBytes(g.lineAt(0)) {
+		g.textFrom = g.ends[0]
+		g.ends = g.ends[1:]
 		g.FromLine++
 	}
 	d.closed = g.ToLine
-	g.Repeat = d.keys[g.Key]
+	g.Repeat = d.keys[g.keyShape]
 	if !g.Repeat && len(d.keys) < 4096 {
-		d.keys[g.Key] = true
+		d.keys[g.keyShape] = true
 	}
 	d.found++
 	d.sev[g.Severity]++
@@ -499,9 +641,19 @@ func (d *Detector) close() {
 }
 
 // keep adds g to the kept groups; when they are full, the one of lowest
-// priority but the first goes, the latest of equals.
+// priority but the first goes, the latest of equals: g itself when none
+// of the others is lower (as every group of an error-dense log after the
+// first ones), found without a pass over them (low).
 func (d *Detector) keep(g *Group) {
+	p := priority(g)
+	if len(d.kept)+1 >= d.opt.MaxGroups && len(d.kept) >= 2 && d.lowOK && p <= d.low {
+		d.keepSpare(g)
+		return
+	}
 	d.kept = append(d.kept, g)
+	if len(d.kept) > 1 && (!d.lowOK || p < d.low) {
+		d.low, d.lowOK = p, true
+	}
 	if len(d.kept) < d.opt.MaxGroups {
 		return
 	}
@@ -513,6 +665,12 @@ func (d *Detector) keep(g *Group) {
 	}
 	d.keepSpare(d.kept[v])
 	d.kept = append(d.kept[:v], d.kept[v+1:]...)
+	d.lowOK = false
+	for _, k := range d.kept[1:] {
+		if q := priority(k); !d.lowOK || q < d.low {
+			d.low, d.lowOK = q, true
+		}
+	}
 }
 
 // The bounds of Detector.spare: with the kept groups, 256 groups, and four
@@ -526,13 +684,12 @@ const (
 // while they fit their bounds (the first pushed out stay).
 func (d *Detector) keepSpare(g *Group) {
 	if len(d.spare) >= maxSpare {
+		d.drop(g)
 		return
 	}
-	n := 0
-	for _, l := range g.Lines {
-		n += len(l)
-	}
+	n := g.textLen()
 	if d.spareBytes+n > maxSpareBytes {
+		d.drop(g)
 		return
 	}
 	g.Spare = true
@@ -570,8 +727,21 @@ func (d *Detector) continues(body []byte) bool {
 		return true
 	case contBlank:
 		return !blank
-	case contIndented:
-		return blank || ind > d.indent
+	case contIndented, contReport:
+		if blank || ind > d.indent {
+			d.graceTail = 0
+			return true
+		}
+		// An unindented line may go on the report ("Stack trace:" and
+		// its "#0 file(19): f()" frames before PHP's indented "thrown
+		// in file on line 10"): taken on grace, dropped at close unless
+		// an indented line follows.
+		if d.grace > 0 {
+			d.grace--
+			d.graceTail++
+			return true
+		}
+		return false
 	case contGoTest:
 		return !blank && ind > d.indent && !hasPrefix(body[ind:], "--- ")
 	case contCompiler:
@@ -625,3 +795,5 @@ func rustGutter(body []byte) bool {
 }
 
 func isBlank(s string) bool { return len(bytes.TrimSpace([]byte(s))) == 0 }
+
+func isBlankBytes(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

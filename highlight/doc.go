@@ -15,6 +15,18 @@
 // hit, and the shapes of an error-dense output are its kinds (Result.Kinds:
 // masked text, count, first and last line).
 //
+// Beside the rules and the words, it finds what the output itself says is
+// unusual (issue 28): it mines the shape of every line (shapes.go: the
+// line without its digits, hex digits and spaces, hashed, counted in a
+// count-min sketch, in the pass that applies a block), and in an
+// output of repeated shapes a line of a new shape joins the group before
+// it or opens one of its own (rare.go), shown at Finish with reason "rare"
+// when its shape stayed rare, "exit" when the output's last lines report a
+// failure (the lines the summary refers to). Every group has a reason
+// (error, warning, exit, rare); Rank orders them by one score (rank.go).
+// A hit of another shape after a run of hits of one shape opens a group
+// of its own, and groups that touch merge, never drop one another.
+//
 // Every line is matched, so that counts are exact, and matching is made
 // cheap without changing what matches: the prefilter (prefilter.go) keeps
 // lines without a keyword from the rules, a rule anchored at ^ is ruled out

@@ -9,25 +9,40 @@ package highlight
 // cost more than the rest of the line's rules together. \s is the regexp's:
 // [\t\n\f\r ]. TestLevelFieldIsRegexp and FuzzLevelField hold it to them.
 func levelField(words ...string) func([]byte) bool {
+	// A field can start a word only at one of words' first bytes, or at
+	// one of "[<(": most fields are ruled out by their first byte.
+	var starts [256]bool
+	for _, w := range words {
+		starts[w[0]] = true
+	}
+	starts['['], starts['<'], starts['('] = true, true, true
 	return func(line []byte) bool {
 		p := 0
 		for range 7 {
-			if p == len(line) || reSpace(line[p]) {
+			if p == len(line) || spaceTable[line[p]] {
 				return false
 			}
-			if levelAt(line, p, words) {
+			if starts[line[p]] && levelAt(line, p, words) {
 				return true
 			}
-			for p < len(line) && !reSpace(line[p]) {
+			for p < len(line) && !spaceTable[line[p]] {
 				p++
 			}
-			for p < len(line) && reSpace(line[p]) {
+			for p < len(line) && spaceTable[line[p]] {
 				p++
 			}
 		}
 		return false
 	}
 }
+
+// spaceTable is reSpace as a table.
+var spaceTable = func() (t [256]bool) {
+	for c := range t {
+		t[c] = reSpace(byte(c))
+	}
+	return t
+}()
 
 // levelAt reports whether one of words, after at most one of "[<(", starts
 // line at p and ends there.

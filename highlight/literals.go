@@ -1,6 +1,7 @@
 package highlight
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -123,6 +124,31 @@ func shapeScan(line []byte) (h uint64, anchors, lits uint32) {
 		h = hashDigits(h, line[len(line)-run:])
 	}
 	return h, uint32(acc), uint32(lacc)
+}
+
+// keywordScan is what a matchCache that is bypassed needs of line, in one
+// pass: its keywords, scanAnchors(line, pairsIn(line)), and the literal
+// pairs it holds. It checks the keywords of every anchor that it meets,
+// as verify does of the anchors of a set found by a pass before.
+func keywordScan(line []byte) (kw, uint32) {
+	var m kw
+	if len(line) > 0 {
+		m = startMarks(line)
+	}
+	var prev, lacc, lprev uint64
+	for i, c := range line {
+		t, u := pairBits[c], litBits[c]
+		lacc |= lprev & (u >> 32)
+		hit := uint32(prev&(t>>32)) & keyedAnchors
+		prev, lprev = t, u
+		for ; hit != 0; hit &= hit - 1 {
+			an := &anchors[bits.TrailingZeros32(hit)]
+			if an.has(line[i-1], c) {
+				m |= keysAt(line, i-1, an.keys)
+			}
+		}
+	}
+	return m, uint32(lacc)
 }
 
 // hashDigits adds a run of digits to the shape hash h as shape does: a run

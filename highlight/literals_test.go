@@ -31,10 +31,15 @@ func oneScanLines() [][]byte {
 }
 
 // TestOneScan holds the one-pass helpers to what they stand for: shapeScan
-// to shape and pairsIn, verify to a search for each pair, mayHold to
+// to shape and pairsIn, verify to a search for each pair, keywordScan to
+// scanAnchors and shapeScan's literal pairs, matchCache.ruleIndex to
+// ruleIndex, mayHold to
 // hasAny (it may say true more often, never false when a literal is there).
 func TestOneScan(t *testing.T) {
 	for _, l := range oneScanLines() {
+		checkOneScan(t, l)
+	}
+	for _, l := range fastLines(t) { // the corpus's lines and logs
 		checkOneScan(t, l)
 	}
 }
@@ -48,6 +53,10 @@ func FuzzOneScan(f *testing.F) {
 	})
 }
 
+// oneScanCache keeps its lists of rules tried (matchCache.tried) from one
+// line to the next, as a detector does.
+var oneScanCache = newMatchCache()
+
 func checkOneScan(t *testing.T, line []byte) {
 	t.Helper()
 	Rules() // fills litBits
@@ -60,6 +69,13 @@ func checkOneScan(t *testing.T, line []byte) {
 	}
 	if got, want := verify(line, set), verifyBySearch(line, set); got != want {
 		t.Errorf("%q: verify %b, by search %b", line, got, want)
+	}
+	if m, klits := keywordScan(line); m != scanAnchors(line, set) || klits != lits {
+		t.Errorf("%q: keywordScan %b, %b; scanAnchors %b, shapeScan's literal pairs %b", line, m, klits, scanAnchors(line, set), lits)
+	}
+	m := scanAnchors(line, set)
+	if got, want := oneScanCache.ruleIndex(line, m, lits), ruleIndex(line, m, lits); got != want {
+		t.Errorf("%q: the rules tried by keywords and first byte find rule %d, all of them %d", line, got, want)
 	}
 	for i := range Rules() {
 		r := &Rules()[i]

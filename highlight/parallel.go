@@ -59,7 +59,7 @@ func (p *Parallel) Block(first int64, b []byte) int64 {
 	}
 	m := p.buffer()
 	m.first, m.b, m.gap = first, append(m.b[:0], b...), false
-	m.cls.classify(m.b, p.shapes, p.fed)
+	m.cls.classify(m.b, p.shapes)
 	p.fed += int64(len(b))
 	p.work <- m
 	n := int64(bytes.Count(b, nl))
@@ -107,7 +107,7 @@ func (p *Parallel) buffer() parallelMsg {
 	}
 	if p.made < parallelBlocks {
 		p.made++
-		return parallelMsg{cls: &blockClass{keys: true}}
+		return parallelMsg{cls: &blockClass{}}
 	}
 	return <-p.free
 }

@@ -112,6 +112,8 @@ var (
 	// L1 cache. An anchor's first and second bytes pair freely ("fA" as
 	// well as "fa", "Fa", "FA"): the check of the keyword sorts them out.
 	pairBits [256]uint64
+	// keyedAnchors are the anchors that anchor keywords (anchor.keys).
+	keyedAnchors uint32
 )
 
 // anchorFor returns the anchor called name, with pair p among its pairs.
@@ -154,6 +156,11 @@ func init() {
 	}
 	if len(anchors) > 32 {
 		panic(fmt.Sprintf("highlight: %d anchors, more than 32", len(anchors)))
+	}
+	for k, an := range anchors {
+		if an.keys != nil {
+			keyedAnchors |= 1 << k
+		}
 	}
 	for k, an := range anchors {
 		for _, p := range an.pairs {

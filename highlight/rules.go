@@ -40,6 +40,7 @@ const (
 	contGoTest         // go test: indented log lines under a verdict, not the subtests' verdicts
 	contPID            // valgrind: the "==PID==" lines indented under the hit
 	contRust           // rustc: " --> file", "  |", "2 |     code", "= note:" up to a blank line
+	contReport         // as contIndented, and a few unindented lines on grace before an indented one (see continues)
 )
 
 // Rule is one row of the table: a line format of a tool that a model must
@@ -185,6 +186,11 @@ func table() []Rule {
 			Match: levelField("WARN", "WARNING")},
 		{Name: "logfmt-warning", Severity: Warning, Need: kWarn, Lits: []string{"level="}, Re: re(`(?i)\blevel=warn(?:ing)?\b`)},
 
+		// Any tool: a severity in mixed case after a product's name
+		// ("PHP Fatal error:", "PHP Warning:", "Node Error:"; vocab.go).
+		{Name: "severity-error", Severity: Error, Need: kErr | kFatal | kCrit, Match: severityWord(Error), Cont: contReport, After: 12},
+		{Name: "severity-warning", Severity: Warning, Need: kWarn, Match: severityWord(Warning), Cont: contReport, After: 12},
+
 		// Any tool: the vocabulary of failure (vocab.go).
 		{Name: vocabRule, Severity: Error, Need: kVocab, Match: vocabHit, Before: 1, Cont: contIndented, After: 6},
 		{Name: proseRule, Severity: Error, Need: kVocab, Match: proseHit, Before: 1, Cont: contIndented, After: 6},
@@ -211,7 +217,26 @@ func (r *Rule) Matches(line []byte) bool {
 type matchCache struct {
 	m  map[uint64]shapeEntry
 	in shapeSet // the shapes m holds, and some more
+	// The cache pays only when shapes repeat: on a log of random words
+	// nearly every lookup misses and every insert is lost. Each
+	// cacheProbe lookups it counts the hits; under one in cacheMinHits
+	// it is bypassed (neither looked up nor filled) for cacheSkip lines,
+	// then tried again. What matches does not change, only its cost.
+	tries, hits int
+	skip        int
+	// tried are the rules that ruleIndex tries, by a line's keywords and
+	// first byte (see triedKey): those whose Need it holds and whose
+	// expression may start it, in order. A log's lines have few sets of
+	// keywords and one first byte, and each rule's two checks cost more
+	// than the list's lookup.
+	tried map[uint32][]int16
 }
+
+const (
+	cacheProbe   = 4096
+	cacheMinHits = 8
+	cacheSkip    = 64 << 10
+)
 
 func newMatchCache() *matchCache { return &matchCache{m: map[uint64]shapeEntry{}} }
 
@@ -223,14 +248,35 @@ type shapeEntry struct {
 const maxShapes = 8192
 
 // match returns the keywords of line, the first rule that matches it (nil
-// for none) and its shape.
+// for none) and its shape (0 while the cache is bypassed).
 func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 	rules := Rules() // fills litBits, before shapeScan reads it
+	if c.skip > 0 {
+		// Bypassed: no shape (0: none, see templates.add), so no hash.
+		c.skip--
+		m, lits := keywordScan(line)
+		if m == 0 {
+			return nil, 0, 0
+		}
+		if i := c.ruleIndex(line, m, lits); i >= 0 {
+			return &rules[i], m, 0
+		}
+		return nil, m, 0
+	}
 	h, anchors, lits := shapeScan(line)
 	var e shapeEntry
 	ok := false
 	if c.in.may(h) {
 		e, ok = c.m[h]
+	}
+	if c.tries++; ok {
+		c.hits++
+	}
+	if c.tries == cacheProbe {
+		if c.hits*cacheMinHits < c.tries {
+			c.skip = cacheSkip
+		}
+		c.tries, c.hits = 0, 0
 	}
 	if !ok {
 		e = shapeEntry{rule: -1, m: scanAnchors(line, anchors)}
@@ -241,7 +287,7 @@ func (c *matchCache) match(line []byte) (*Rule, kw, uint64) {
 			clear(c.m)
 			c.in = shapeSet{}
 		}
-		e.rule = int16(ruleIndex(line, e.m, lits))
+		e.rule = int16(c.ruleIndex(line, e.m, lits))
 		c.m[h] = e
 		c.in.add(h)
 	}
@@ -272,6 +318,45 @@ func shape(line []byte, m kw) uint64 {
 		i++
 	}
 	return h
+}
+
+// ruleIndex is the package's ruleIndex, trying only the rules that
+// the line's keywords and first byte leave (tried).
+func (c *matchCache) ruleIndex(line []byte, m kw, lits uint32) int {
+	key := triedKey(line, m)
+	list, ok := c.tried[key]
+	if !ok {
+		if c.tried == nil || len(c.tried) >= maxTried {
+			c.tried = map[uint32][]int16{}
+		}
+		rules := Rules()
+		list = []int16{}
+		for i := range rules {
+			if r := &rules[i]; r.Need&m != 0 && r.mayStart(line) {
+				list = append(list, int16(i))
+			}
+		}
+		c.tried[key] = list
+	}
+	rules := Rules()
+	for _, i := range list {
+		if r := &rules[i]; r.mayHold(line, lits) && r.Matches(line) {
+			return int(i)
+		}
+	}
+	return -1
+}
+
+// maxTried bounds matchCache.tried.
+const maxTried = 1024
+
+// triedKey is the key of matchCache.tried: the keywords m, whether line
+// is empty and its first byte.
+func triedKey(line []byte, m kw) uint32 {
+	if len(line) == 0 {
+		return uint32(m) << 9
+	}
+	return uint32(m)<<9 | 1<<8 | uint32(line[0])
 }
 
 // ruleIndex returns the index of the first rule that matches line, whose

@@ -45,7 +45,6 @@ func scanLines(data []byte, opt Options) Result {
 			break
 		}
 		n++
-		d.sampleLine(line)
 		d.Line(n, line)
 		data = data[i:]
 	}

@@ -2,6 +2,9 @@ package highlight
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -19,12 +22,14 @@ import (
 // expected" logged 200 times) from one that stands out.
 
 const (
-	maxKinds     = 256 // templates kept
-	maxBucket    = 16  // templates of one bucket
-	maxWords     = 40  // words of a line compared; the rest is one masked word
-	maxKindShown = 10  // kinds a Result lists
-	maxKindText  = 200 // bytes of a kind's text
-	rareKind     = 3   // a kind of at most this many lines is rare (Group.Rare)
+	bucketMisses = 256  // lines of a full bucket joining none in a row before it is skipped
+	bucketSkip   = 4096 // lines of it then not compared
+	maxKinds     = 256  // templates kept
+	maxBucket    = 16   // templates of one bucket
+	maxWords     = 40   // words of a line compared; the rest is one masked word
+	maxKindShown = 10   // kinds a Result lists
+	maxKindText  = 200  // bytes of a kind's text
+	rareKind     = 3    // a kind of at most this many lines is rare (Group.Rare)
 	// A template of words of failure only (the vocab rule) that repeats
 	// more than vocabMinRepeat times and on more than one line in
 	// vocabShare is the output's ordinary talk.
@@ -47,69 +52,150 @@ type Kind struct {
 	prose               bool // all its lines are words of failure not shaped as a message
 }
 
+// bucket is the templates of a bucketKey. misses counts the lines of a
+// closed bucket (full, or the table full) that joined none of them in a
+// row; past bucketMisses the bucket is not compared for its next
+// bucketSkip lines (counted apart, as lines that find no room): on a log
+// of random words every line misses all 16 of a bucket, and comparing
+// them was a fifth of the detector's work. A bucket the full table left
+// with fewer templates is skipped alike (issue 28's log has more buckets
+// than the table has room for: a third of its work was comparing them).
+type bucket struct {
+	ids    []int
+	misses int
+}
+
+// keyOf is the bucket of line: its number of words as hashWords cuts
+// them, and the hash of its first plain word among the first three; made
+// without hashing every word, so that a line of a bucket skipped costs
+// little.
+func keyOf(line []byte) bucketKey {
+	var key bucketKey
+	i, j := nextWord(line, 0)
+	for ; i < len(line) && key.words < 3 && key.first == 0; i, j = nextWord(line, j) {
+		if h := wordHash(line[i:j]); h != maskHash {
+			key.first = h
+		}
+		key.words++
+	}
+	if i == len(line) {
+		return key
+	}
+	// The rest is only counted: eight bytes a step, unless a word there
+	// starts with a quote (a quoted value may hold spaces).
+	if n, ok := countWords(line[i:]); ok {
+		key.words = min(key.words+n, maxWords)
+		return key
+	}
+	for ; i < len(line); i, j = nextWord(line, j) {
+		if key.words == maxWords-1 {
+			key.words++
+			break
+		}
+		key.words++
+	}
+	return key
+}
+
+// SWAR constants: a byte of ones, the high bit of every byte.
+const (
+	swarLo = 0x0101010101010101
+	swarHi = 0x8080808080808080
+)
+
+// swarEq returns the high bit of each byte of x that equals c.
+func swarEq(x uint64, c byte) uint64 {
+	y := x ^ (swarLo * uint64(c))
+	return ^((y&^swarHi + ^uint64(swarHi)) | y | ^uint64(swarHi))
+}
+
+// countWords counts the words of b, cut at spaces and tabs, eight bytes a
+// step; ok is false when one starts with a quote, which nextWord cuts
+// otherwise.
+func countWords(b []byte) (n int, ok bool) {
+	prev := uint64(swarHi) // the byte before b counts as a space
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		sp := swarEq(x, ' ') | swarEq(x, '\t')
+		starts := ^sp & swarHi & (sp<<8 | prev>>56)
+		if starts&(swarEq(x, '\'')|swarEq(x, '"')|swarEq(x, '`')) != 0 {
+			return 0, false
+		}
+		n += bits.OnesCount64(starts)
+		prev = sp
+	}
+	wasSpace := prev>>63 != 0
+	for ; i < len(b); i++ {
+		c := b[i]
+		space := c == ' ' || c == '\t'
+		if !space && wasSpace {
+			if c == '\'' || c == '"' || c == '`' {
+				return 0, false
+			}
+			n++
+		}
+		wasSpace = space
+	}
+	return n, true
+}
+
 type bucketKey struct {
 	words int
 	first uint64 // the hash of its first plain word (see wordHash), 0 for none
 }
 
+// pack is the key in one word, for a map of the runtime's fast kind (a
+// struct key is hashed whole, and the lookup is made for every hit line):
+// the hash with its low six bits replaced by the words, which are at most
+// maxWords.
+func (k bucketKey) pack() uint64 { return k.first&^63 | uint64(k.words) }
+
+// The words of a bucketKey fit in pack's six bits.
+var _ [63 - maxWords]struct{}
+
 type templates struct {
 	byShape map[uint64]int // a line's shape (see shape) -> its kind
 	inShape shapeSet       // the shapes byShape holds, and some more
 	kinds   []Kind
-	words   [][]string // each kind's template words
-	hashes  [][]uint64 // the same words hashed (see wordHash): compared, not the strings
-	plain   []int      // each kind's words not masked
-	noPrune bool       // compare every template of a bucket (for tests)
-	buckets map[bucketKey][]int
-	other   int64    // hit lines that found no room
-	line    []uint64 // the words of the line being added, hashed, reused
+	words   [][]string         // each kind's template words
+	hashes  [][]uint64         // the same words hashed (see wordHash): compared, not the strings
+	plain   []int              // each kind's words not masked
+	noPrune bool               // compare every template of a bucket (for tests)
+	buckets map[uint64]*bucket // by bucketKey.pack
+	other   int64              // hit lines that found no room
+	line    []uint64           // the words of the line being added, hashed, reused
+	// raw are each kind's words as its lines have them, hashed
+	// (rawHashes), maskHash for a word that varies among them; open
+	// counts its words that may vary (see maskAt) and have not yet.
+	raw     [][]uint64
+	open    []int
+	first   []uint64 // each kind's first line, hashed (maphash): a line equal to it varies in nothing
+	lineRaw []uint64 // the raw words of the line being added, reused
 
-	// The shapes of a sample of all lines (one line per KiB, see
-	// sampleStride), to tell an output of repeated shapes (a build's
-	// "[N/3000] compiling x.c") from prose: bounded, a shape past
-	// maxSampled counts as new.
-	sampled  map[uint64]struct{}
-	samples  int64
-	distinct int64
-}
-
-// maxSampled bounds the shapes of the sample kept.
-const maxSampled = 4096
-
-// sample counts the shape h of a line of the sample.
-func (t *templates) sample(h uint64) {
-	t.samples++
-	if _, ok := t.sampled[h]; ok {
-		return
-	}
-	t.distinct++
-	if t.sampled == nil {
-		t.sampled = map[uint64]struct{}{}
-	}
-	if len(t.sampled) < maxSampled {
-		t.sampled[h] = struct{}{}
-	}
-}
-
-// repetitive reports whether the output is made of repeated shapes: at
-// least 16 lines of the sample for each shape, on average, over enough
-// lines to tell.
-func (t *templates) repetitive() bool {
-	return t.samples >= 32 && t.distinct*16 <= t.samples
+	// rep: the output is one of repeated shapes (see
+	// shapeCounts.repetitive), set at Finish.
+	rep bool
 }
 
 // add counts the hit line n (body, without its ending, of shape h: see
 // shape) of rule r, and returns the index of its kind, -1 when it found no
 // room.
 func (t *templates) add(n int64, body []byte, r *Rule, h uint64) int {
-	if t.inShape.may(h) {
+	if h != 0 && t.inShape.may(h) {
 		if i, ok := t.byShape[h]; ok {
 			t.count(i, n, r)
+			if t.open[i] > 0 && maphash.Bytes(shapeSeed, body) != t.first[i] {
+				// Lines of one shape differ in numbers only: mask those
+				// that vary, keep those every line shares.
+				t.lineRaw = rawHashes(t.lineRaw[:0], body)
+				t.varies(i, t.lineRaw)
+			}
 			return i
 		}
 	}
 	i := t.addNew(n, body, r)
-	if i >= 0 {
+	if i >= 0 && h != 0 {
 		if t.byShape == nil || len(t.byShape) >= maxShapes {
 			t.byShape = map[uint64]int{}
 			t.inShape = shapeSet{}
@@ -135,20 +221,33 @@ func (t *templates) count(i int, n int64, r *Rule) {
 // no room) costs one pass over it and no allocation; its words are made
 // strings only when it starts a template.
 func (t *templates) addNew(n int64, body []byte, r *Rule) int {
+	key := keyOf(body)
+	if t.buckets == nil {
+		t.buckets = map[uint64]*bucket{}
+	}
+	bk := t.buckets[key.pack()]
+	if bk == nil {
+		bk = &bucket{}
+		t.buckets[key.pack()] = bk
+	}
+	// closed: the bucket takes no new template, its own being full or
+	// the table's; a line joins one of its templates or finds no room.
+	closed := len(bk.ids) >= maxBucket || len(t.kinds) >= maxKinds
+	if closed && len(bk.ids) == 0 {
+		t.other++ // nothing to join
+		return -1
+	}
+	if closed && bk.misses >= bucketMisses {
+		if bk.misses++; bk.misses >= bucketMisses+bucketSkip {
+			bk.misses = 0 // compare again
+		}
+		t.other++
+		return -1
+	}
 	ws := hashWords(t.line[:0], body)
 	t.line = ws
-	key := bucketKey{words: len(ws)}
-	for _, w := range ws[:min(3, len(ws))] {
-		if w != maskHash {
-			key.first = w
-			break
-		}
-	}
-	if t.buckets == nil {
-		t.buckets = map[bucketKey][]int{}
-	}
 	best, bestSim := -1, 0
-	for _, i := range t.buckets[key] {
+	for _, i := range bk.ids {
 		if 2*t.plain[i] < len(ws) && !t.noPrune {
 			// Too few plain words to take the line (see below), and too
 			// few to be the best of one that can: which is best among
@@ -160,19 +259,34 @@ func (t *templates) addNew(n int64, body []byte, r *Rule) int {
 		}
 	}
 	if best >= 0 && 2*bestSim >= len(ws) {
+		bk.misses = 0
 		t.plain[best] = merge(t.words[best], t.hashes[best], ws)
+		t.lineRaw = rawHashes(t.lineRaw[:0], body)
+		t.varies(best, t.lineRaw)
 		t.count(best, n, r)
 		return best
 	}
-	if len(t.kinds) >= maxKinds || len(t.buckets[key]) >= maxBucket {
+	if closed {
+		bk.misses++
 		t.other++
 		return -1
 	}
 	t.kinds = append(t.kinds, Kind{Count: 1, FirstLine: n, LastLine: n, Severity: r.Severity, weak: r.weak(), prose: r.Name == proseRule})
-	t.words = append(t.words, maskWords(body))
+	words := rawWords(body)
+	raw := rawHashes(nil, body)
+	open := 0
+	for _, w := range words {
+		if _, _, masked := maskAt([]byte(w)); masked {
+			open++
+		}
+	}
+	t.words = append(t.words, words)
+	t.raw = append(t.raw, raw)
+	t.first = append(t.first, maphash.Bytes(shapeSeed, body))
+	t.open = append(t.open, open)
 	t.hashes = append(t.hashes, slices.Clone(ws))
 	t.plain = append(t.plain, plainWords(ws))
-	t.buckets[key] = append(t.buckets[key], len(t.kinds)-1)
+	bk.ids = append(bk.ids, len(t.kinds)-1)
 	return len(t.kinds) - 1
 }
 
@@ -184,7 +298,7 @@ func (t *templates) noise(i int, lines int64) bool {
 		return false
 	}
 	c := t.kinds[i].Count
-	if t.kinds[i].prose && (c > rareKind && c*proseShare > lines || !t.repetitive()) {
+	if t.kinds[i].prose && (c > rareKind && c*proseShare > lines || !t.rep) {
 		return true
 	}
 	return c > vocabMinRepeat && c*vocabShare > lines
@@ -225,6 +339,51 @@ func similar(tmpl, ws []uint64) int {
 		}
 	}
 	return n
+}
+
+// varies masks the words of kind i that line (its words' raw hashes)
+// does not share: as the kinds of Drain, a kind masks what varies within
+// it, and a status code every line of it holds stays.
+func (t *templates) varies(i int, line []uint64) {
+	raw, words := t.raw[i], t.words[i]
+	for k := range min(len(raw), len(line)) {
+		if raw[k] == maskHash || raw[k] == line[k] {
+			continue
+		}
+		raw[k] = maskHash
+		if words[k] == "<*>" {
+			continue // merge masked it: its shape varies
+		}
+		if _, _, maskable := maskAt([]byte(words[k])); maskable {
+			words[k] = maskWord([]byte(words[k]))
+			t.open[i]--
+		} else {
+			words[k] = "<*>"
+		}
+	}
+}
+
+// rawWords cuts line into words as maskWords does, without masking them.
+func rawWords(line []byte) []string {
+	var ws []string
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		if len(ws) == maxWords-1 {
+			return append(ws, "<*>")
+		}
+		ws = append(ws, string(line[i:j]))
+	}
+	return ws
+}
+
+// rawHashes appends to dst the hashes of the words rawWords makes of line.
+func rawHashes(dst []uint64, line []byte) []uint64 {
+	for i, j := nextWord(line, 0); i < len(line); i, j = nextWord(line, j) {
+		if len(dst) == maxWords-1 {
+			return append(dst, maskHash)
+		}
+		dst = append(dst, fnvAdd(fnvOffset, line[i:j]))
+	}
+	return dst
 }
 
 // merge masks the words of the template (its words and their hashes) that

@@ -239,3 +239,47 @@ func wordByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
 func isLetter(c byte) bool { return 'a' <= lower[c] && lower[c] <= 'z' }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+// severityWord matches a line whose first words are a product's name (at
+// most two words, none of them prose's: short, without a quote) and then
+// a severity, capitalized or in capitals, ended by ':' and followed by a
+// message: "PHP Fatal error:  Uncaught Error", "PHP Warning:  Undefined
+// array key", "Error: Cannot find module", "Fatal Error: x". The log
+// level rules take the levels of logs ("ERROR" among a line's fields);
+// rustc's and the compilers' rules the lower case "error: " at a line's
+// start. Error matches error, fatal and critical; Warning, warning.
+func severityWord(sev Severity) func([]byte) bool {
+	words := []string{"fatal error", "error", "fatal", "critical"}
+	if sev == Warning {
+		words = []string{"warning"}
+	}
+	return func(line []byte) bool {
+		p := indentOf(line)
+		for w := 0; w < 3 && p < len(line); w++ {
+			if c := line[p]; 'A' <= c && c <= 'Z' {
+				for _, s := range words {
+					if e := p + len(s); hasFold(line[p:], s) && e+1 < len(line) && line[e] == ':' && line[e+1] == ' ' &&
+						len(bytes.TrimSpace(line[e+1:])) > 0 {
+						return true
+					}
+				}
+			}
+			// The next word; this one must be a name.
+			q := p
+			for q < len(line) && line[q] != ' ' && line[q] != '\t' {
+				if c := line[q]; c == '"' || c == '\'' || c == '`' || c == '=' {
+					return false
+				}
+				q++
+			}
+			if q-p > 24 || q == p {
+				return false
+			}
+			for q < len(line) && (line[q] == ' ' || line[q] == '\t') {
+				q++
+			}
+			p = q
+		}
+		return false
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"golang.org/x/sys/unix"
 
 	"github.com/toold/toold/search"
 )
@@ -157,11 +156,12 @@ func buildSegments(ctx context.Context, root *os.Root, metas []fileMeta, tmpDir 
 	return append(segs, seg), err
 }
 
-// lowPriority puts the calling goroutine's thread at nice 19 (Linux nice
-// is per thread). The thread stays locked and ends with its goroutine.
+// lowPriority puts the calling goroutine's thread at nice 19 where the
+// system has a per-thread nice (Linux: threadNice). The thread stays
+// locked and ends with its goroutine.
 func lowPriority() {
 	runtime.LockOSThread()
-	unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), 19)
+	threadNice(19)
 }
 
 // reader reads files and lists their trigrams; seen is a bitset of the

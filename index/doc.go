@@ -27,7 +27,8 @@
 //     compressed, ANDed and ORed without decoding, and read in place from
 //     the mapped file.
 //   - The build runs in the background after the first grep of a tree, on
-//     every core at nice 19 (per thread), in segments of a bounded number of
+//     every core at nice 19 (per thread, on Linux; macOS and FreeBSD have
+//     no per-thread nice, and build at the daemon's), in segments of a bounded number of
 //     postings merged at the end, so its anonymous memory stays small
 //     whatever the tree. Binary files (a NUL in the first 8 KiB), files over
 //     64 MiB and unreadable ones are not indexed: always candidates. The
@@ -39,7 +40,12 @@
 //     renamed: everything beneath it) until the next build, which comes once
 //     too many changed. A file the index does not know is a candidate. When
 //     the watcher overflows the index is not trusted (grep scans, stats
-//     says why) until rebuilt; past the watch limit the tree scans.
+//     says why) until rebuilt; past the watch limit the tree scans. On
+//     macOS and FreeBSD fsnotify uses kqueue, which holds a descriptor per
+//     watched directory and per entry in it (the kernel's tree would take
+//     80,000): each watch is charged so against one budget of the process
+//     (internal/watchcost, a quarter of RLIMIT_NOFILE), and a tree whose
+//     watches do not fit scans, as past inotify's limit (watchfd.go).
 //   - The file lives in $XDG_CACHE_HOME/toold/index (0700; files 0600;
 //     both directories checked as the spool root is, spool.PrivateDir: ours,
 //     no symlink, no one else may write),

@@ -155,6 +155,7 @@ type Tree struct {
 	overflows  int           // events lost, counted
 	rebuild    chan struct{} // to the tree's loop
 	watcher    *fsnotify.Watcher
+	charged    map[string]int // the watches' descriptors, by directory (watchfd.go)
 	builtMs    int64
 	used       time.Time
 	stop       context.CancelFunc
@@ -348,6 +349,7 @@ func (t *Tree) close() {
 	if t.watcher != nil {
 		t.watcher.Close()
 		t.watcher = nil
+		t.uncharge()
 		os.RemoveAll(t.syncDir)
 	}
 	if t.idx != nil {

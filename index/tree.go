@@ -208,7 +208,7 @@ func (m *mapped) dirs() []string {
 }
 
 // statter stats the files of a tree in walk order, each beneath its
-// directory opened once (openat2, no symlink followed: the tree's
+// directory opened once, no symlink followed (openDirBeneath: the tree's
 // os.Root resolves every component of every path, twice the time).
 type statter struct {
 	root   *os.Root
@@ -257,8 +257,7 @@ func (s *statter) openDir(dir string) int {
 	if dir == "" {
 		dir = "."
 	}
-	how := unix.OpenHow{Flags: unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
-	fd, err := unix.Openat2(s.rootFd, dir, &how)
+	fd, err := openDirBeneath(s.rootFd, dir)
 	if err != nil {
 		return -1
 	}
@@ -296,10 +295,14 @@ func newDirs(a, b []string) []string {
 
 // watchDirs watches the directories the walk went through: a write, a
 // rename over a file, a name created or removed, a directory moved in or
-// out are all seen.
+// out are all seen. With kqueue a watch that does not fit the
+// descriptors' budget is the watch limit too (charge).
 func (t *Tree) watchDirs(w *fsnotify.Watcher, list []string) error {
 	for i, d := range list {
 		if limit := t.m.opt.WatchLimit; limit > 0 && i >= limit {
+			return errWatchLimit
+		}
+		if !t.charge(filepath.Join(t.root, d)) {
 			return errWatchLimit
 		}
 		if err := w.Add(filepath.Join(t.root, d)); err != nil {

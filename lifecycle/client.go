@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/spool"
 )
 
@@ -37,6 +39,7 @@ type client struct {
 	settings *methods.Settings      // immutable: replaced whole by initialize; nil means defaults
 	live     *liveSession           // nil until the first request, and after session/close
 	exitCode int
+	named    protocol.ClientInfo // the last initialize's clientInfo, logged when it changes
 }
 
 // liveSession is a session and what ends it. Its settings are the client's:
@@ -46,6 +49,7 @@ type liveSession struct {
 	spool   *spool.Dir
 	procs   *process.Table  // its background processes
 	tmp     *spool.TempDir  // its TMPDIR once sandboxed, removed with it
+	cgroup  *sandbox.Cgroup // where its commands run, nil where there are no delegated cgroups
 	ctx     context.Context // cancelled when the session closes
 	cancel  context.CancelFunc
 	running sync.WaitGroup // its requests in flight
@@ -143,6 +147,13 @@ func (c *client) run(ctx context.Context, req *rpc.Request, a *admission) (any, 
 		return nil, a.err
 	}
 	if req.Method == protocol.MethodStats {
+		var p protocol.StatsParams
+		if err := rpc.DecodeParams(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if p.Sandbox {
+			sandbox.Probe()
+		}
 		return c.d.Stats(), nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -202,7 +213,7 @@ func (c *client) initialize(params []byte) (any, error) {
 	c.mu.Lock()
 	side, prev := c.side, c.settings
 	c.mu.Unlock()
-	st, err := newSettings(&p, side, c.d.opts.Sandbox, prev)
+	st, err := newSettings(&p, side, c.d.sandboxEnv(), prev)
 	if err != nil {
 		return nil, err
 	}
@@ -214,8 +225,18 @@ func (c *client) initialize(params []byte) (any, error) {
 		return nil, err
 	}
 	defer done()
+	// The session's sandbox starts now, not with its first command.
+	c.d.svc.Runner.PrepareSandbox(sess.SandboxPolicy(), sess.Cgroup)
 	if p.ClientInfo != nil {
-		c.d.log.Info("client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
+		// A re-initialize (toold mcp's, with the roots its client
+		// announces) of the client named already is no news.
+		c.mu.Lock()
+		level := slog.LevelDebug
+		if c.named != *p.ClientInfo {
+			level, c.named = slog.LevelInfo, *p.ClientInfo
+		}
+		c.mu.Unlock()
+		c.d.log.Log(context.Background(), level, "client initialized", "client", p.ClientInfo.Name, "version", p.ClientInfo.Version, "session", sess.ID)
 	}
 	res := &protocol.InitializeResult{
 		ServerInfo: protocol.ServerInfo{Name: protocol.ServerName, Version: c.d.opts.Version},
@@ -225,7 +246,7 @@ func (c *client) initialize(params []byte) (any, error) {
 		Methods:    c.d.MethodNames(),
 		Sandbox:    sandboxInfo(sess.SandboxPolicy(), sess.Unenforced),
 	}
-	if n := sandboxNotice(sess.Unenforced); n != "" {
+	if n := sandboxNotice(sess.Sandbox); n != "" {
 		res.AddNotice(n)
 	}
 	return res, nil
@@ -233,11 +254,11 @@ func (c *client) initialize(params []byte) (any, error) {
 
 // newSettings makes a session's settings from initialize's params; what they
 // leave out comes from side (a forwarder's client side) or else the daemon
-// (its cwd, its environment, and floor, its --sandbox). prev are the
+// (its cwd, its environment, and box's floor, its --sandbox). prev are the
 // settings a re-initialize replaces (nil for the first): their sandbox
 // stays when p names none, and the sandbox may not be looser than prev's
-// or than floor (sessionSandbox).
-func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, floor *protocol.SandboxParams, prev *methods.Settings) (*methods.Settings, error) {
+// or than the floor (sessionSandbox).
+func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, box *sandboxEnv, prev *methods.Settings) (*methods.Settings, error) {
 	cfg := &methods.Settings{Cwd: p.Cwd, Env: daemonEnv()}
 	if side != nil {
 		if side.Env != nil {
@@ -268,7 +289,7 @@ func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, floo
 	if cfg.Limits, err = methods.ApplyLimits(p.Limits); err != nil {
 		return nil, err
 	}
-	if err := sessionSandbox(cfg, p.Sandbox, floor, prev); err != nil {
+	if err := sessionSandbox(cfg, p.Sandbox, box, prev); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -298,7 +319,7 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.settings == nil {
-		st, err := newSettings(&protocol.InitializeParams{}, c.side, c.d.opts.Sandbox, nil)
+		st, err := newSettings(&protocol.InitializeParams{}, c.side, c.d.sandboxEnv(), nil)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -322,7 +343,8 @@ func (c *client) session() (*methods.Session, context.Context, func(), error) {
 		c.live.tmp = tmp
 	}
 	c.live.running.Add(1)
-	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs, TmpDir: c.live.tmp.Path()},
+	return &methods.Session{ID: c.live.id, Settings: c.settings, Spool: c.live.spool, Procs: c.live.procs, TmpDir: c.live.tmp.Path(),
+			Cgroup: c.live.cgroup},
 		c.live.ctx, c.live.running.Done, nil
 }
 
@@ -343,7 +365,7 @@ func (c *client) open() (*liveSession, error) {
 	if err != nil {
 		return nil, rpc.Errorf(rpc.CodeInternalError, nil, "creating the session's spool directory: %v", err)
 	}
-	l := &liveSession{id: id, spool: dir, procs: process.NewTable(c.d.svc.Runner, protocol.MaxProcesses)}
+	l := &liveSession{id: id, spool: dir, procs: process.NewTable(c.d.svc.Runner, protocol.MaxProcesses), cgroup: c.d.sessionCgroup(id)}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	c.d.log.Debug("session opened", "session", id, "spoolDir", dir.Path())
 	return l, nil
@@ -374,6 +396,7 @@ func (c *client) closeSession(grace time.Duration) {
 	sess.cancel()
 	sess.running.Wait()
 	sess.procs.Close() // its processes end before their spools go
+	c.d.endSessionProcesses(sess)
 	if err := sess.spool.Remove(); err != nil {
 		c.d.log.Warn("removing spool directory", "dir", sess.spool.Path(), "err", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,8 +19,10 @@ import (
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/index"
 	"github.com/toold/toold/methods"
+	"github.com/toold/toold/outline"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/spool"
 )
 
@@ -86,9 +89,14 @@ type Daemon struct {
 	methods map[string]methods.Method
 	start   time.Time
 
+	spoolRoot string       // where the sessions' spools are
+	idle      atomic.Int64 // Listen's idle timeout, in ns
+
 	mu       sync.Mutex // after a client's mu, never before (see client)
 	sessions map[*client]struct{}
 	closed   bool
+
+	box boxState // what the sandboxes of its sessions share (sandbox.go)
 }
 
 // New starts a daemon's shared parts and sweeps the spool directories of
@@ -116,21 +124,25 @@ func New(opts Options) (*Daemon, error) {
 		// read and the rest need no spool: serve them, and let exec give
 		// its previews with a notice that the output could not be kept.
 		log.Warn("no spool root: exec output is not kept beyond its preview", "root", root, "err", err)
-	} else if removed, err := spools.Sweep(); err != nil {
+	} else if removed, err := spools.Sweep(); err != nil { // what the sweeps remove needs nothing of a user: DEBUG
 		log.Warn("sweeping spool directories", "root", root, "err", err)
 	} else if len(removed) > 0 {
-		log.Info("removed spool directories of dead daemons", "dirs", removed)
+		log.Debug("removed spool directories of dead daemons", "dirs", removed)
+	}
+	if removed := sandbox.SweepCgroups(); len(removed) > 0 {
+		log.Info("ended the session cgroups of dead daemons", "cgroups", removed)
 	}
 	if removed, err := spool.SweepTempDirs(os.TempDir()); err != nil {
 		log.Warn("sweeping the TMPDIRs of dead daemons", "dir", os.TempDir(), "err", err)
 	} else if len(removed) > 0 {
-		log.Info("removed the TMPDIRs of dead daemons", "dirs", removed)
+		log.Debug("removed the TMPDIRs of dead daemons", "dirs", removed)
 	}
 	files, err := fileindex.New(opts.Files)
 	if err != nil {
 		spools.Close()
 		return nil, err
 	}
+	outline.PinCtags() // before any session's command runs
 	runner := exec.NewRunner(log)
 	if opts.AdoptOrphans {
 		if err := runner.AdoptOrphans(); err != nil {
@@ -146,12 +158,13 @@ func New(opts Options) (*Daemon, error) {
 		}
 	}
 	return &Daemon{
-		opts:     opts,
-		log:      log,
-		svc:      svc,
-		methods:  svc.Methods(),
-		start:    time.Now(),
-		sessions: make(map[*client]struct{}),
+		opts:      opts,
+		log:       log,
+		svc:       svc,
+		methods:   svc.Methods(),
+		start:     time.Now(),
+		sessions:  make(map[*client]struct{}),
+		spoolRoot: root,
 	}, nil
 }
 
@@ -259,12 +272,32 @@ func (d *Daemon) Stats() protocol.Stats {
 	return protocol.Stats{
 		Sessions:     n,
 		ExecsRunning: d.svc.Runner.Running(),
+		Terminals:    d.svc.Runner.Terminals(),
 		Cache: protocol.CacheStats{Entries: cs.Entries, Hits: cs.Hits, Misses: cs.Misses,
 			Invalidations: cs.Invalidations, IndexBytes: cs.IndexBytes},
 		SpoolBytes: d.svc.Spools.Bytes(),
 		UptimeMs:   time.Since(d.start).Milliseconds(),
 		Index:      d.indexStats(),
+		Sandbox:    sandboxSupport(),
+		Daemon:     d.settings(),
 	}
+}
+
+// settings are what the daemon was started with, its defaults resolved.
+func (d *Daemon) settings() protocol.DaemonSettings {
+	s := protocol.DaemonSettings{
+		SpoolRoot:         d.spoolRoot,
+		SpoolSessionQuota: cmp.Or(d.opts.SpoolSessionQuota, protocol.DefaultSessionQuota),
+		SpoolDaemonQuota:  cmp.Or(d.opts.SpoolDaemonQuota, protocol.DefaultDaemonQuota),
+		Index:             "off",
+		IdleTimeoutMs:     time.Duration(d.idle.Load()).Milliseconds(),
+		WriteTimeoutMs:    cmp.Or(d.opts.WriteTimeout, rpc.DefaultWriteTimeout).Milliseconds(),
+		MaxConns:          d.maxConnsPerUID(),
+	}
+	if d.opts.Index != nil && d.svc.Search != nil { // one that failed to start is off
+		s.Index, s.IndexQuota = "on", cmp.Or(d.opts.Index.Quota, index.DefaultQuota)
+	}
+	return s
 }
 
 func (d *Daemon) indexStats() []protocol.IndexStats {

@@ -210,9 +210,11 @@ func TestNoLeaks(t *testing.T) {
 		ents, _ := os.ReadDir("/proc/self/fd")
 		return len(ents)
 	}
-	// Warm up what stays: the watcher, the pools.
+	// Warm up what stays: the watcher, the pools, the session cgroups'
+	// guard (its pipe is held while the daemon lives).
 	c, wait := connect(t, d)
 	c.Call(context.Background(), "read", map[string]any{"path": file}, nil)
+	c.Call(context.Background(), "exec", map[string]any{"command": "true"}, nil)
 	c.Close()
 	wait()
 	time.Sleep(50 * time.Millisecond)

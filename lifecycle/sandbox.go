@@ -7,8 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/methods"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
@@ -17,95 +20,259 @@ import (
 	"github.com/toold/toold/spool"
 )
 
-// sandboxPolicy makes the session's sandbox from initialize's (or the
-// daemon's default) params: nil when off. The session's TMPDIR is added
-// when the session opens. What this kernel cannot enforce is -32007, unless
-// bestEffort: then it is returned, for the notice.
-func sandboxPolicy(sp *protocol.SandboxParams, cwd string, roots []methods.Root) (*sandbox.Policy, []string, error) {
-	if sp != nil && len(sp.Writable) > 0 && sp.Mode != protocol.SandboxWorkspaceWrite {
-		mode := cmp.Or(sp.Mode, "absent (off)")
-		return nil, nil, rpc.InvalidParams("sandbox.writable", "only mode %q writes beneath writable dirs; mode is %s, which would drop them",
-			protocol.SandboxWorkspaceWrite, mode)
-	}
-	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
-		return nil, nil, nil
-	}
-	if !slices.Contains(protocol.SandboxModes, sp.Mode) {
-		return nil, nil, rpc.InvalidParams("sandbox.mode", "must be %q, %q or %q, got %q",
-			protocol.SandboxOff, protocol.SandboxReadOnly, protocol.SandboxWorkspaceWrite, sp.Mode)
-	}
-	writable, err := methods.ResolveRoots(cwd, sp.Writable)
-	if err != nil {
-		return nil, nil, renameField(err, "roots", "sandbox.writable")
-	}
-	p := &sandbox.Policy{Mode: sp.Mode, Network: sp.Network}
-	switch sp.Mode {
-	case protocol.SandboxWorkspaceWrite:
-		if len(roots) == 0 {
-			roots = []methods.Root{{Path: cwd}}
+// A session's sandbox is resolved once, when initialize makes it: its
+// dirs' symlinks followed then and the directories found kept by identity
+// (sandbox.Resolve), never resolved again. The launcher opens them without
+// following links and leaves out one that is no longer what was resolved;
+// a re-initialize is judged against what was resolved the first time.
+
+// sandboxEnv is what the sandboxes of a daemon's sessions share: its
+// --sandbox (the floor) with its --writable dirs resolved once, at the
+// first session, and where the daemon keeps what no command may reach.
+type sandboxEnv struct {
+	floor      *protocol.SandboxParams
+	floorExtra []resolvedDir
+	floorErr   error
+	spoolRoot  string
+	sockDir    string // the socket a shared daemon listens on is in it; "" for stdio
+}
+
+// resolvedDir is a dir of a policy as resolved.
+type resolvedDir struct {
+	path string
+	id   sandbox.FileID
+}
+
+// boxState is the Daemon's part of sandboxEnv: set once.
+type boxState struct {
+	once    sync.Once
+	env     *sandboxEnv
+	sockDir string // set by Listen before it serves
+}
+
+// sandboxEnv returns the daemon's sandboxEnv, made at first use.
+func (d *Daemon) sandboxEnv() *sandboxEnv {
+	d.box.once.Do(func() {
+		e := &sandboxEnv{floor: d.opts.Sandbox, spoolRoot: cmp.Or(d.opts.SpoolRoot, spool.DefaultRoot()), sockDir: d.box.sockDir}
+		if e.floor != nil && e.floor.Mode == protocol.SandboxWorkspaceWrite {
+			e.floorExtra, e.floorErr = resolveDirs(e.floor.Writable, "", "--writable")
 		}
-		for _, r := range append(roots, writable...) {
-			p.Writable = append(p.Writable, r.Path)
+		d.box.env = e
+	})
+	return d.box.env
+}
+
+// private are the dirs no sandboxed command may read: the spool roots
+// (this daemon's and the default one, where other daemons of this user
+// keep theirs) and the TMPDIRs other sessions have outside a refused spool
+// root.
+func (e *sandboxEnv) private() []string {
+	dirs := []string{e.spoolRoot, spool.DefaultRoot()}
+	others, _ := filepath.Glob(filepath.Join(os.TempDir(), "toold-tmp-*"))
+	for _, d := range append(dirs, others...) {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			dirs = append(dirs, real)
 		}
-	case protocol.SandboxReadOnly:
-		if len(roots) > 0 {
-			p.Readable = slices.Clone(sandbox.SystemDirs)
-			for _, r := range roots {
-				p.Readable = append(p.Readable, r.Path)
+	}
+	return sandbox.Dedup(dirs)
+}
+
+// sockets are the dirs of sockets no sandboxed command may reach by path
+// beside sandbox.HostSockets: the daemon's own socket dir, and the runtime
+// dir the daemon was given (the user's session bus and agents).
+func (e *sandboxEnv) sockets() []string {
+	var dirs []string
+	for _, d := range []string{e.sockDir, os.Getenv("XDG_RUNTIME_DIR")} {
+		if filepath.IsAbs(d) {
+			dirs = append(dirs, d)
+			if real, err := filepath.EvalSymlinks(d); err == nil {
+				dirs = append(dirs, real)
 			}
 		}
 	}
-	support := sandbox.Probe()
-	missing := support.Missing(p)
-	if len(missing) > 0 && !sp.BestEffort {
-		return nil, nil, rpc.Errorf(protocol.CodeSandboxUnavailable, map[string][]string{"missing": missing},
-			"the sandbox cannot be enforced here: %s (sandbox.bestEffort starts without it)", strings.Join(missing, "; "))
+	return sandbox.Dedup(dirs)
+}
+
+// resolveDirs resolves dirs (relative to cwd) once, each an error naming
+// field[i] when it is not a directory; more than sandbox.MaxDirs is an
+// error too, checked before any is resolved.
+func resolveDirs(dirs []string, cwd, field string) ([]resolvedDir, error) {
+	if len(dirs) > sandbox.MaxDirs {
+		return nil, rpc.InvalidParams(field, "%d dirs: at most %d (each is a rule the kernel keeps)", len(dirs), sandbox.MaxDirs)
 	}
-	support.Complete(p)
-	return p, missing, nil
+	out := make([]resolvedDir, 0, len(dirs))
+	for i, d := range dirs {
+		f := field + "[" + strconv.Itoa(i) + "]"
+		if d == "" {
+			return nil, rpc.InvalidParams(f, "empty path")
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cwd, d)
+		}
+		real, id, err := sandbox.Resolve(d)
+		if err != nil {
+			return nil, rpc.InvalidParams(f, "%s: %v", d, err)
+		}
+		out = append(out, resolvedDir{real, id})
+	}
+	return out, nil
+}
+
+// stillSame are the dirs of p's Extra that are still what was resolved.
+func stillSame(p *sandbox.Policy) []resolvedDir {
+	var out []resolvedDir
+	for _, d := range p.Extra {
+		if id, ok := p.IDs[d]; ok && sandbox.Same(d, id) {
+			out = append(out, resolvedDir{d, id})
+		}
+	}
+	return out
+}
+
+// buildPolicy makes the policy of sp (validated) with the writable dirs
+// extra, resolved, for a session with cwd and roots; nil when off.
+func (e *sandboxEnv) buildPolicy(sp *protocol.SandboxParams, extra []resolvedDir, cwd string, roots []methods.Root) (*sandbox.Policy, error) {
+	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
+		return nil, nil
+	}
+	p := &sandbox.Policy{Mode: sp.Mode, Network: sp.Network, IDs: map[string]sandbox.FileID{}}
+	var rootDirs []resolvedDir
+	for _, r := range roots {
+		real, id, err := sandbox.Resolve(r.Path)
+		if err != nil {
+			return nil, rpc.InvalidParams("roots", "%s: %v", r.Path, err)
+		}
+		rootDirs = append(rootDirs, resolvedDir{real, id})
+	}
+	add := func(list *[]string, ds []resolvedDir) {
+		for _, d := range ds {
+			*list = append(*list, d.path)
+			p.IDs[d.path] = d.id
+		}
+	}
+	switch sp.Mode {
+	case protocol.SandboxWorkspaceWrite:
+		if len(rootDirs) == 0 {
+			real, id, err := sandbox.Resolve(cwd)
+			if err != nil {
+				return nil, rpc.InvalidParams("cwd", "%s: %v", cwd, err)
+			}
+			rootDirs = []resolvedDir{{real, id}}
+		}
+		add(&p.Writable, rootDirs)
+		add(&p.Writable, extra)
+		add(&p.Extra, extra)
+	case protocol.SandboxReadOnly:
+		if len(rootDirs) > 0 {
+			p.Readable = []string{}
+			for _, s := range sandbox.SystemDirs {
+				if real, id, err := sandbox.Resolve(s); err == nil && real == s {
+					add(&p.Readable, []resolvedDir{{real, id}}) // a symlink (/lib64) is read where it leads
+				}
+			}
+			add(&p.Readable, rootDirs)
+		}
+	}
+	p.Writable = sandbox.Dedup(p.Writable)
+	p.Extra = sandbox.Dedup(p.Extra)
+	if p.Readable != nil {
+		p.Readable = sandbox.Dedup(p.Readable)
+	}
+	p.Private, p.Sockets = e.private(), e.sockets()
+	p.Plan = sandbox.Probe().Plan(p)
+	if len(p.Plan.Refused) > 0 && !sp.BestEffort {
+		return nil, errUnenforceable(p.Plan.Refused)
+	}
+	return p, nil
+}
+
+// errUnenforceable is -32007 naming what cannot be enforced at all.
+func errUnenforceable(refused []string) error {
+	return rpc.Errorf(protocol.CodeSandboxUnavailable, map[string][]string{"missing": refused},
+		"the sandbox cannot be enforced here: %s (sandbox.bestEffort starts without it)", strings.Join(refused, "; "))
+}
+
+// checkParams checks sp's mode and that writable goes with its mode.
+func checkParams(sp *protocol.SandboxParams) error {
+	if sp == nil {
+		return nil
+	}
+	if len(sp.Writable) > 0 && sp.Mode != protocol.SandboxWorkspaceWrite {
+		mode := cmp.Or(sp.Mode, "absent (off)")
+		return rpc.InvalidParams("sandbox.writable", "only mode %q writes beneath writable dirs; mode is %s, which would drop them",
+			protocol.SandboxWorkspaceWrite, mode)
+	}
+	if sp.Mode != "" && !slices.Contains(protocol.SandboxModes, sp.Mode) {
+		return rpc.InvalidParams("sandbox.mode", "must be %q, %q or %q, got %q",
+			protocol.SandboxOff, protocol.SandboxReadOnly, protocol.SandboxWorkspaceWrite, sp.Mode)
+	}
+	return nil
 }
 
 // sessionSandbox gives cfg (its cwd and roots set) its sandbox: asked, or
-// prev's when a re-initialize names none, or else floor (the daemon's
-// --sandbox). A session's sandbox never gets looser: one looser than
-// prev's or than floor is -32602 naming sandbox. Both are compared as they
-// would be with cfg's cwd and roots: the roots are the client's to choose
-// at every initialize (they are the workspace), the mode, network, writable
-// dirs and what bestEffort leaves unenforced are what may only tighten.
-func sessionSandbox(cfg *methods.Settings, asked, floor *protocol.SandboxParams, prev *methods.Settings) error {
-	box := asked
-	if box == nil && prev != nil {
-		box = prev.SandboxParams
+// prev's when a re-initialize names none (as resolved then), or else the
+// floor (the daemon's --sandbox, resolved at the first session). A
+// session's sandbox never gets looser: one looser than prev's or than the
+// floor is -32602 naming sandbox. Both are compared as they would be with
+// cfg's roots (the roots are the client's to choose at every initialize:
+// they are the workspace), the writable dirs as resolved the first time:
+// a symlink retargeted since does not widen them.
+func sessionSandbox(cfg *methods.Settings, asked *protocol.SandboxParams, e *sandboxEnv, prev *methods.Settings) error {
+	if err := checkParams(asked); err != nil {
+		return err
 	}
-	if box == nil {
-		box = floor
+	if e.floorErr != nil {
+		return e.floorErr
 	}
+	box, extra := asked, []resolvedDir(nil)
 	var err error
-	if cfg.Sandbox, cfg.Unenforced, err = sandboxPolicy(box, cfg.Cwd, cfg.Roots); err != nil {
+	switch {
+	case asked != nil:
+		if extra, err = resolveDirs(asked.Writable, cfg.Cwd, "sandbox.writable"); err != nil {
+			return err
+		}
+	case prev != nil && prev.Sandbox != nil:
+		box, extra = prev.SandboxParams, stillSame(prev.Sandbox)
+	default:
+		box, extra = e.floor, e.floorExtra
+	}
+	if cfg.Sandbox, err = e.buildPolicy(box, extra, cfg.Cwd, cfg.Roots); err != nil {
 		return err
 	}
 	if cfg.Sandbox != nil {
 		cfg.SandboxParams = box
+		cfg.Unenforced = cfg.Sandbox.Plan.Unenforced
 	}
 	if prev != nil && prev.Sandbox != nil {
-		p, missing, err := sandboxPolicy(prev.SandboxParams, cfg.Cwd, cfg.Roots)
-		if err != nil { // a writable dir gone since: the policy as it was
-			p, missing = prev.Sandbox, prev.Unenforced
-		}
-		if why := looser(cfg.Sandbox, p, cfg.Unenforced, missing); why != "" {
-			return rpc.InvalidParams("sandbox", "%s would loosen the session's sandbox (%s): a re-initialize may keep or tighten it, never loosen it", why, prev.Sandbox.Mode)
-		}
-	}
-	if floor != nil && box != floor {
-		p, missing, err := sandboxPolicy(floor, cfg.Cwd, cfg.Roots)
+		bound, err := e.bound(prev.SandboxParams, stillSame(prev.Sandbox), cfg)
 		if err != nil {
 			return err
 		}
-		if why := looser(cfg.Sandbox, p, cfg.Unenforced, missing); why != "" {
-			return rpc.InvalidParams("sandbox", "%s would loosen the daemon's --sandbox=%s, below which no session goes (a client may ask for stricter)", why, floor.Mode)
+		if why := looser(cfg.Sandbox, bound); why != "" {
+			return rpc.InvalidParams("sandbox", "%s would loosen the session's sandbox (%s): a re-initialize may keep or tighten it, never loosen it", why, prev.Sandbox.Mode)
+		}
+	}
+	if e.floor != nil && box != e.floor {
+		bound, err := e.bound(e.floor, e.floorExtra, cfg)
+		if err != nil {
+			return err
+		}
+		if why := looser(cfg.Sandbox, bound); why != "" {
+			return rpc.InvalidParams("sandbox", "%s would loosen the daemon's --sandbox=%s, below which no session goes (a client may ask for stricter)", why, e.floor.Mode)
 		}
 	}
 	return nil
+}
+
+// bound is the sandbox of sp, with the writable dirs extra as resolved
+// before, for cfg's cwd and roots: what cfg's may not be looser than.
+func (e *sandboxEnv) bound(sp *protocol.SandboxParams, extra []resolvedDir, cfg *methods.Settings) (*sandbox.Policy, error) {
+	if sp == nil {
+		return nil, nil
+	}
+	loose := *sp
+	loose.BestEffort = true // its unenforced are compared, not refused again
+	return e.buildPolicy(&loose, extra, cfg.Cwd, cfg.Roots)
 }
 
 // modeRank orders the modes from the loosest to the strictest.
@@ -114,9 +281,8 @@ func modeRank(mode string) int {
 }
 
 // looser says how p is looser than bound ("" when it is as strict or
-// stricter); missing and boundMissing are what bestEffort leaves
-// unenforced of each.
-func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
+// stricter).
+func looser(p, bound *sandbox.Policy) string {
 	switch {
 	case bound == nil:
 		return ""
@@ -128,7 +294,7 @@ func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
 		return "network true"
 	}
 	for _, w := range p.Writable {
-		if !methods.BeneathAny(w, bound.Writable) {
+		if !beneath.Any(w, bound.Writable) {
 			return "writes beneath " + w
 		}
 	}
@@ -137,13 +303,13 @@ func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
 			return "reads everywhere"
 		}
 		for _, r := range p.Readable {
-			if !methods.BeneathAny(r, bound.Readable) {
+			if !beneath.Any(r, bound.Readable) {
 				return "reads beneath " + r
 			}
 		}
 	}
-	for _, m := range missing {
-		if !slices.Contains(boundMissing, m) {
+	for _, m := range p.Plan.Unenforced {
+		if !slices.Contains(bound.Plan.Unenforced, m) {
 			return "bestEffort without " + m
 		}
 	}
@@ -154,43 +320,28 @@ func looser(p, bound *sandbox.Policy, missing, boundMissing []string) string {
 // give it: nil without --sandbox) at start, so that a daemon that could
 // not give its sessions that sandbox stops there, naming the flag, instead
 // of failing every request: each --writable must be a directory, and this
-// kernel must enforce the sandbox unless --sandbox-best-effort.
+// system must enforce the sandbox unless --sandbox-best-effort.
 func CheckSandboxFlags(sp *protocol.SandboxParams) error {
 	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
 		return nil
 	}
+	if len(sp.Writable) > sandbox.MaxDirs {
+		return fmt.Errorf("--writable: %d dirs, at most %d", len(sp.Writable), sandbox.MaxDirs)
+	}
 	for _, w := range sp.Writable {
-		real, err := filepath.EvalSymlinks(w)
-		if err == nil {
-			var fi os.FileInfo
-			if fi, err = os.Stat(real); err == nil && !fi.IsDir() {
-				err = errors.New("not a directory")
+		if _, _, err := sandbox.Resolve(w); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
 			}
-		}
-		if err != nil {
 			return fmt.Errorf("--writable %s: %w", w, err)
 		}
 	}
-	missing := sandbox.Probe().Missing(&sandbox.Policy{Mode: sp.Mode, Network: sp.Network})
-	if len(missing) > 0 && !sp.BestEffort {
-		return fmt.Errorf("--sandbox=%s cannot be enforced here: %s (--sandbox-best-effort starts without it)", sp.Mode, strings.Join(missing, "; "))
+	plan := sandbox.Probe().Plan(&sandbox.Policy{Mode: sp.Mode, Network: sp.Network})
+	if len(plan.Refused) > 0 && !sp.BestEffort {
+		return fmt.Errorf("--sandbox=%s cannot be enforced here: %s (--sandbox-best-effort starts without it)", sp.Mode, strings.Join(plan.Refused, "; "))
 	}
 	return nil
-}
-
-// renameField makes an invalid-params error of ResolveRoots name the field
-// it was given as.
-func renameField(err error, from, to string) error {
-	var re *rpc.Error
-	if !errors.As(err, &re) {
-		return err
-	}
-	out := *re
-	out.Message = strings.Replace(out.Message, from+"[", to+"[", 1)
-	if m, ok := out.Data.(map[string]string); ok {
-		out.Data = map[string]string{"field": strings.Replace(m["field"], from+"[", to+"[", 1)}
-	}
-	return &out
 }
 
 // spoolDir is initialize's spoolDir: null when the session has no spool
@@ -209,11 +360,53 @@ func sandboxInfo(p *sandbox.Policy, unenforced []string) *protocol.SandboxInfo {
 		return nil
 	}
 	return &protocol.SandboxInfo{Mode: p.Mode, Writable: p.Writable, Readable: p.Readable,
-		Network: p.Network, TmpDir: p.TmpDir, Unenforced: append([]string{}, unenforced...)}
+		Network: p.Network, TmpDir: p.TmpDir, Unenforced: append([]string{}, unenforced...),
+		LandlockABI: p.Plan.ABI, UserNamespaces: p.Plan.UserNS}
 }
 
 // sandboxNotice is initialize's notice of what the sandbox does not
 // enforce ("" when it enforces everything).
-func sandboxNotice(unenforced []string) string {
-	return notice.SandboxUnenforced(unenforced)
+func sandboxNotice(p *sandbox.Policy) string {
+	if p == nil {
+		return ""
+	}
+	return notice.SandboxUnenforced(p.Plan.Unenforced, len(p.Plan.Refused) > 0)
+}
+
+// sandboxSupport is stats' (and so toold status's) sandbox: what this
+// system enforces; nil until it was probed (stats {sandbox: true} does).
+func sandboxSupport() *protocol.SandboxSupport {
+	s, ok := sandbox.Probed()
+	if !ok {
+		return nil
+	}
+	return &protocol.SandboxSupport{OS: s.OS, LandlockABI: s.ABI, UserNamespaces: s.UserNS, UserNamespacesError: s.UserNSErr,
+		Seccomp: s.Seccomp, Cgroups: sandbox.CgroupsDelegated()}
+}
+
+// sessionCgroup makes session id's cgroup, nil where cgroups are not
+// delegated (or it cannot be made: its commands then run as they would
+// without, and the README says what that leaves).
+func (d *Daemon) sessionCgroup(id string) *sandbox.Cgroup {
+	if !sandbox.CgroupsDelegated() {
+		return nil
+	}
+	cg, err := sandbox.NewCgroup(id)
+	if err != nil {
+		d.log.Warn("the session's processes are not in a cgroup of its own", "session", id, "err", err)
+		return nil
+	}
+	return cg
+}
+
+// endSessionProcesses ends what the session's commands left running once
+// its commands have ended: its sandboxes (and their PID namespaces) and
+// its cgroup, each killing every process in it.
+func (d *Daemon) endSessionProcesses(sess *liveSession) {
+	if sess.tmp != nil {
+		d.svc.Runner.EndSandbox(sess.tmp.Path())
+	}
+	if err := sess.cgroup.Close(); err != nil {
+		d.log.Warn("ending the session's cgroup", "session", sess.id, "err", err)
+	}
 }

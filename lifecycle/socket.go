@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/toold/toold/internal/peercred"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/sandbox"
@@ -47,6 +48,7 @@ const DefaultMaxConnsPerUID = 1024
 // that grows from 5 ms to 1 s, as net/http does, rather than ending the
 // daemon; past the per-uid cap a connection is answered -32006 and closed.
 func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) error {
+	d.box.sockDir = filepath.Dir(path) // hidden from sandboxed commands (sandbox.go)
 	if err := spool.PrivateDir(filepath.Dir(path)); err != nil {
 		return err
 	}
@@ -55,6 +57,7 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 		return err
 	}
 	defer closeLocked(ul, mine, path)
+	d.idle.Store(int64(max(idle, 0)))
 	d.log.Info("listening", "socket", path, "idleTimeout", idle)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -86,7 +89,7 @@ func (d *Daemon) Listen(ctx context.Context, path string, idle time.Duration) er
 			continue
 		}
 		delay = 0
-		cred, err := peerCred(conn)
+		cred, err := peercred.Of(conn)
 		if err == nil && cred.Uid != uint32(os.Geteuid()) {
 			err = fmt.Errorf("peer uid %d is not %d", cred.Uid, os.Geteuid())
 		}
@@ -202,8 +205,8 @@ func (d *Daemon) maxConnsPerUID() int {
 	}
 	n := DefaultMaxConnsPerUID
 	var lim unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && lim.Cur/2 < uint64(n) {
-		n = max(int(lim.Cur/2), 1)
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) == nil && uint64(lim.Cur)/2 < uint64(n) { // int64 on FreeBSD
+		n = max(int(uint64(lim.Cur)/2), 1)
 	}
 	return n
 }
@@ -287,24 +290,4 @@ func refuse(ctx context.Context, conn *net.UnixConn, err error) {
 		DrainTimeout: refuseTimeout,
 	}
 	srv.ServeConn(ctx, conn)
-}
-
-// peerCred reads the credentials of the process at the other end of c, as
-// they were when it connected.
-func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return nil, err
-	}
-	if cerr != nil {
-		return nil, fmt.Errorf("reading the peer's credentials: %w", cerr)
-	}
-	return cred, nil
 }

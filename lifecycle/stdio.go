@@ -38,8 +38,9 @@ const hangupPoll = 100 * time.Millisecond
 // without this it would end only after rpc's write timeout.
 func (s *stdio) watchHangup(ctx context.Context, fd int) {
 	// POLLHUP for a pipe whose writers are gone, POLLRDHUP for a socket
-	// whose peer shut down its writing.
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLRDHUP}}
+	// whose peer shut down its writing (Linux only: elsewhere a socket's
+	// half-close goes unseen here, and rpc's write timeout bounds it).
+	fds := []unix.PollFd{{Fd: int32(fd), Events: pollRDHUP}}
 	for ctx.Err() == nil {
 		fds[0].Revents = 0
 		n, err := unix.Poll(fds, int(hangupPoll/time.Millisecond))
@@ -48,7 +49,7 @@ func (s *stdio) watchHangup(ctx context.Context, fd int) {
 			continue
 		case err != nil || fds[0].Revents&unix.POLLNVAL != 0:
 			return // not a descriptor poll can watch: rpc's bounds hold
-		case n > 0 && fds[0].Revents&(unix.POLLHUP|unix.POLLRDHUP|unix.POLLERR) != 0:
+		case n > 0 && fds[0].Revents&(unix.POLLHUP|pollRDHUP|unix.POLLERR) != 0:
 			s.hangup()
 			return
 		}
@@ -56,13 +57,13 @@ func (s *stdio) watchHangup(ctx context.Context, fd int) {
 }
 
 // growPipe raises the buffer of fd, when it is a pipe, to 1 MiB (or what
-// /proc/sys/fs/pipe-max-size allows), so that a window of a few hundred KB
+// /proc/sys/fs/pipe-max-size allows; Linux only), so that a window of a few hundred KB
 // goes to the client in one write rather than in 64 KiB turns. Failure
 // changes nothing but speed.
 func growPipe(fd int) {
 	var st syscall.Stat_t
 	if syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFIFO {
-		unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, 1<<20)
+		setPipeSize(fd, 1<<20)
 	}
 }
 

@@ -60,6 +60,7 @@ type srcLine struct {
 	n        int64
 	text     string
 	numbered bool
+	group    int // a highlight's lines: its index in the stream's, plus 1
 }
 
 // streamView is a stream as the lines it shows, numbered, and the order in
@@ -89,10 +90,10 @@ func newStreamView(name string, s *protocol.Stream) *streamView {
 		v.lines = append(v.lines, srcLine{n: v.first + int64(i), text: t})
 		hi = append(hi, len(v.lines)-1)
 	}
-	for _, h := range s.Highlights {
+	for k, h := range s.Highlights {
 		var g []int
 		for i, t := range splitText(h.Text) {
-			v.lines = append(v.lines, srcLine{n: h.FromLine + int64(i), text: t, numbered: true})
+			v.lines = append(v.lines, srcLine{n: h.FromLine + int64(i), text: t, numbered: true, group: k + 1})
 			g = append(g, len(v.lines)-1)
 		}
 		groups = append(groups, g)
@@ -179,7 +180,7 @@ func (v *streamView) render(k int) string {
 		gone[i] = true
 	}
 	b.WriteString(notice.StreamHeader(v.name) + "\n")
-	next := v.first
+	next, group := v.first, 0
 	for i, l := range v.lines {
 		if gone[i] {
 			continue
@@ -187,6 +188,13 @@ func (v *streamView) render(k int) string {
 		if l.n > next {
 			b.WriteString(notice.OmittedGap(next, l.n-1, v.spool) + "\n")
 		}
+		if l.group > 0 && l.group != group {
+			// Why the group is shown, before the first of its lines kept.
+			if why := notice.HighlightReason(v.s.Highlights[l.group-1]); why != "" {
+				b.WriteString(why + "\n")
+			}
+		}
+		group = l.group
 		if l.numbered {
 			fmt.Fprintf(&b, "%6d\t%s\n", l.n, l.text)
 		} else {

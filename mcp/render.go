@@ -225,7 +225,7 @@ func writeKinds(b *strings.Builder, ks []protocol.Kind) {
 // writeMiddle writes the omitted middle: with no highlights one line that
 // names it; else, in output order, a line for each gap and each group's
 // lines numbered as cat -n numbers them, so that no group reads as if it
-// followed the head.
+// followed the head, after a line that says why it is shown (its reason).
 func writeMiddle(b *strings.Builder, o *protocol.Omitted, hs []protocol.Highlight, spool string) {
 	if len(hs) == 0 {
 		b.WriteString(notice.OmittedLines(o, spool) + "\n")
@@ -235,6 +235,9 @@ func writeMiddle(b *strings.Builder, o *protocol.Omitted, hs []protocol.Highligh
 	for _, h := range hs {
 		if h.FromLine > next {
 			b.WriteString(notice.OmittedGap(next, h.FromLine-1, spool) + "\n")
+		}
+		if why := notice.HighlightReason(h); why != "" {
+			b.WriteString(why + "\n")
 		}
 		n := h.FromLine
 		for rest := h.Text; rest != ""; n++ {

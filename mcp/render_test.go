@@ -103,6 +103,20 @@ func TestRenderExec(t *testing.T) {
 				"    40\terror: x\n    41\t  at y\n    42\tFAIL\n" +
 				"[... lines 43-96 omitted; page spool=ab12 offset=43 to read them ...]\n" +
 				"    97\ta\n    98\tb\n99\n100"},
+		{"highlights with their reasons: a line before each group says why it is shown",
+			`{"exitCode":2,"stdout":{"head":"1\n","tail":"100\n","totalBytes":292,
+			  "omitted":{"fromLine":2,"toLine":99,"bytes":278},"spool":{"id":"ab12"},
+			  "highlights":[{"fromLine":40,"toLine":41,"text":"error: x\n  at y\n","reason":"error"},{"fromLine":50,"toLine":50,"text":"bad CRC\n","reason":"rare"},
+			  {"fromLine":60,"toLine":60,"text":"warning: z\n","reason":"warning"},{"fromLine":99,"toLine":99,"text":"gave up\n","reason":"exit"}]},"stderr":` + empty + `}`,
+			"exit status 2\n--- stdout ---\n1\n" +
+				"[... lines 2-39 omitted; page spool=ab12 offset=2 to read them ...]\n" +
+				"[lines 40-41: an error]\n    40\terror: x\n    41\t  at y\n" +
+				"[... lines 42-49 omitted; page spool=ab12 offset=42 to read them ...]\n" +
+				"[line 50: unusual here: a shape seen once or twice among repeats]\n    50\tbad CRC\n" +
+				"[... lines 51-59 omitted; page spool=ab12 offset=51 to read them ...]\n" +
+				"[line 60: a warning]\n    60\twarning: z\n" +
+				"[... lines 61-98 omitted; page spool=ab12 offset=61 to read them ...]\n" +
+				"[line 99: what came before the failure]\n    99\tgave up\n100"},
 		{"omitted without a spool",
 			`{"exitCode":0,"stdout":{"head":"1\n","tail":"9\n","totalBytes":2048,
 			  "omitted":{"fromLine":2,"toLine":8,"bytes":2044}},"stderr":` + empty + `}`,

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/rpc"
 )
 
@@ -121,19 +121,27 @@ func rootDirs(rs []*sdk.Root) ([]string, error) {
 }
 
 // narrow returns the client's roots that lie within the command line's
-// (all of them when there are none). When none does, the command line's
-// stand: a client can narrow what the user allowed, never widen it.
+// (all of them when there are none), each resolved once (symlinks
+// followed) and compared as resolved: a client's root that is a symlink
+// inside --root to a directory outside it lies outside, and what the
+// daemon is given is the resolved path, not the link it could follow
+// elsewhere later. When none lies within, the command line's stand: a
+// client can narrow what the user allowed, never widen it. A client's
+// root that cannot be resolved (missing) is left out.
 func narrow(fixed, client []string) []string {
 	if len(fixed) == 0 {
 		return client
 	}
+	var bounds []string
+	for _, f := range fixed {
+		if real, err := resolveDir(f); err == nil {
+			bounds = append(bounds, real)
+		}
+	}
 	var in []string
 	for _, c := range client {
-		for _, f := range fixed {
-			if abs, err := filepath.Abs(f); err == nil && within(abs, c) {
-				in = append(in, c)
-				break
-			}
+		if real, err := resolveDir(c); err == nil && beneath.Any(real, bounds) {
+			in = append(in, real)
 		}
 	}
 	if len(in) == 0 {
@@ -142,8 +150,11 @@ func narrow(fixed, client []string) []string {
 	return in
 }
 
-// within reports whether path is dir or below it (lexically; the daemon
-// resolves symlinks when it checks a path against the roots).
-func within(dir, path string) bool {
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+// resolveDir makes dir absolute and follows its symlinks.
+func resolveDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
 }

@@ -153,16 +153,42 @@ func TestClientRootsBad(t *testing.T) {
 	}
 }
 
+// TestNarrow: the client's roots are resolved once and compared, as
+// resolved, with the command line's, also resolved: a link inside --root
+// that leads out does not widen the roots, one that leads in narrows them
+// to its target, and a --root that is a link holds its target's dirs.
 func TestNarrow(t *testing.T) {
 	t.Parallel()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ab, c, ac := filepath.Join(base, "a"), filepath.Join(base, "a", "b"), filepath.Join(base, "c"), filepath.Join(base, "ac")
+	for _, d := range []string{ab, c, ac} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"a/out": c, "a/in": ab, "la": a, "a/b/up": ".."} {
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := func(p string) string { return filepath.Join(base, p) }
 	tests := []struct{ fixed, client, want []string }{
-		{nil, []string{"/a"}, []string{"/a"}},
+		{nil, []string{a}, []string{a}},
 		{nil, nil, nil},
-		{[]string{"/a"}, nil, []string{"/a"}},
-		{[]string{"/a"}, []string{"/a/b", "/c", "/ab"}, []string{"/a/b"}},
-		{[]string{"/a", "/c"}, []string{"/c", "/a"}, []string{"/c", "/a"}},
-		{[]string{"/a/"}, []string{"/a/x"}, []string{"/a/x"}},
-		{[]string{"/a"}, []string{"/"}, []string{"/a"}},
+		{[]string{a}, nil, []string{a}},
+		{[]string{a}, []string{ab, c, ac}, []string{ab}},
+		{[]string{a, c}, []string{c, a}, []string{c, a}},
+		{[]string{a + "/"}, []string{ab}, []string{ab}},
+		{[]string{a}, []string{"/"}, []string{a}},
+		{[]string{a}, []string{j("a/out")}, []string{a}},      // a link out: outside
+		{[]string{a}, []string{j("a/out"), ab}, []string{ab}}, // only the one inside
+		{[]string{a}, []string{j("a/in")}, []string{ab}},      // a link in: its target
+		{[]string{a}, []string{j("a/b/up/out")}, []string{a}}, // a chain out
+		{[]string{j("la")}, []string{ab}, []string{ab}},       // --root a link
+		{[]string{a}, []string{j("a/missing")}, []string{a}},  // cannot be resolved
 	}
 	for _, tt := range tests {
 		if got := narrow(tt.fixed, tt.client); !slices.Equal(got, tt.want) {

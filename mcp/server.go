@@ -61,6 +61,13 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	client, err := s.connect(ctx)
+	var refused *rpc.Error
+	if errors.As(err, &refused) {
+		// The daemon answered and refused the session (a --root that
+		// is not there): the configuration's fault, said to the client.
+		// A daemon that cannot be reached ends toold mcp, as it did.
+		return s.RunRefusing(parent, in, out, fmt.Errorf("the daemon refused the session: %w", err))
+	}
 	if err != nil {
 		return fmt.Errorf("mcp: connecting to the daemon: %w", err)
 	}
@@ -76,11 +83,14 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 		}
 	}()
 
-	roots := newRoots(client, s.Init)
+	init := s.sessionInit()
+	names := &namer{s: s, client: client, init: init}
+	roots := newRoots(client, init)
 	srv := sdk.NewServer(&sdk.Implementation{Name: "toold", Version: s.version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Logger:       s.log,
+		Logger:       quiet(s.log),
 		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
+			names.initialized(ctx, req.Session)
 			roots.initialized(ctx, req.Session)
 		},
 		RootsListChangedHandler: func(_ context.Context, req *sdk.RootsListChangedRequest) {
@@ -93,7 +103,7 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 		if !s.Structured {
 			t.OutputSchema = nil
 		}
-		srv.AddTool(t, s.handler(client, roots, methodOf(t.Name)))
+		srv.AddTool(t, s.handler(client, roots, names, methodOf(t.Name)))
 	}
 	err = srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
 	if perr := parent.Err(); perr != nil {
@@ -111,8 +121,13 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 // renders the reply, within the Server's budget when the call gave no size
 // of its own. A JSON-RPC error becomes a failed tool call; only a broken
 // daemon connection is a protocol error.
-func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.ToolHandler {
+func (s *Server) handler(client *rpc.Client, roots *roots, names *namer, method string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if p := req.Session.InitializeParams(); p == nil || p.ProtocolVersion >= statelessProtocol {
+			// A client without a handshake names itself in each call
+			// (and has no roots that a re-initialize could drop).
+			names.name(ctx, req.ClientInfo(), false)
+		}
 		if err := roots.wait(ctx, req.Session); err != nil {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "error: " + err.Error()}}, IsError: true}, nil
 		}
@@ -122,6 +137,11 @@ func (s *Server) handler(client *rpc.Client, roots *roots, method string) sdk.To
 			if json.Unmarshal(a, &args) != nil {
 				args, params = nil, a // not an object: the daemon will say so
 			}
+		}
+		if method == protocol.MethodStats && args != nil {
+			// What the kernel enforces of a sandbox is worth a model's
+			// asking: it costs a process's start, once per daemon.
+			args["sandbox"] = json.RawMessage("true")
 		}
 		budget := 0
 		if s.Budget > 0 && budgetArgs(method, args) {

@@ -11,22 +11,25 @@ import (
 	"github.com/toold/toold/schema"
 )
 
-// instructions teach a model the paging workflow: every result says what
-// it left out and the exact call that reads it.
-const instructions = `toold reads files and runs commands with results cut to fit your context window, losing nothing.
+// instructions teach a model the paging workflow once, in initialize: every
+// result says what it left out and the call that reads it. Clients that
+// send them with every request (codex) pay for each byte, as for the tools.
+const instructions = `toold reads files and runs commands, cutting results to fit your context without losing anything: a result that leaves something out ends with the call that reads it (read offset=N, page spool=ID offset=N). A command that waits for input returns with its prompt: answer it with process_write. Prefer these tools to cat, head, tail, sed, grep and find in a shell. Spools and background processes last as long as this session.`
 
-- read: a file as numbered lines, at most 2000 lines or 16 KB per call (a result is at most 24 KB unless you give maxBytes). When more remains, the result's last line says so, e.g. "[Showing lines 1-2000 of 5000. Use offset=2001 to continue]": call read again with that offset, or jump to the lines you need.
-- readBytes: for a line too long for read (minified code, one-line JSON), or to walk a file by bytes: pass the startByte the last result names.
-- exec: runs a command. Long output shows its first and last lines and one line naming the lines in between and a spool id, e.g. "[... lines 1001-4000 omitted (120 KB); page spool=ID offset=1001 to read them ...]"; errors from the middle are shown too. Read the omitted lines with page spool=ID offset=N, a window at a time, rather than re-running the command with a pipe through head or grep.
-- page: windows of a spool, numbered as read numbers them; pass the offset (or startByte) the previous result names to go on.
-- grep, find, ls: search file contents, find files by glob, list a directory, with limits and notices as read has; grep also searches a spool (spool=ID), with page's line numbers.
-- exec with yieldMs or background: true leaves a long command (a build, a dev server, a watcher) running as a process; process_wait waits for its exit, a line matching until.pattern or idle output, process_read reads what is new, process_write answers its prompts, process_kill ends it.
-
-Prefer these to cat, head, tail or sed: nothing is silently cut. Spools last as long as this session.`
-
-// prop describes one parameter of a tool for a model.
+// prop describes one parameter of a tool for a model. An empty desc
+// leaves the param as described in the tool its tool's description names
+// ("Output params as in exec."): the same name, the same meaning.
 type prop struct {
-	name, typ, desc string
+	name, desc string
+}
+
+// as leaves names described as in another tool (see prop).
+func as(names ...string) []prop {
+	ps := make([]prop, len(names))
+	for i, n := range names {
+		ps[i] = prop{name: n}
+	}
+	return ps
 }
 
 // inputSchema is method's params schema (package schema, from the wire
@@ -42,6 +45,9 @@ func inputSchema(method string, props ...prop) *jsonschema.Schema {
 	// record is toold mcp's own (the reads that fit a window to the budget
 	// are kept out of what the session saw): not a model's to give.
 	delete(s.Properties, "record")
+	if method == protocol.MethodStats {
+		delete(s.Properties, "sandbox") // always asked (Server.handler)
+	}
 	if len(props) != len(s.Properties) {
 		panic(fmt.Sprintf("mcp: %s describes %d params of %d", method, len(props), len(s.Properties)))
 	}
@@ -51,12 +57,19 @@ func inputSchema(method string, props ...prop) *jsonschema.Schema {
 			panic(fmt.Sprintf("mcp: %s has no param %s", method, p.name))
 		}
 		ps.Description = p.desc
-		ps.Type, ps.Types = nonNull(ps), nil // a model sends a value or nothing; clients (the Inspector) read one type
-		if p.typ == "integer" {
-			ps.Minimum = new(float64)
-		}
+		oneType(ps)
 	}
 	return s
+}
+
+// oneType gives s and the properties within it their one type other than
+// "null": a model sends a value or nothing, and clients (the Inspector)
+// read one type.
+func oneType(s *jsonschema.Schema) {
+	s.Type, s.Types = nonNull(s), nil
+	for _, p := range s.Properties {
+		oneType(p)
+	}
 }
 
 // nonNull is s's one type other than "null".
@@ -93,33 +106,56 @@ func outputSchema(method string) *jsonschema.Schema {
 	return s
 }
 
-// noIgnoreDoc describes grep's, find's and ls' noIgnore.
-const noIgnoreDoc = "Also search what .gitignore and .ignore exclude (default false; VCS directories stay skipped). " +
-	"A .gitignore applies only inside a git work tree, a .ignore everywhere."
-
+// The params' descriptions: short, since clients send every tool's schema
+// with each request to the model (TestToolsListSize); a default is named
+// where the model may want another. The daemon says in a result's notice
+// what a call left out and how to get it, so the schemas need not.
 var (
-	pPath         = prop{"path", "string", "The file: absolute, or relative to the working directory."}
-	pOffset       = prop{"offset", "integer", "First line to show, from 1 (default 1). To go on, pass the offset the last line of the previous result names."}
-	pLimit        = prop{"limit", "integer", fmt.Sprintf("Most lines to show (default %d).", protocol.DefaultLimits.Read.Limit)}
-	pMaxBytes     = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of the file to show (default %d, at most %d).", protocol.MCPWindowBytes, protocol.MaxWindowBytes)}
-	pMaxLineChars = prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d; 0: never cut). The result says how to read a cut line whole.", protocol.DefaultLimits.Read.MaxLineChars)}
-	pStartByte    = prop{"startByte", "integer", "Byte offset to start at (default 0); the result starts at the beginning of the line that holds it. To go on, pass the startByte the result names."}
-	pOutline      = prop{"outline", "boolean", "Answer with the file's outline instead of its lines: symbols (Go, and other code with Universal Ctags), Markdown headings, JSON/YAML keys, CSV chunks, a log's time buckets with error counts, each with the line range to read it with offset and limit."}
-	pIfChanged    = prop{"ifChanged", "boolean", "Re-reading a range read before in this session: answer 'unchanged' with no lines when none changed, else the lines and which ranges changed."}
-	pClean        = prop{"clean", "boolean", "Strip color codes and progress-bar redraws, as exec's preview does (default true). false gives the raw bytes."}
-	yes, no       = true, false
-	readOnly      = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
-	mayDestroy    = &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}
-	// waits reads and moves a process's cursor: nothing is changed, but a
-	// second call answers with other output.
-	waits         = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
-	ends          = &sdk.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
-	pID           = prop{"id", "string", "The process id from exec (yieldMs or background) or process_list."}
-	pProcMaxLines = prop{"maxLines", "integer", fmt.Sprintf("Most lines of each of stdout and stderr to show (default %d); the rest is named with its page call.", protocol.DefaultLimits.Exec.MaxLines)}
-	pProcMaxBytes = prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of each of stdout and stderr to show (default %d, at most %d).", protocol.MCPExecBytes, protocol.MaxExecBytes)}
-	pPreview      = prop{"preview", "string", fmt.Sprintf("Which lines to show of long output: the first and last (%s, default), the first (%s) or the last (%s).", protocol.PreviewHeadTail, protocol.PreviewHead, protocol.PreviewTail)}
-	pOutLineChars = prop{"maxLineChars", "integer", fmt.Sprintf("Shown lines longer than this many characters are cut (default %d); the spool keeps them whole.", protocol.DefaultLimits.Read.MaxLineChars)}
+	pPath         = prop{"path", "Absolute or relative to the cwd."}
+	pOffset       = prop{"offset", "Default 1."}
+	pLimit        = prop{"limit", fmt.Sprintf("Lines, default %d.", protocol.DefaultLimits.Read.Limit)}
+	pMaxBytes     = prop{"maxBytes", fmt.Sprintf("Default %d.", protocol.MCPWindowBytes)}
+	pMaxLineChars = prop{"maxLineChars", fmt.Sprintf("Cut lines, default %d; 0: never.", protocol.DefaultLimits.Read.MaxLineChars)}
+	pStartByte    = prop{"startByte", "Byte offset, instead of offset."}
+	pOutline      = prop{"outline", "Outline with line ranges instead."}
+	pIfChanged    = prop{"ifChanged", "Say if unchanged since read."}
+	pClean        = prop{"clean", "Strip colors, default true."}
+	pID           = prop{"id", "From exec or process_list."}
+	pOutLines     = prop{"maxLines", fmt.Sprintf("Per stream, default %d.", protocol.DefaultLimits.Exec.MaxLines)}
+	pOutBytes     = prop{"maxBytes", fmt.Sprintf("Per stream, default %d.", protocol.MCPExecBytes)}
+	pPreview      = prop{"preview", "headTail (default), head or tail."}
+	pOutLineChars = prop{"maxLineChars", fmt.Sprintf("Cut lines, default %d.", protocol.DefaultLimits.Read.MaxLineChars)}
+	pNoIgnore     = prop{"noIgnore", "Include ignored files."}
+	pDir          = prop{"path", "Default: the cwd."}
+	pEntries      = prop{"limit", fmt.Sprintf("Default %d.", protocol.MCPEntries)}
+	// The annotations say what a client may run without asking (codex's
+	// default approval mode runs a tool unasked only when it is readOnly).
+	// readOnly: nothing outside toold changes (the spools, the cursors and
+	// what a session has read are toold's own state).
+	yes, no  = true, false
+	readOnly = &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	// cursor reads and moves a process's read cursor: a second call answers
+	// with other output.
+	cursor = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
+	// anything: a command (or a process's input) can do anything the user
+	// can, the network included.
+	anything = &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &yes}
+	// ends a process of this session: once ended, again is the same.
+	ends = &sdk.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
 )
+
+// outputParams are exec's params that the process tools share.
+var outputParams = []string{"maxLines", "maxBytes", "preview", "maxLineChars", "clean"}
+
+// ToolNames are the names of toold mcp's tools, in the order tools/list
+// gives them.
+func ToolNames() []string {
+	var names []string
+	for _, t := range tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}
 
 // toolName is a method's tool name: MCP's names allow no "/".
 func toolName(method string) string { return strings.ReplaceAll(method, "/", "_") }
@@ -135,144 +171,119 @@ func methodOf(tool string) string {
 // tools are the daemon's methods as MCP tools: a tool's name is its method.
 func tools() []*sdk.Tool {
 	return []*sdk.Tool{{
-		Name: protocol.MethodRead,
-		Description: "Read a text file as numbered lines (like cat -n), a window at a time. " +
-			"A long file is cut at limit lines or maxBytes bytes, and the result's last line says which offset reads on. " +
-			"Images (png, jpeg, gif, webp) come back as images. Use this instead of cat, head or sed. " +
-			"A file over 64 KB read with no offset or limit comes back as its outline (each entry with its line range) and its first lines: read the ranges you need.",
+		Name:         protocol.MethodRead,
+		Description:  "Read a file as numbered lines. Over 64 KB, with no offset or limit: its outline and first lines.",
 		InputSchema:  inputSchema(protocol.MethodRead, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars, pOutline, pIfChanged),
 		OutputSchema: outputSchema(protocol.MethodRead),
 		Annotations:  readOnly,
 	}, {
-		Name: protocol.MethodReadBytes,
-		Description: "Read a file from a byte offset, in whole lines: for a line too long for read (minified code, logs), " +
-			"or to walk a file by bytes. The result's last line says which startByte reads on.",
+		Name:         protocol.MethodReadBytes,
+		Description:  "Read whole lines from a byte offset: for lines too long for read.",
+		InputSchema:  inputSchema(protocol.MethodReadBytes, pPath, pStartByte, pMaxBytes),
 		OutputSchema: outputSchema(protocol.MethodReadBytes),
-		InputSchema: inputSchema(protocol.MethodReadBytes, pPath, pStartByte,
-			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes to show (default %d, at most %d).", protocol.MCPWindowBytes, protocol.MaxWindowBytes)}),
-		Annotations: readOnly,
+		Annotations:  readOnly,
 	}, {
-		Name: protocol.MethodPage,
-		Description: "Read the output exec left out. When exec shows only the first and last lines of a command's output, " +
-			"it keeps all of it in a spool and names it: [... lines 1001-4000 omitted (...); page spool=ID offset=1001 ...]. " +
-			"Pass that spool and offset; the lines come numbered as in read. Give startByte instead of offset to page by bytes.",
+		Name:        protocol.MethodPage,
+		Description: "Read the output exec left out: page spool=ID offset=N, as exec says. Other params as in read.",
+		InputSchema: inputSchema(protocol.MethodPage, append(as("offset", "limit", "maxBytes", "maxLineChars", "outline", "ifChanged"),
+			prop{"spool", "From exec."}, pStartByte, pClean)...),
 		OutputSchema: outputSchema(protocol.MethodPage),
-		InputSchema: inputSchema(protocol.MethodPage,
-			prop{"spool", "string", "The spool id from exec's result."},
-			pOffset, pLimit, pMaxBytes, pMaxLineChars, pStartByte, pClean, pOutline, pIfChanged),
-		Annotations: readOnly,
+		Annotations:  readOnly,
 	}, {
 		Name: protocol.MethodExec,
-		Description: "Run a command and get its exit status and output. Long output shows its first and last lines " +
-			"and one line that names the lines in between and the spool that keeps them: read those with page. " +
-			"stdin is empty unless given; the command and its children are killed after timeoutMs. Give command or argv. " +
-			"For a command that may run long (a build, a test suite) give yieldMs: if it still runs then, the result has what it printed so far " +
-			"and a process id, and it goes on in the background. For one that never ends by itself (a dev server, a watcher, a REPL) give background: true, " +
-			"then process_wait for the line that says it is ready (until.pattern). Background processes end with the session.",
-		OutputSchema: outputSchema(protocol.MethodExec),
+		Description: "Run a command. Long output shows head, tail and the errors between, and how to page the rest. " +
+			"yieldMs or background leave it running (process_* tools).",
 		InputSchema: inputSchema(protocol.MethodExec,
-			prop{"command", "string", "A shell command line, run with bash -c."},
-			prop{"argv", "array", "The program and its arguments, run without a shell (instead of command)."},
-			prop{"cwd", "string", "Working directory (default: the server's)."},
-			prop{"env", "object", "Environment variables to set, over the server's."},
-			prop{"stdin", "string", "Text to give the command on its standard input."},
-			prop{"timeoutMs", "integer", fmt.Sprintf("Kill the command after this many milliseconds (default %d).", protocol.DefaultLimits.Exec.TimeoutMs)},
-			prop{"maxLines", "integer", fmt.Sprintf("Most lines of each of stdout and stderr to show (default %d).", protocol.DefaultLimits.Exec.MaxLines)},
-			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of each of stdout and stderr to show (default %d, at most %d).", protocol.MCPExecBytes, protocol.MaxExecBytes)},
-			prop{"preview", "string", fmt.Sprintf("Which lines to show of long output: the first and last (%s, default), the first (%s) or the last (%s).", protocol.PreviewHeadTail, protocol.PreviewHead, protocol.PreviewTail)},
-			prop{"maxLineChars", "integer", fmt.Sprintf("Shown lines longer than this many characters are cut (default %d); the spool keeps them whole.", protocol.DefaultLimits.Read.MaxLineChars)},
-			prop{"mergeStderr", "boolean", "Send stderr into stdout, interleaved as written (default false)."},
+			prop{"command", "Run by bash -c."},
+			prop{"argv", "Run with no shell."},
+			prop{"cwd", "Working directory."},
+			prop{"env", "Set over the session's."},
+			prop{"stdin", "Default: none (EOF)."},
+			prop{"timeoutMs", fmt.Sprintf("Default %d.", protocol.DefaultLimits.Exec.TimeoutMs)},
+			pOutLines, pOutBytes, pPreview, pOutLineChars,
+			prop{"mergeStderr", "Into stdout."},
 			pClean,
-			prop{"yieldMs", "integer", "Return after this many milliseconds if the command still runs, leaving it running as a background process (timeoutMs then applies only if given; stdin stays open for process_write)."},
-			prop{"background", "boolean", "Start the command as a background process and return at once (yieldMs 0): for servers, watchers and REPLs."}),
-		Annotations: mayDestroy, // a command can do anything
+			prop{"yieldMs", "Return then if it still runs."},
+			prop{"background", "Return at once (servers, watchers)."},
+			prop{"tty", "Run on a terminal (prompts, REPLs, less)."},
+			prop{"cols", fmt.Sprintf("With tty; default %d.", protocol.DefaultTTYCols)},
+			prop{"rows", fmt.Sprintf("With tty; default %d.", protocol.DefaultTTYRows)}),
+		OutputSchema: outputSchema(protocol.MethodExec),
+		Annotations:  anything,
 	}, {
-		Name:         toolName(protocol.MethodProcessWait),
+		Name:        toolName(protocol.MethodProcessWait),
+		Description: "Wait for a background process to exit, print a line matching until.pattern or go quiet (until.idleMs). Output params as in exec.",
+		InputSchema: inputSchema(protocol.MethodProcessWait, append(as(outputParams...), pID,
+			prop{"timeoutMs", fmt.Sprintf("Default %d; 0: none.", protocol.DefaultWaitTimeoutMs)},
+			prop{"until", "pattern is RE2."})...),
 		OutputSchema: outputSchema(protocol.MethodProcessWait),
-		Description: "Wait for a background process (from exec with yieldMs or background) until it exits, prints a line matching until.pattern " +
-			"(RE2, e.g. \"listening on|ready\" for a server, \"error|fail\" for a failure), or prints nothing for until.idleMs (a watcher that has rebuilt), " +
-			"whichever comes first, at most timeoutMs. Returns why (reason), the output since the last read, and the exit status once it has exited.",
-		InputSchema: inputSchema(protocol.MethodProcessWait, pID,
-			prop{"timeoutMs", "integer", fmt.Sprintf("Most milliseconds to wait (default %d; 0: no limit). The process goes on running when the wait ends.", protocol.DefaultWaitTimeoutMs)},
-			prop{"until", "object", "pattern (an RE2 expression matched against each new line) and/or idleMs (milliseconds without output)."},
-			pProcMaxLines, pProcMaxBytes, pPreview, pOutLineChars, pClean),
-		Annotations: waits,
+		Annotations:  cursor,
 	}, {
 		Name:         toolName(protocol.MethodProcessRead),
+		Description:  "A background process's new output. Output params as in exec.",
+		InputSchema:  inputSchema(protocol.MethodProcessRead, append(as(outputParams...), pID, prop{"since", "Cursor; default: the last read's end."})...),
 		OutputSchema: outputSchema(protocol.MethodProcessRead),
-		Description: "Read what a background process printed since the last read (or since the cursor given), without waiting, " +
-			"previewed as exec previews output; the result has the cursor to read on from, whether it still runs, and its exit status once it has exited.",
-		InputSchema: inputSchema(protocol.MethodProcessRead, pID,
-			prop{"since", "string", "A cursor from an earlier result, to read again from there (default: where the last read ended)."},
-			pProcMaxLines, pProcMaxBytes, pPreview, pOutLineChars, pClean),
-		Annotations: readOnly,
+		Annotations:  cursor,
 	}, {
-		Name:         toolName(protocol.MethodProcessWrite),
-		OutputSchema: outputSchema(protocol.MethodProcessWrite),
-		Description:  "Write text to a background process's stdin: answer a prompt or drive a REPL (end a line with \\n). close: true closes stdin after it (EOF).",
+		Name:        toolName(protocol.MethodProcessWrite),
+		Description: "Answer a process's prompt: write to its stdin or terminal.",
 		InputSchema: inputSchema(protocol.MethodProcessWrite, pID,
-			prop{"stdin", "string", "The text to write."},
-			prop{"close", "boolean", "Close stdin after writing (default false)."}),
-		Annotations: mayDestroy,
+			prop{"stdin", "End lines with \\n; \\u0003 is Ctrl-C on a tty."},
+			prop{"close", "Close stdin after (Ctrl-D on a tty)."},
+			prop{"cols", "Resize the tty."},
+			prop{"rows", "Resize the tty."}),
+		OutputSchema: outputSchema(protocol.MethodProcessWrite),
+		Annotations:  anything,
 	}, {
 		Name:         toolName(protocol.MethodProcessKill),
+		Description:  "End a background process and its children.",
+		InputSchema:  inputSchema(protocol.MethodProcessKill, pID, prop{"signal", "Default SIGTERM."}),
 		OutputSchema: outputSchema(protocol.MethodProcessKill),
-		Description:  "End a background process and everything it started (SIGTERM, then SIGKILL after 2 s). Returns its exit status; process_read still gives its last output.",
-		InputSchema: inputSchema(protocol.MethodProcessKill, pID,
-			prop{"signal", "string", "A signal to send first: a name such as SIGINT, or its number (default SIGTERM)."}),
-		Annotations: ends,
+		Annotations:  ends,
 	}, {
 		Name:         toolName(protocol.MethodProcessList),
-		Description:  "List this session's background processes: id, command, whether it runs, exit status, start time.",
+		Description:  "This session's background processes.",
 		InputSchema:  inputSchema(protocol.MethodProcessList),
 		OutputSchema: processListSchema(),
 		Annotations:  readOnly,
 	}, {
-		Name:         protocol.MethodGrep,
-		OutputSchema: outputSchema(protocol.MethodGrep),
-		Description: "Search file contents with a regular expression (RE2, Go's syntax) or a literal string: one file, a directory tree " +
-			"(skipping what .gitignore and .ignore exclude, VCS directories and binary files) or a spool exec kept. " +
-			"Matches come as path:line:text, grouped by file in a stable order, with context lines as path-line-text. " +
-			"Use this instead of grep or rg in exec.",
+		Name:        protocol.MethodGrep,
+		Description: "Search files (ignored ones skipped) or an exec spool with RE2.",
 		InputSchema: inputSchema(protocol.MethodGrep,
-			prop{"pattern", "string", "The regular expression (RE2: no backreferences or lookaround), or the string with literal true."},
-			prop{"literal", "boolean", "Match pattern as a plain string (default false)."},
-			prop{"ignoreCase", "boolean", "Match without regard to case (default false)."},
-			prop{"path", "string", "A file or directory: absolute, or relative to the working directory (default: the working directory)."},
-			prop{"spool", "string", "Search this spool of an exec result instead of path: its line numbers are page's."},
-			prop{"glob", "string", "Search only files matching this glob: \"*.go\" matches names at any depth, \"src/**/*.ts\" paths under path."},
-			prop{"noIgnore", "boolean", noIgnoreDoc},
-			prop{"context", "integer", fmt.Sprintf("Lines to show before and after each match (default 0, at most %d).", protocol.MaxGrepContext)},
-			prop{"limit", "integer", fmt.Sprintf("Most matching lines to show (default %d, at most %d).", protocol.DefaultGrepLimit, protocol.MaxGrepLimit)},
-			prop{"maxLineChars", "integer", fmt.Sprintf("Lines longer than this many characters are cut (default %d); read shows them whole.", protocol.DefaultGrepMaxLineChars)},
-			prop{"maxBytes", "integer", fmt.Sprintf("Most bytes of lines to show (default %d, at most %d).", protocol.MCPGrepBytes, protocol.MaxGrepBytes)}),
-		Annotations: readOnly,
+			prop{"pattern", "RE2, or text if literal."},
+			prop{"literal", "Plain text."},
+			prop{"ignoreCase", "Ignore case."},
+			prop{"path", "File or dir, default the cwd."},
+			prop{"spool", "Instead of path."},
+			prop{"glob", "*.go, src/**/*.ts"},
+			pNoIgnore,
+			prop{"context", "Lines around matches."},
+			prop{"limit", fmt.Sprintf("Matches, default %d.", protocol.DefaultGrepLimit)},
+			prop{"maxLineChars", fmt.Sprintf("Default %d.", protocol.DefaultGrepMaxLineChars)},
+			prop{"maxBytes", fmt.Sprintf("Default %d.", protocol.MCPGrepBytes)}),
+		OutputSchema: outputSchema(protocol.MethodGrep),
+		Annotations:  readOnly,
 	}, {
-		Name:         protocol.MethodFind,
-		OutputSchema: outputSchema(protocol.MethodFind),
-		Description: "Find files and directories by glob, as paths relative to path, sorted, directories ending with /. " +
-			"Skips what .gitignore and .ignore exclude and VCS directories. Use this instead of find or ls -R in exec.",
+		Name:        protocol.MethodFind,
+		Description: "Find files by glob (ignored ones skipped).",
 		InputSchema: inputSchema(protocol.MethodFind,
-			prop{"pattern", "string", "A glob: \"*.go\" matches names at any depth, \"src/**/*_test.go\" paths (default: everything)."},
-			prop{"path", "string", "The directory to search: absolute, or relative to the working directory (default: the working directory)."},
-			prop{"type", "string", "Only files (\"file\") or only directories (\"dir\") (default both)."},
-			prop{"noIgnore", "boolean", noIgnoreDoc},
-			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.MCPEntries, protocol.MaxFindLimit)}),
-		Annotations: readOnly,
+			prop{"pattern", "*.go at any depth, src/**/*_test.go"},
+			pDir,
+			prop{"type", "file or dir."},
+			pNoIgnore, pEntries),
+		OutputSchema: outputSchema(protocol.MethodFind),
+		Annotations:  readOnly,
 	}, {
-		Name:         protocol.MethodLs,
+		Name:        protocol.MethodLs,
+		Description: "List a directory (ignored entries skipped).",
+		InputSchema: inputSchema(protocol.MethodLs, pDir, pEntries,
+			prop{"all", "Include dotfiles."},
+			pNoIgnore),
 		OutputSchema: outputSchema(protocol.MethodLs),
-		Description: "List a directory: entries sorted by name, directories ending with /, symlinks as name -> target. " +
-			"Skips what .gitignore and .ignore exclude and VCS directories.",
-		InputSchema: inputSchema(protocol.MethodLs,
-			prop{"path", "string", "The directory: absolute, or relative to the working directory (default: the working directory)."},
-			prop{"limit", "integer", fmt.Sprintf("Most entries to show (default %d, at most %d).", protocol.MCPEntries, protocol.MaxLsLimit)},
-			prop{"all", "boolean", "Also list entries whose names start with a dot (default false)."},
-			prop{"noIgnore", "boolean", noIgnoreDoc}),
-		Annotations: readOnly,
+		Annotations:  readOnly,
 	}, {
 		Name:         protocol.MethodStats,
-		Description:  "The toold daemon's state: sessions, running commands, file index cache and spool usage. For diagnosing toold itself.",
+		Description:  "toold's own state: sessions, cache, spools.",
 		InputSchema:  inputSchema(protocol.MethodStats),
 		OutputSchema: outputSchema(protocol.MethodStats),
 		Annotations:  readOnly,

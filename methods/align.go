@@ -1,6 +1,9 @@
 package methods
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // alignWindow matches the lines of a window (hashes nw, lines start..) to
 // the lines a session saw (old, at line numbers oldLines) by content, as
@@ -49,12 +52,9 @@ func matchLines(old []uint64, oldLines []int64, nw []uint64, start int64) []int 
 	for _, p := range longestIncreasing(uniquePairs(old, nw)) {
 		set(p.n, p.o)
 	}
-	at := make(map[int64]int, len(oldLines)) // line number -> index in old
-	for oi, n := range oldLines {
-		at[n] = oi
-	}
-	for ni := range nw { // equal at the same number
-		if oi, ok := at[start+int64(ni)]; ok && match[ni] < 0 && !used[oi] && old[oi] == nw[ni] {
+	for ni := range nw { // equal at the same number (oldLines rise)
+		oi, ok := slices.BinarySearch(oldLines, start+int64(ni))
+		if ok && match[ni] < 0 && !used[oi] && old[oi] == nw[ni] {
 			set(ni, oi)
 		}
 	}
@@ -117,7 +117,10 @@ type pair struct{ o, n int }
 // nw's order.
 func uniquePairs(old, nw []uint64) []pair {
 	type count struct{ o, n, oi int }
-	m := make(map[uint64]count, len(old)+len(nw))
+	// No size hint: a window of like lines (empty ones, a log's repeats)
+	// has a few distinct hashes, and a hint of its length made the map
+	// 19 MB for 256K empty lines.
+	m := make(map[uint64]count)
 	for i, h := range old {
 		c := m[h]
 		c.o++

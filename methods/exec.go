@@ -15,6 +15,7 @@ import (
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 	"github.com/toold/toold/truncate"
 )
 
@@ -44,7 +45,7 @@ func toStream(s *exec.Stream) protocol.Stream {
 		HighlightsOmitted: s.HighlightsOmitted, Kinds: toKinds(s.Kinds, 0),
 	}
 	for _, h := range s.Highlights {
-		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text})
+		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text, Reason: h.Reason})
 	}
 	if o := s.Omitted; o != nil {
 		w.Omitted = &protocol.Omitted{FromLine: o.FromLine, ToLine: o.ToLine, Bytes: o.Bytes}
@@ -81,14 +82,18 @@ func execSpec(p *protocol.ExecParams, s *Session) (exec.Spec, error) {
 			spec.Dir = filepath.Join(s.Cwd, spec.Dir)
 		}
 	}
-	spec.Env = s.EnvList(p.Env)
+	extra := p.Env
+	spec.Cgroup = s.Cgroup
 	if pol := s.SandboxPolicy(); pol != nil {
 		spec.Sandbox = pol
-		env := map[string]string{"TMPDIR": s.TmpDir}
+		extra = map[string]string{"TMPDIR": s.TmpDir}
 		for k, v := range p.Env {
-			env[k] = v
+			extra[k] = v
 		}
-		spec.Env = s.EnvList(env)
+	}
+	spec.Env = s.EnvList(extra)
+	if err := ttySpec(p, s, &spec, extra); err != nil {
+		return spec, err
 	}
 	spec.Stdin = p.Stdin
 	l := s.Limits.Exec
@@ -148,7 +153,7 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if s.Spool != nil {
 		spec.Spool = func(stream string) (exec.SpoolFile, error) { return s.Spool.Create(stream) }
 		spec.Groups = s.Spool // for the sweep, should the daemon die first
-		spec.ReadLines = func(path string, from, to int64) ([]byte, error) { return svc.readLines(ctx, path, from, to) }
+		spec.ReadLines = func(id string, from, to int64) ([]byte, error) { return svc.spoolLines(ctx, s, id, from, to) }
 	}
 	if fi, err := os.Stat(spec.Dir); err != nil || !fi.IsDir() {
 		return nil, rpc.Errorf(protocol.CodeStartFailed, map[string]string{"path": spec.Dir},
@@ -161,22 +166,33 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 		}
 		return svc.execBackground(ctx, s, &p, spec, time.Duration(yield)*time.Millisecond)
 	}
+	if spec.TTY != nil {
+		// It may wait for input: run as a process, which exec leaves
+		// running when it does, and answers for at its exit otherwise.
+		return svc.execBackground(ctx, s, &p, spec, untilExit)
+	}
 	stop := execProgress(ctx, &spec)
 	res, err := svc.Runner.Run(ctx, spec)
 	stop()
 	if err != nil {
 		return nil, startError(err, &spec)
 	}
+	return exitResult(res, &spec), nil
+}
+
+// exitResult maps the result of a command that has ended, with its notice.
+func exitResult(res *exec.Result, spec *exec.Spec) *protocol.ExecResult {
 	out := toResult(res)
 	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
 		StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
 		StdoutErrors: res.Stdout.HighlightErrors, StderrErrors: res.Stderr.HighlightErrors,
 		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip,
 		StdoutSkipped: res.Stdout.ScanSkipped, StderrSkipped: res.Stderr.ScanSkipped,
-		Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}); n != "" {
+		Sandbox:       sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr),
+		NeedsTerminal: needsTerminal(spec.TTY != nil, failed(out), &out.Stdout, &out.Stderr)}); n != "" {
 		out.Notice = &n
 	}
-	return out, nil
+	return out
 }
 
 // startError is the error of a command that could not start (-32005, with
@@ -195,11 +211,20 @@ func startError(err error, spec *exec.Spec) error {
 // maxEvidence bounds what readLines reads for one highlight's evidence.
 const maxEvidence = 1 << 20
 
-// readLines reads lines from..to of a spool file through the line index
-// (which page then finds built): the evidence of a highlight that has left
-// the detector's memory, such as a failed go test's log lines.
-func (svc *Service) readLines(ctx context.Context, path string, from, to int64) ([]byte, error) {
-	f, err := svc.Files.Open(ctx, path)
+// spoolLines reads lines from..to of the session's spool id through the
+// line index (which page then finds built): the evidence of a highlight
+// that has left the detector's memory, such as a failed go test's log
+// lines. The spool is opened by its id (spool.Dir.Open), never by path: a
+// command may have swapped its spool for a symlink or a FIFO.
+func (svc *Service) spoolLines(ctx context.Context, s *Session, id string, from, to int64) ([]byte, error) {
+	if s.Spool == nil {
+		return nil, spool.ErrNoSpool
+	}
+	osf, err := s.Spool.Open(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := svc.Files.OpenFile(ctx, osf.Name(), osf)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,11 @@
 package methods
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"hash/maphash"
+
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
@@ -13,7 +18,12 @@ import (
 // read are not changed: a window with some is never unchanged, and its
 // notice names them; a window of which it read no line (a first read), or
 // one that is part of one long line, is left as it is.
-func (svc *Service) ifChanged(f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
+func (svc *Service) ifChanged(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
+	release, err := svc.seen().work(ctx, w)
+	if err != nil {
+		return err
+	}
+	defer release()
 	hashes, err := windowHashes(f, w)
 	if hashes == nil || err != nil {
 		return err
@@ -39,7 +49,12 @@ func (svc *Service) ifChanged(f *fileindex.File, w *protocol.Window, lr *lineReq
 // as a read with ifChanged does, for a later read with ifChanged: a
 // session remembers every window it read (the contract), not only those
 // read with ifChanged.
-func (svc *Service) remember(f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
+func (svc *Service) remember(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
+	release, err := svc.seen().work(ctx, w)
+	if err != nil {
+		return err
+	}
+	defer release()
 	hashes, err := windowHashes(f, w)
 	if hashes == nil || err != nil {
 		return err
@@ -59,4 +74,35 @@ func windowHashes(f *fileindex.File, w *protocol.Window) ([]uint64, error) {
 		return nil, err
 	}
 	return hashLines(raw), nil
+}
+
+// hashLines hashes each line of raw (whole lines, endings included).
+func hashLines(raw []byte) []uint64 {
+	hs := make([]uint64, 0, bytes.Count(raw, []byte{'\n'})+1)
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\n')
+		line := raw
+		if i >= 0 {
+			line = raw[:i+1]
+		}
+		hs = append(hs, maphash.Bytes(seenSeed, line))
+		raw = raw[len(line):]
+	}
+	return hs
+}
+
+// work waits for the memory of comparing or recording window w
+// (seenWeight) and returns what gives it back. A window whose weight is
+// at most seenFree takes none: the budget's waiters are served in turn,
+// and another session's reads of a few thousand lines must not wait
+// behind one session's flood of huge windows.
+func (st *seenStore) work(ctx context.Context, w *protocol.Window) (func(), error) {
+	n := min(seenWeight(w.EndLine-w.StartLine+1), seenWorkBudget)
+	if n <= seenFree {
+		return func() {}, nil
+	}
+	if err := st.busy.Acquire(ctx, n); err != nil {
+		return nil, fmt.Errorf("waiting to compare the window: %w", err)
+	}
+	return func() { st.busy.Release(n) }, nil
 }

@@ -3,7 +3,6 @@ package methods
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/notice"
@@ -34,11 +33,6 @@ func (svc *Service) outlineWindow(ctx context.Context, f *fileindex.File, w *pro
 		var err error
 		if o, err = outline.Build(ctx, format, f.Path(), f, f.Size(), f.Lines(), opts); err != nil {
 			return err
-		}
-		if format == outline.Ctags && o != nil && !sameFile(f) {
-			// ctags read the path itself, which leads elsewhere now (a swap
-			// under a root): what it read is not what was checked.
-			o = nil
 		}
 		ctagsMissing = o == nil && format == outline.Ctags && outline.LookCtags(opts.Start) == ""
 	}
@@ -113,12 +107,6 @@ func byteCall(lr *lineRequest) string {
 		return lr.byteCall
 	}
 	return "readBytes"
-}
-
-// sameFile says whether f's path still leads to the file f has open.
-func sameFile(f *fileindex.File) bool {
-	fi, err := os.Stat(f.Path())
-	return err == nil && f.SameFile(fi)
 }
 
 // orIndent is format when it is streamed, else indent (go or ctags that

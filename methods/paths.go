@@ -13,6 +13,7 @@ import (
 	"github.com/toold/toold/protocol"
 
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/search"
 )
@@ -113,14 +114,14 @@ type Root struct {
 // Root when the session has no roots. ok is false when real is outside them
 // all.
 func (s *Session) rootOf(real string) (root Root, ok bool) {
-	if s.Spool != nil && s.Spool.Path() != "" && within(real, s.Spool.Path()) {
+	if s.Spool != nil && s.Spool.Path() != "" && beneath.Dir(real, s.Spool.Path()) {
 		return Root{Path: s.Spool.Path(), info: s.Spool.Info()}, true
 	}
 	if len(s.Roots) == 0 {
 		return Root{}, true
 	}
 	for _, r := range s.Roots {
-		if within(real, r.Path) {
+		if beneath.Dir(real, r.Path) {
 			return r, true
 		}
 	}
@@ -161,11 +162,6 @@ func (s *Session) open(real string) (*os.File, error) {
 		return nil, outsideRoots(real)
 	}
 	return f, err
-}
-
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
 
 // fileError maps an error opening or reading path to the protocol's codes.

@@ -17,6 +17,7 @@ import (
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/spool"
 	"github.com/toold/toold/truncate"
 )
 
@@ -47,14 +48,26 @@ func proc(s *Session, id string) (*process.Proc, error) {
 	return p, nil
 }
 
+// untilExit is execBackground's yield for a command that exec answers for
+// at its exit, unless it waits for input first (tty without yieldMs).
+const untilExit time.Duration = -1
+
 // execBackground runs spec as a background process and answers exec after
-// yield or at its exit, whichever comes first.
+// yield (untilExit: none), at its exit or when it waits for input,
+// whichever comes first.
 func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.ExecParams, spec exec.Spec, yield time.Duration) (any, error) {
 	if s.Procs == nil {
 		return nil, rpc.Errorf(rpc.CodeInternalError, nil, "internal error: the session has no process table")
 	}
+	// A background process runs until it ends or is ended; a command exec
+	// waits for has its timeout until exec has answered for it.
+	untimed := make(chan struct{})
 	if p.TimeoutMs == nil {
-		spec.Timeout = 0 // a background process runs until it ends or is ended
+		if yield == untilExit {
+			spec.Untimed = untimed
+		} else {
+			spec.Timeout = 0
+		}
 	}
 	stdin := spec.Stdin
 	spec.Stdin = nil
@@ -63,44 +76,46 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	switch {
 	case errors.Is(err, process.ErrLimit):
 		return nil, rpc.Errorf(rpc.CodeInvalidParams, map[string]string{"field": "yieldMs"}, "invalid params: yieldMs: %v", err)
+	case errors.Is(err, process.ErrTerminals):
+		return nil, rpc.Errorf(rpc.CodeInvalidParams, map[string]string{"field": "tty"}, "invalid params: tty: %v", err)
 	case err != nil:
 		return nil, startError(err, &spec)
 	}
 	stop := meterProgress(ctx, &pr.Meter)
-	t := time.NewTimer(yield)
-	select {
-	case <-pr.Done():
-	case <-t.C:
-	case <-ctx.Done():
-		pr.Kill(context.Background(), 0) // the caller never learned its id
+	if yield != 0 {
+		u := process.Until{Timeout: max(yield, 0)}
+		switch reason, err := pr.Wait(ctx, u); {
+		case err != nil:
+			pr.Kill(context.Background(), 0) // the caller never learned its id
+		case reason == process.ReasonExit:
+			<-pr.Done() // its result is in; Done follows at once
+		}
 	}
-	t.Stop()
 	stop()
 	if !pr.Running() {
 		s.Procs.Forget(pr.ID)
-		res := pr.Result()
-		out := toResult(res)
+		out := exitResult(pr.Result(), &spec)
 		for _, st := range []*protocol.Stream{&out.Stdout, &out.Stderr} {
-			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil {
+			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil &&
+				st.TotalBytes <= int64(exec.KeepBytes(spec.Output.MaxBytes)) {
 				// Shown whole: the spool written for a reader is not
-				// needed, and output shown whole writes no file.
+				// needed, and output shown whole writes no file. (Past
+				// what exec keeps in memory it keeps the spool, as exec
+				// does: a line redrawn a million times is shown as its
+				// last state, its raw bytes are in the spool.)
 				s.Spool.Delete(st.Spool.ID)
 				st.Spool = nil
 			}
 		}
-		if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
-			StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
-			Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}); n != "" {
-			out.Notice = &n
-		}
 		return out, nil
 	}
+	close(untimed) // it is the caller's to answer or end now
 	o, err := pr.Read(nil, exec.KeepBytes(spec.Output.MaxBytes), &spec.Output)
 	if err != nil {
-		return nil, err
+		return nil, outputError(pr.ID, err)
 	}
-	stdout, outErrs := svc.spanStream(ctx, &o.Stdout, spec.Output, o.Result != nil)
-	stderr, errErrs := svc.spanStream(ctx, &o.Stderr, spec.Output, o.Result != nil)
+	stdout, outErrs := svc.spanStream(ctx, s, &o.Stdout, spec.Output, o.Result != nil)
+	stderr, errErrs := svc.spanStream(ctx, s, &o.Stderr, spec.Output, o.Result != nil)
 	out := &protocol.ExecResult{
 		DurationMs: time.Since(start).Milliseconds(),
 		Stdout:     stdout,
@@ -109,9 +124,11 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	}
 	if o.Result != nil { // it exited just now: still readable as a process
 		out.ExitCode, out.Signal = o.Result.ExitCode, o.Result.Signal
+	} else {
+		out.WaitingForInput = toWaiting(pr.WaitingForInput())
 	}
-	n := notice.ExecRunning(notice.ExecFacts{Result: out, StdoutErrors: outErrs, StderrErrors: errErrs,
-		Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}, yield)
+	n := notice.ExecRunning(notice.ExecFacts{Result: out, StdoutErrors: outErrs, StderrErrors: errErrs, TTY: pr.TTY,
+		Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}, max(yield, 0))
 	out.Notice = &n
 	return out, nil
 }
@@ -128,7 +145,7 @@ func commandLine(spec *exec.Spec) string {
 // stream, with the spool's line numbers, and reports whether a shown
 // highlight is an error. complete says the output has ended: the span's
 // last line is whole even without its newline.
-func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate.PreviewOptions, complete bool) (protocol.Stream, bool) {
+func (svc *Service) spanStream(ctx context.Context, s *Session, sp *process.Span, o truncate.PreviewOptions, complete bool) (protocol.Stream, bool) {
 	have := sp.To - sp.From - sp.Lost
 	w := protocol.Stream{TotalBytes: sp.To - sp.From, TotalLines: sp.Lines, Highlights: []protocol.Highlight{}, Kinds: []protocol.Kind{}}
 	shift := sp.FirstLine - 1 // a span's line k is the spool's line k+shift
@@ -142,7 +159,7 @@ func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate
 		if sc := sp.Scan; sc != nil {
 			out.Known = sc.Known
 			lines := func(from, to int64) []byte {
-				b, err := svc.readLines(ctx, sp.SpoolPath, from+shift, to+shift)
+				b, err := svc.spoolLines(ctx, s, sp.SpoolID, from+shift, to+shift)
 				if err != nil {
 					return nil
 				}
@@ -160,7 +177,7 @@ func (svc *Service) spanStream(ctx context.Context, sp *process.Span, o truncate
 			w.Omitted = &protocol.Omitted{FromLine: om.FromLine + shift, ToLine: om.ToLine + shift, Bytes: om.Bytes}
 		}
 		for _, h := range pr.Highlights {
-			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text})
+			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text, Reason: h.Reason})
 		}
 		w.HighlightsOmitted, errs = pr.HighlightsOmitted, pr.Errors
 		w.Kinds = toKinds(pr.Kinds, shift)
@@ -200,10 +217,10 @@ func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.P
 		return nil, rpc.InvalidParams("since", "%v", err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, outputError(pr.ID, err)
 	}
-	stdout, outErrs := svc.spanStream(ctx, &out.Stdout, o, out.Result != nil)
-	stderr, errErrs := svc.spanStream(ctx, &out.Stderr, o, out.Result != nil)
+	stdout, outErrs := svc.spanStream(ctx, s, &out.Stdout, o, out.Result != nil)
+	stderr, errErrs := svc.spanStream(ctx, s, &out.Stderr, o, out.Result != nil)
 	r := &protocol.ProcessOutput{
 		ID:      pr.ID,
 		Stdout:  stdout,
@@ -215,11 +232,22 @@ func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.P
 	}
 	if res := out.Result; res != nil {
 		r.ExitCode, r.Signal = res.ExitCode, res.Signal
+	} else {
+		r.WaitingForInput = toWaiting(pr.WaitingForInput())
 	}
-	n := notice.Process(notice.ProcessFacts{Out: r, Timeout: timeout, LostStdout: out.Stdout.Lost, LostStderr: out.Stderr.Lost,
+	n := notice.Process(notice.ProcessFacts{Out: r, Timeout: timeout, LostStdout: out.Stdout.Lost, LostStderr: out.Stderr.Lost, TTY: pr.TTY,
 		StdoutErrors: outErrs, StderrErrors: errErrs, Sandbox: sandboxDenial(s.SandboxPolicy(), s.Cwd, &r.Stdout, &r.Stderr)})
 	r.Notice = &n
 	return r, nil
+}
+
+// outputError is -32002 for a process whose spool a command replaced (a
+// symlink, a FIFO, another file in its place: never read), else err.
+func outputError(id string, err error) error {
+	if errors.Is(err, spool.ErrReplaced) {
+		return rpc.Errorf(protocol.CodeAccessDenied, protocol.ProcessData{Process: id}, "access denied: process %s: %v", id, err)
+	}
+	return err
 }
 
 // ProcessRead answers process/read: the output since the cursor.
@@ -277,7 +305,7 @@ func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) 
 	reason, err := pr.Wait(ctx, u)
 	stop()
 	if err != nil {
-		return nil, err
+		return nil, outputError(pr.ID, err)
 	}
 	return svc.processOutput(ctx, s, pr, nil, o, reason, u.Timeout)
 }
@@ -287,6 +315,14 @@ func (svc *Service) ProcessWrite(ctx context.Context, s *Session, params []byte)
 	p, pr, err := procParams(s, params, func(p *protocol.ProcessWriteParams) string { return p.ID })
 	if err != nil {
 		return nil, err
+	}
+	if p.Cols != nil || p.Rows != nil {
+		if err := resize(pr, p); err != nil {
+			return nil, err
+		}
+		if p.Stdin == "" && !p.Close {
+			return &protocol.ProcessWriteResult{}, nil
+		}
 	}
 	wait := protocol.MaxWriteWaitMs * time.Millisecond
 	wctx, cancel := context.WithTimeout(ctx, wait)
@@ -340,9 +376,11 @@ func parseSignal(s string) (syscall.Signal, error) {
 }
 
 func info(pr *process.Proc) protocol.ProcessInfo {
-	in := protocol.ProcessInfo{ID: pr.ID, Command: pr.Command, Running: true, StartedMs: pr.StartedAt.UnixMilli()}
+	in := protocol.ProcessInfo{ID: pr.ID, Command: pr.Command, Running: true, StartedMs: pr.StartedAt.UnixMilli(), TTY: pr.TTY}
 	if res := pr.Result(); res != nil {
 		in.Running, in.ExitCode, in.Signal = false, res.ExitCode, res.Signal
+	} else {
+		in.WaitingForInput = toWaiting(pr.WaitingForInput())
 	}
 	return in
 }
@@ -358,7 +396,8 @@ func (svc *Service) ProcessList(ctx context.Context, s *Session, params []byte) 
 	}
 	for _, in := range s.Procs.List() {
 		out = append(out, protocol.ProcessInfo{ID: in.ID, Command: in.Command, Running: in.Running,
-			ExitCode: in.ExitCode, Signal: in.Signal, StartedMs: in.StartedAt.UnixMilli()})
+			ExitCode: in.ExitCode, Signal: in.Signal, StartedMs: in.StartedAt.UnixMilli(), TTY: in.TTY,
+			WaitingForInput: toWaiting(in.Waiting)})
 	}
 	return out, nil
 }

@@ -1,11 +1,13 @@
 package methods
 
 import (
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/sandbox"
@@ -19,9 +21,20 @@ func (s *Session) SandboxPolicy() *sandbox.Policy {
 	}
 	q := *s.Sandbox
 	q.TmpDir = s.TmpDir
-	q.Writable = append(slices.Clip(s.Sandbox.Writable), s.TmpDir)
+	// The daemon made the TMPDIR: it is resolved now, where it is (its
+	// rule is on the directory, whichever path names it).
+	tmp := s.TmpDir
+	if real, id, err := sandbox.Resolve(s.TmpDir); err == nil {
+		tmp = real
+		q.IDs = maps.Clone(s.Sandbox.IDs)
+		if q.IDs == nil {
+			q.IDs = map[string]sandbox.FileID{}
+		}
+		q.IDs[tmp] = id
+	}
+	q.Writable = append(slices.Clip(s.Sandbox.Writable), tmp)
 	if q.Readable != nil {
-		q.Readable = append(slices.Clip(s.Sandbox.Readable), s.TmpDir)
+		q.Readable = append(slices.Clip(s.Sandbox.Readable), tmp)
 	}
 	return &q
 }
@@ -99,9 +112,9 @@ func classify(d *notice.SandboxDenial, line string, p *sandbox.Policy, cwd strin
 		}
 		real := resolve(filepath.Clean(path))
 		switch {
-		case p.Readable != nil && !BeneathAny(real, p.Readable):
+		case p.Readable != nil && !beneath.Any(real, p.Readable):
 			d.Read = true // read-only with roots: neither read nor written there
-		case !BeneathAny(real, p.Writable):
+		case !beneath.Any(real, p.Writable):
 			d.Write = true
 		}
 	}
@@ -118,15 +131,4 @@ func resolve(path string) string {
 		return filepath.Join(dir, filepath.Base(path))
 	}
 	return path
-}
-
-// BeneathAny reports whether path is one of dirs or beneath one (both
-// clean and absolute).
-func BeneathAny(path string, dirs []string) bool {
-	for _, dir := range dirs {
-		if path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/") {
-			return true
-		}
-	}
-	return false
 }

@@ -66,6 +66,9 @@ type Session struct {
 	// TmpDir is the session's private TMPDIR when it is sandboxed; its
 	// commands may write there.
 	TmpDir string
+	// Cgroup is where the session's commands run, nil for none: it ends
+	// what they leave behind with the session.
+	Cgroup *sandbox.Cgroup
 }
 
 // EnvList returns the session's environment merged with extra (extra wins),

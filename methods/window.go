@@ -91,9 +91,9 @@ func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr
 		switch {
 		case err != nil || lr.session == "":
 		case lr.ifChanged:
-			err = svc.ifChanged(f, w, lr)
+			err = svc.ifChanged(ctx, f, w, lr)
 		case lr.record:
-			err = svc.remember(f, w, lr)
+			err = svc.remember(ctx, f, w, lr)
 		}
 	} else {
 		err = byteWindow(f, w, br)

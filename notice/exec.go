@@ -34,6 +34,11 @@ type ExecFacts struct {
 	// Sandbox is what the output shows the session's sandbox refused; nil
 	// when nothing.
 	Sandbox *SandboxDenial
+	// NeedsTerminal is the line of output that says the command wanted a
+	// terminal it was not given; "" when none does.
+	NeedsTerminal string
+	// TTY is set for a command on a terminal of its own.
+	TTY bool
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -53,6 +58,9 @@ func Exec(f ExecFacts) string {
 	parts = append(parts, streamParts(f)...)
 	if s := Sandbox(f.Sandbox); s != "" {
 		parts = append(parts, s)
+	}
+	if f.NeedsTerminal != "" {
+		parts = append(parts, NeedsTerminal(f.NeedsTerminal))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -162,8 +170,11 @@ func paramName(f string) string {
 // maxRanges bounds the highlighted ranges a notice names.
 const maxRanges = 8
 
-// highlights names the lines of the middle a stream shows, e.g. ", but errors
-// at lines 1733-1736, 5120 are shown (2 more groups not)".
+// highlights names the lines of the middle a stream shows, by the reason
+// each group is there, e.g. ", but errors at lines 1733-1736, 5120 and
+// lines of a rare shape at lines 4410 are shown (2 more groups not)". A
+// highlight without a reason counts as an error when errs is set, else as
+// a warning.
 func highlights(s *protocol.Stream, errs bool) string {
 	if len(s.Highlights) == 0 {
 		if s.HighlightsOmitted > 0 {
@@ -171,27 +182,47 @@ func highlights(s *protocol.Stream, errs bool) string {
 		}
 		return ""
 	}
-	kind := "warnings"
-	if errs {
-		kind = "errors"
-	}
-	var rs []string
-	for i, h := range s.Highlights {
-		if i == maxRanges {
-			rs = append(rs, "...")
-			break
+	ranges := map[string][]string{}
+	named := 0
+	for _, h := range s.Highlights {
+		r := h.Reason
+		if r == "" {
+			r = protocol.HighlightWarning
+			if errs {
+				r = protocol.HighlightError
+			}
 		}
-		if h.FromLine == h.ToLine {
-			rs = append(rs, fmt.Sprint(h.FromLine))
-		} else {
-			rs = append(rs, fmt.Sprintf("%d-%d", h.FromLine, h.ToLine))
+		switch {
+		case named == maxRanges:
+			ranges[r] = append(ranges[r], "...")
+		case named > maxRanges:
+		case h.FromLine == h.ToLine:
+			ranges[r] = append(ranges[r], fmt.Sprint(h.FromLine))
+		default:
+			ranges[r] = append(ranges[r], fmt.Sprintf("%d-%d", h.FromLine, h.ToLine))
+		}
+		named++
+	}
+	var parts []string
+	for _, r := range protocol.HighlightReasons {
+		if rs := ranges[r]; len(rs) > 0 {
+			parts = append(parts, reasonNames[r]+" at lines "+strings.Join(rs, ", "))
 		}
 	}
-	p := fmt.Sprintf(", but %s at lines %s are shown", kind, strings.Join(rs, ", "))
+	p := ", but " + strings.Join(parts, " and ") + " are shown"
 	if s.HighlightsOmitted > 0 {
 		p += fmt.Sprintf(" (%d more groups not)", s.HighlightsOmitted)
 	}
 	return p + kinds(s.Kinds)
+}
+
+// reasonNames name the groups of each reason (protocol.Highlight.Reason)
+// in a notice.
+var reasonNames = map[string]string{
+	protocol.HighlightError:   "errors",
+	protocol.HighlightWarning: "warnings",
+	protocol.HighlightExit:    "the lines before the failure",
+	protocol.HighlightRare:    "lines of a rare shape",
 }
 
 // maxKindsNamed bounds the kinds a notice names.

@@ -17,6 +17,16 @@ func gr(f GrepFacts) func() string { return func() string { return Grep(f) } }
 
 func ptr[T any](v T) *T { return &v }
 
+// withReasons is s with one-line highlights at the given lines, each of
+// the reason after it.
+func withReasons(s protocol.Stream, at ...any) protocol.Stream {
+	for i := 0; i+1 < len(at); i += 2 {
+		n := int64(at[i].(int))
+		s.Highlights = append(s.Highlights, protocol.Highlight{FromLine: n, ToLine: n, Text: "x\n", Reason: at[i+1].(string)})
+	}
+	return s
+}
+
 // withHighlights is s with highlights of the given line ranges.
 func withHighlights(s protocol.Stream, left int, ranges ...int64) protocol.Stream {
 	for i := 0; i+1 < len(ranges); i += 2 {
@@ -148,7 +158,13 @@ func TestMessages(t *testing.T) {
 			"[2 binary files with matches not shown] [1 file over 64.0 MB not searched: grep it by path]"},
 		{"find limit", func() string {
 			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 1500, LimitReached: true}, 1000, 0)
-		}, "[1000 results limit reached (1500 in all). Use limit=2000 for more, or refine pattern]"},
+		}, "[1000 results limit reached (1500 in all). Use limit=1500 for all, or refine pattern]"},
+		{"find limit, few", func() string {
+			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 29, LimitReached: true}, 3, 0)
+		}, "[3 results limit reached (29 in all). Use limit=29 for all, or refine pattern]"},
+		{"find limit, past the cap", func() string {
+			return Entries(protocol.MethodFind, &protocol.EntriesResult{Total: 300000, LimitReached: true}, 1000, 0)
+		}, "[1000 results limit reached (300000 in all). Use limit=2000 for more, or refine pattern]"},
 		{"find nothing", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000, 0) }, "[No matches]"},
 		{"find nothing, ignored", func() string { return Entries(protocol.MethodFind, &protocol.EntriesResult{}, 1000, 1) },
 			"[No matches; 1 path skipped by .gitignore/.ignore: noIgnore=true searches them]"},
@@ -156,7 +172,7 @@ func TestMessages(t *testing.T) {
 			"[Empty directory; 2 paths skipped by .gitignore/.ignore: noIgnore=true lists them]"},
 		{"ls limit", func() string {
 			return Entries(protocol.MethodLs, &protocol.EntriesResult{Total: 700, LimitReached: true}, 500, 0)
-		}, "[500 entries limit reached (700 in all). Use limit=1000 for more, or list a subdirectory]"},
+		}, "[500 entries limit reached (700 in all). Use limit=700 for all, or list a subdirectory]"},
 		{"ls empty", func() string { return Entries(protocol.MethodLs, &protocol.EntriesResult{}, 500, 0) }, "[Empty directory]"},
 		{"read to the cap", func() string { return ReadToCap(16 << 20) },
 			"[The file has no size on disk and was read up to 16.0 MB: what follows is not shown]"},
@@ -184,9 +200,13 @@ func TestMessages(t *testing.T) {
 			Writable: []string{"/t"}, TmpDir: "/t", Roots: []string{"/p"}, Read: true}}),
 			"[reads and writes outside the roots are blocked by the sandbox: read-only with roots allows reads beneath /p, TMPDIR (/t) and the system's dirs (/usr, /etc, ...), and writes only in TMPDIR]"},
 		{"initialize: bestEffort", func() string {
-			return SandboxUnenforced([]string{"Landlock ABI 6 needed for signal scoping, this kernel has 3"})
+			return SandboxUnenforced([]string{"Landlock ABI 6 needed for signal scoping, this kernel has 3"}, true)
 		},
 			"[The sandbox is not fully enforced (bestEffort): Landlock ABI 6 needed for signal scoping, this kernel has 3]"},
+		{"initialize: gaps", func() string {
+			return SandboxUnenforced([]string{"Landlock ABI 3 needed for truncation of files outside the writable dirs, this kernel has 2"}, false)
+		},
+			"[The sandbox enforces all but this on this system: Landlock ABI 3 needed for truncation of files outside the writable dirs, this kernel has 2]"},
 		{"exec highlights", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(2), Stdout: withHighlights(long, 3, 1733, 1736, 3120, 3120)}, StdoutErrors: true}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733-1736, 3120 are shown (3 more groups not); read them with page spool=ab12 offset=1001]"},
 		{"exec kinds", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1), Stdout: withKinds(withHighlights(long, 41230, 1733, 1733),
@@ -195,6 +215,8 @@ func TestMessages(t *testing.T) {
 			protocol.Kind{Text: "ERROR [auth] rejected", Count: 12, FirstLine: 100, LastLine: 300},
 			protocol.Kind{Text: "WARN slow", Count: 3, FirstLine: 5, LastLine: 6})}, StdoutErrors: true}),
 			`[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733 are shown (41230 more groups not); most frequent kinds: "ERROR [db] query on <*> failed: <*>" 41233 lines (first 17, last 4990), "ERROR [http] <*> timed out" 9000 lines (first 40, last 4999), "ERROR [auth] rejected" 12 lines (first 100, last 300); read them with page spool=ab12 offset=1001]`},
+		{"exec reasons", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1), Stdout: withReasons(long, 1733, "error", 2000, "rare", 3120, "exit")}}),
+			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but errors at lines 1733 and the lines before the failure at lines 3120 and lines of a rare shape at lines 2000 are shown; read them with page spool=ab12 offset=1001]"},
 		{"exec warnings only", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: withHighlights(long, 0, 2000, 2002)}}),
 			"[stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted, but warnings at lines 2000-2002 are shown; read them with page spool=ab12 offset=1001]"},
 		{"exec a clipped line", ex(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(0), Stdout: protocol.Stream{TotalLines: 1, TotalBytes: 3 << 20, ClippedLines: 1, Spool: spool}},
@@ -268,6 +290,38 @@ func TestMessages(t *testing.T) {
 		}, "process p1 running (wait ended: pattern)"},
 		{"mcp process exited", func() string { return ProcessState(&protocol.ProcessOutput{ID: "p1", ExitCode: ptr(0)}) },
 			"process p1 exited, status 0"},
+		{"exec waiting for input", func() string {
+			w := &protocol.WaitingForInput{Prompt: "Name: ", Echo: true}
+			return ExecRunning(ExecFacts{TTY: true, Result: &protocol.ExecResult{Process: ptr("p1"), WaitingForInput: w}}, 0)
+		}, `[Waiting for input: the command runs on as process p1; its prompt: "Name: ". Answer with process/write id=p1 stdin="...\n" ` +
+			`(typed into its terminal: \n is Enter, \u0003 interrupts, \u0004 ends input; q quits a pager); ` +
+			`process/wait then returns at its next prompt, its exit or a line matching until.pattern; process/kill ends it]`},
+		{"exec waiting for a password", func() string {
+			w := &protocol.WaitingForInput{Prompt: "Password: "}
+			return ExecRunning(ExecFacts{TTY: true, Result: &protocol.ExecResult{Process: ptr("p1"), WaitingForInput: w, Stdout: long}}, 0)
+		}, `[Waiting for input: the command runs on as process p1; its prompt: "Password: ". Its terminal does not echo (a password prompt): ` +
+			`what you write will not show in its output. Answer with process/write id=p1 stdin="...\n" ` +
+			`(typed into its terminal: \n is Enter, \u0003 interrupts, \u0004 ends input; q quits a pager); ` +
+			`process/wait then returns at its next prompt, its exit or a line matching until.pattern; process/kill ends it. ` +
+			`stdout: 5000 lines, 50.0 KB; lines 1001-4000 (30.0 KB) omitted; read them with page spool=ab12 offset=1001]`},
+		{"process waits for input on a pipe", func() string {
+			w := &protocol.WaitingForInput{Prompt: "name: ", Echo: true}
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "10:0", WaitingForInput: w, Reason: protocol.ReasonInput}})
+		}, `[Process p1 waits for input; its prompt: "name: ". Answer with process/write id=p1 stdin="...\n" (close: true ends its input); ` +
+			`process/wait then returns at its next prompt, its exit or a line matching until.pattern; process/kill ends it]`},
+		{"exec needs a terminal", func() string {
+			return Exec(ExecFacts{Result: &protocol.ExecResult{ExitCode: ptr(1)}, NeedsTerminal: "bash: line 1: /dev/tty: No such device or address"})
+		}, `[The command wanted a terminal ("bash: line 1: /dev/tty: No such device or address"): run it again with tty: true, and answer its prompts with process/write]`},
+		{"mcp waiting for input", func() string {
+			return Ended(&protocol.ExecResult{Process: ptr("p1"), WaitingForInput: &protocol.WaitingForInput{}})
+		}, "waiting for input as process p1"},
+		{"mcp process waiting", func() string {
+			return ProcessState(&protocol.ProcessOutput{ID: "p1", Running: true, WaitingForInput: &protocol.WaitingForInput{}, Reason: protocol.ReasonInput})
+		}, "process p1 waiting for input (wait ended: input)"},
+		{"mcp process list, waiting", func() string {
+			return ProcessLine(protocol.ProcessInfo{ID: "p1", Command: "npm init", Running: true, TTY: true,
+				WaitingForInput: &protocol.WaitingForInput{Prompt: "package name: "}, StartedMs: 1700000000000})
+		}, `p1  waiting for input at "package name: " (tty)  started 2023-11-14 22:13:20Z  npm init`},
 		{"mcp exec progress", func() string {
 			return ExecProgressMessage(&protocol.ExecProgress{ElapsedMs: 4000, Stdout: protocol.StreamCount{Lines: 20}, LastLine: "step 20"})
 		}, "4.0s: stdout 20 lines, stderr 0 lines: step 20"},

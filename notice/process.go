@@ -2,6 +2,7 @@ package notice
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +13,11 @@ import (
 // over: it has become background process f.Result.Process. Then it says
 // what each stream left out so far, as Exec does.
 func ExecRunning(f ExecFacts, yield time.Duration) string {
+	if w := f.Result.WaitingForInput; w != nil {
+		parts := []string{Waiting(WaitingFacts{ID: *f.Result.Process, TTY: f.TTY, Waiting: w}, true)}
+		parts = append(parts, streamParts(f)...)
+		return "[" + strings.Join(parts, ". ") + "]"
+	}
 	parts := []string{fmt.Sprintf("Still running after %s as process %s: %s waits for it (its exit, a line matching until.pattern, or until.idleMs without output), "+
 		"%s reads what it prints next, %s answers a prompt, %s ends it",
 		yield, *f.Result.Process, protocol.MethodProcessWait, protocol.MethodProcessRead, protocol.MethodProcessWrite, protocol.MethodProcessKill)}
@@ -38,6 +44,8 @@ type ProcessFacts struct {
 	// Sandbox is what the new output shows the session's sandbox refused;
 	// nil when nothing.
 	Sandbox *SandboxDenial
+	// TTY is set for a process on a terminal of its own.
+	TTY bool
 }
 
 // Process returns the notice of a process's new output: how the wait
@@ -50,6 +58,8 @@ func Process(f ProcessFacts) string {
 		parts = append(parts, fmt.Sprintf("Waited %s: the process neither exited nor met until", f.Timeout))
 	}
 	switch {
+	case o.Running && o.WaitingForInput != nil:
+		parts = append(parts, Waiting(WaitingFacts{ID: o.ID, TTY: f.TTY, Waiting: o.WaitingForInput}, false))
 	case o.Running:
 		parts = append(parts, fmt.Sprintf("Process %s is running; %s or %s again goes on from cursor=%s", o.ID,
 			protocol.MethodProcessRead, protocol.MethodProcessWait, o.Cursor))
@@ -93,6 +103,8 @@ func WriteShort(written, total int, wait time.Duration) string {
 func ProcessState(o *protocol.ProcessOutput) string {
 	var s string
 	switch {
+	case o.Running && o.WaitingForInput != nil:
+		s = "process " + o.ID + " waiting for input"
 	case o.Running:
 		s = "process " + o.ID + " running"
 	case o.Signal != nil:
@@ -143,6 +155,11 @@ func ToolNames(s string) string {
 func ProcessLine(p protocol.ProcessInfo) string {
 	state := "running"
 	switch {
+	case p.Running && p.WaitingForInput != nil:
+		state = "waiting for input"
+		if w := p.WaitingForInput; strings.TrimSpace(w.Prompt) != "" {
+			state += " at " + strconv.Quote(w.Prompt)
+		}
 	case p.Running:
 	case p.Signal != nil:
 		state = "killed by " + *p.Signal
@@ -150,6 +167,9 @@ func ProcessLine(p protocol.ProcessInfo) string {
 		state = fmt.Sprintf("exited, status %d", *p.ExitCode)
 	default:
 		state = "ended"
+	}
+	if p.TTY {
+		state += " (tty)"
 	}
 	started := time.UnixMilli(p.StartedMs).UTC().Format("2006-01-02 15:04:05Z")
 	return fmt.Sprintf("%s  %s  started %s  %s", p.ID, state, started, p.Command)

@@ -12,6 +12,8 @@ import (
 // exec rendered for a model.
 func Ended(r *protocol.ExecResult) string {
 	switch {
+	case r.Process != nil && r.ExitCode == nil && r.Signal == nil && r.WaitingForInput != nil:
+		return "waiting for input as process " + *r.Process
 	case r.Process != nil && r.ExitCode == nil && r.Signal == nil:
 		return "still running as process " + *r.Process
 	case r.TimedOut:
@@ -49,6 +51,24 @@ func OmittedLines(o *protocol.Omitted, spool string) string {
 		s += fmt.Sprintf("; page spool=%s offset=%d to read them", spool, o.FromLine)
 	}
 	return s + " ...]"
+}
+
+// HighlightReason heads a highlight's lines in a stream's text: why the
+// preview shows them (protocol.Highlight.Reason); "" for none.
+func HighlightReason(h protocol.Highlight) string {
+	why, ok := map[string]string{
+		protocol.HighlightError:   "an error",
+		protocol.HighlightWarning: "a warning",
+		protocol.HighlightExit:    "what came before the failure",
+		protocol.HighlightRare:    "unusual here: a shape seen once or twice among repeats",
+	}[h.Reason]
+	if !ok {
+		return ""
+	}
+	if h.FromLine == h.ToLine {
+		return fmt.Sprintf("[line %d: %s]", h.FromLine, why)
+	}
+	return fmt.Sprintf("[lines %d-%d: %s]", h.FromLine, h.ToLine, why)
 }
 
 // OmittedGap stands for lines from..to that a stream's preview left out

@@ -62,11 +62,16 @@ func sandboxWrites(d *SandboxDenial) string {
 	return fmt.Sprintf("writes outside the workspace are blocked by the sandbox: %s allows %s and %s", d.Mode, strings.Join(others, ", "), tmp)
 }
 
-// SandboxUnenforced is initialize's notice when the kernel cannot enforce
-// all of the sandbox asked for with bestEffort; "" when it enforces all.
-func SandboxUnenforced(missing []string) string {
+// SandboxUnenforced is initialize's notice of what the sandbox does not
+// enforce on this system: with refused, a protection missing altogether
+// (bestEffort started without it), else gaps of the mechanisms used; ""
+// when it enforces all.
+func SandboxUnenforced(missing []string, refused bool) string {
 	if len(missing) == 0 {
 		return ""
 	}
-	return "[The sandbox is not fully enforced (bestEffort): " + strings.Join(missing, "; ") + "]"
+	if refused {
+		return "[The sandbox is not fully enforced (bestEffort): " + strings.Join(missing, "; ") + "]"
+	}
+	return "[The sandbox enforces all but this on this system: " + strings.Join(missing, "; ") + "]"
 }

@@ -60,7 +60,7 @@ func Entries(method string, r *protocol.EntriesResult, limit, ignored int) strin
 	}
 	switch {
 	case r.LimitReached:
-		return fmt.Sprintf("[%d %s limit reached (%d in all). %s]", limit, what, r.Total, more("limit", limit, max, refine))
+		return fmt.Sprintf("[%d %s limit reached (%d in all). %s]", limit, what, r.Total, moreOf(limit, r.Total, max, refine))
 	case r.Total == 0 && method == protocol.MethodLs && ignored > 0:
 		return "[Empty directory" + hidden(ignored, "lists") + "]"
 	case r.Total == 0 && method == protocol.MethodLs:
@@ -79,6 +79,15 @@ func more(field string, n, max int, orElse string) string {
 		return fmt.Sprintf("%s=%d is the most; %s", field, max, orElse)
 	}
 	return fmt.Sprintf("Use %s=%d for more, or %s", field, min(2*n, max), orElse)
+}
+
+// moreOf says how to get all total entries when limit left some out: the
+// limit that reaches the total, when the cap allows it, else as more does.
+func moreOf(limit, total, max int, orElse string) string {
+	if total > limit && total <= max {
+		return fmt.Sprintf("Use limit=%d for all, or %s", total, orElse)
+	}
+	return more("limit", limit, max, orElse)
 }
 
 func plural(n int, one, many string) string {

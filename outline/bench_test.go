@@ -2,7 +2,11 @@ package outline
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -42,6 +46,28 @@ func BenchmarkScanners(b *testing.B) {
 					p = p[k:]
 				}
 				s.Finish(0)
+			}
+		})
+	}
+}
+
+// BenchmarkGoOutline outlines large Go files of the toolchain with Build,
+// as a read with outline: true does once the file is indexed: go/ast's
+// parse and, before it, the pass that measures the file.
+func BenchmarkGoOutline(b *testing.B) {
+	for _, rel := range []string{"src/net/http/server.go", "src/cmd/compile/internal/ssa/opGen.go"} {
+		src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), rel))
+		if err != nil {
+			b.Skip(err)
+		}
+		lines := int64(bytes.Count(src, []byte{'\n'}))
+		b.Run(filepath.Base(rel), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				o, err := Build(context.Background(), Go, rel, bytes.NewReader(src), int64(len(src)), lines, Options{})
+				if err != nil || o == nil {
+					b.Fatal(o, err)
+				}
 			}
 		})
 	}

@@ -8,9 +8,12 @@
 //   - go: go/ast. Functions, methods named with their receiver as
 //     "(*conn).serve", types, const and var blocks, with the exact line
 //     ranges the parser gives (Pos to End).
-//   - ctags: any other code, through Universal Ctags (`ctags
-//     --output-format=json --fields=+ne`) when it is on PATH; without it, or
-//     when it finds no tags, indent. Never a parser per language of ours.
+//   - ctags: any other code, through Universal Ctags (`ctags --options=NONE
+//     --_interactive=sandbox --output-format=json --fields=+ne`) when it is
+//     on PATH; without it, or when it finds no tags, indent. Never a parser
+//     per language of ours. ctags is handed the file the caller opened, on
+//     its stdin, never a path (which a swap could lead elsewhere), from /,
+//     with no option file nor environment of ours.
 //   - markdown, json, yaml, csv, tsv, log, indent: streaming scanners fed the
 //     file's bytes in order (Scanner). Their memory is bounded whatever the
 //     file's size: names are clipped, at most Options.MaxEntries entries are

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"sort"
@@ -46,8 +45,10 @@ type Outline struct {
 type Options struct {
 	// MaxEntries bounds the entries held; default 4096.
 	MaxEntries int
-	// MaxGoBytes is the largest Go file parsed by go/ast (its memory is some
-	// ten times the source); a larger one is outlined by indent. Default 16 MiB.
+	// MaxGoBytes is the largest Go file parsed by go/ast; a larger one is
+	// outlined by indent. Default 16 MiB. Within it, a file whose parse
+	// would take more than the daemon's go/ast budget (goBudget) or nest
+	// deeper than maxGoDepth is outlined by indent too (see buildGo).
 	MaxGoBytes int64
 	// MaxCtagsBytes is the largest file given to ctags (some of its parsers
 	// take minutes on tens of MB); a larger one is outlined by indent.
@@ -172,23 +173,12 @@ func Build(ctx context.Context, format, path string, r io.ReaderAt, size, totalL
 	opt = opt.withDefaults()
 	switch format {
 	case Go:
-		if size > opt.MaxGoBytes {
-			return nil, nil
-		}
-		src := make([]byte, size)
-		if _, err := r.ReadAt(src, 0); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("outline: %w", err)
-		}
-		o := goOutline(path, src, opt)
-		if o != nil {
-			ClampEnds(o, totalLines)
-		}
-		return o, nil
+		return buildGo(ctx, path, r, size, totalLines, opt)
 	case Ctags:
 		if size > opt.MaxCtagsBytes {
 			return nil, nil
 		}
-		o, err := ctagsOutline(ctx, path, opt)
+		o, err := ctagsOutline(ctx, path, r, size, opt)
 		if o != nil {
 			fillEnds(o.Entries, totalLines)
 		}

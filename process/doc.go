@@ -27,10 +27,20 @@
 // asked, what exec's highlight detector finds in the span, read back from
 // the spool a block at a time).
 //
+// # Waiting for input
+//
+// Each process has a watcher (input.go) that, once its output has been
+// quiet for a moment, asks exec whether its group waits for input, and
+// notes so with its last line as the prompt: exec returns then, a Wait
+// returns ReasonInput, and read and list say so. Output or a Write clears
+// it. On a terminal Write types (a newline is the Enter key's carriage
+// return; close is Ctrl-D) and Resize sets its size. A session has at most MaxTerminals
+// processes on terminals.
+//
 // # Ownership
 //
-// A Table owns its processes and their goroutines: Close ends every
-// process's group (SIGTERM, then SIGKILL after 2 s, as exec does) and
-// returns once each Run has returned. The spool files belong to the
+// A Table owns its processes and their goroutines (a Run and a watcher
+// each): Close ends every process's group (SIGTERM, then SIGKILL after
+// 2 s, as exec does) and returns once each Run and watcher has returned. The spool files belong to the
 // session's spool directory, which the session removes after Close.
 package process

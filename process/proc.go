@@ -24,6 +24,8 @@ var (
 	ErrExited = errors.New("the process has exited")
 	// ErrStdinClosed is Write's error once stdin was closed.
 	ErrStdinClosed = errors.New("stdin is closed")
+	// ErrNoTerminal is Resize's error for a process without a terminal.
+	ErrNoTerminal = errors.New("the process has no terminal")
 )
 
 // Proc is one background process. It is the exec.Observer of its Run.
@@ -31,7 +33,10 @@ type Proc struct {
 	ID        string
 	Command   string
 	StartedAt time.Time
-	cancel    context.CancelFunc // ends the group through Run
+	// TTY is set for a process on a terminal of its own (exec.Spec.TTY):
+	// Write types into the terminal.
+	TTY    bool
+	cancel context.CancelFunc // ends the group through Run
 
 	// Meter counts the output for progress reports.
 	Meter exec.Meter
@@ -46,7 +51,10 @@ type Proc struct {
 	stdin      *os.File // nil once closed
 	streams    [2]streamState
 	lastOutput time.Time
-	changed    chan struct{} // closed at the next output or exit; nil until asked for
+	lastWrite  time.Time     // the last Write's end
+	input      *exec.Input   // what it reads; nil until Run says
+	waiting    *Waiting      // set while it waits for input (watch)
+	changed    chan struct{} // closed at the next output, exit or wait for input; nil until asked for
 	cursor     Cursor        // where the last read ended
 	cursorNL   [2]int64      // newlines before cursor, per stream
 	result     *exec.Result
@@ -55,10 +63,9 @@ type Proc struct {
 
 // streamState is what a Proc knows of one stream's output.
 type streamState struct {
-	written   int64  // bytes seen, all of them given to the spool first
-	newlines  int64  // '\n' bytes among them
-	spoolID   string // "" until the first byte
-	spoolPath string
+	written  int64          // bytes seen, all of them given to the spool first
+	newlines int64          // '\n' bytes among them
+	spool    exec.SpoolFile // nil until the first byte; read back through its Open only
 }
 
 // streamIndex maps "stdout"/"stderr" to 0/1.
@@ -78,6 +85,13 @@ func (p *Proc) Started(pgid int, stdin *os.File) {
 	close(p.started)
 }
 
+// Input implements exec.InputObserver.
+func (p *Proc) Input(in *exec.Input) {
+	p.mu.Lock()
+	p.input = in
+	p.mu.Unlock()
+}
+
 // Output implements exec.Observer.
 func (p *Proc) Output(stream string, b []byte) {
 	p.Meter.Output(stream, b)
@@ -86,14 +100,14 @@ func (p *Proc) Output(stream string, b []byte) {
 	s.written += int64(len(b))
 	s.newlines += int64(bytes.Count(b, newline))
 	p.lastOutput = time.Now()
+	p.waiting = nil // it goes on: it is found waiting again once quiet
 	p.notifyLocked()
 	p.mu.Unlock()
 }
 
-func (p *Proc) setSpool(stream, id, path string) {
+func (p *Proc) setSpool(stream string, f exec.SpoolFile) {
 	p.mu.Lock()
-	s := &p.streams[streamIndex(stream)]
-	s.spoolID, s.spoolPath = id, path
+	p.streams[streamIndex(stream)].spool = f
 	p.mu.Unlock()
 }
 
@@ -105,6 +119,7 @@ func (p *Proc) finish(res *exec.Result, err error) {
 		p.startErr = fmt.Errorf("%w: no result", exec.ErrStart)
 	}
 	p.stdin = nil // Run has closed it
+	p.waiting = nil
 	p.notifyLocked()
 	p.mu.Unlock()
 	close(p.done)
@@ -148,9 +163,11 @@ func (p *Proc) Result() *exec.Result {
 }
 
 // Write writes s to the process's stdin, and closes stdin after it when
-// close is set. It returns how many bytes were written: fewer than len(s)
-// when ctx ended first (a process that does not read its stdin), with
-// ctx's error.
+// close is set. It returns how many bytes of s were written: fewer than
+// len(s) when ctx ended first (a process that does not read its stdin),
+// with ctx's error. On a terminal s is typed (typed) and close types
+// Ctrl-D, the terminal staying open. Either way the process is no longer
+// taken to wait for input: it is found so again once it is quiet.
 func (p *Proc) Write(ctx context.Context, s string, close bool) (int, error) {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
@@ -163,18 +180,29 @@ func (p *Proc) Write(ctx context.Context, s string, close bool) (int, error) {
 	case f == nil:
 		return 0, ErrStdinClosed
 	}
+	defer p.wrote()
+	p.wrote() // its reads of s may take a while: no stale wait meanwhile
+	out := s
+	if p.TTY {
+		if out = typed(s); close {
+			out += eof
+		}
+	}
 	// A deadline set by the last write's ctx may land after that write
 	// returned: clear it first.
 	f.SetWriteDeadline(time.Time{})
 	stop := context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Now()) })
-	n, err := f.WriteString(s)
+	n, err := f.WriteString(out)
 	if !stop() && err != nil {
 		err = ctx.Err()
 	}
-	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+	if p.TTY {
+		n = typedLen(s, n)
+	}
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) || p.TTY && errors.Is(err, syscall.EIO) {
 		err = ErrExited
 	}
-	if err != nil {
+	if err != nil || p.TTY {
 		return n, err
 	}
 	if close {

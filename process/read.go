@@ -60,6 +60,7 @@ type Span struct {
 	Tail      []byte // its last bytes, up to keep (the same as Head when it is short)
 	SpoolID   string // the stream's spool, "" when it printed nothing
 	SpoolPath string
+	spool     exec.SpoolFile // read back through its Open, never by path
 	// Lost is how many of the span's bytes the spool does not hold (past
 	// its cap, or it could not be written): they are counted, not shown.
 	Lost int64
@@ -116,7 +117,10 @@ func (p *Proc) Read(since *Cursor, keep int, scan *truncate.PreviewOptions) (*Ou
 	out := &Output{From: from, To: to, Result: res}
 	for i, sp := range []*Span{&out.Stdout, &out.Stderr} {
 		s := &st[i]
-		*sp = Span{From: from.at(i), To: to.at(i), SpoolID: s.spoolID, SpoolPath: s.spoolPath}
+		*sp = Span{From: from.at(i), To: to.at(i), spool: s.spool}
+		if s.spool != nil {
+			sp.SpoolID, sp.SpoolPath = s.spool.ID(), s.spool.Path()
+		}
 		if err := sp.load(keep, nl[i], scan); err != nil {
 			return nil, err
 		}
@@ -135,17 +139,17 @@ func (sp *Span) load(keep int, nl int64, scan *truncate.PreviewOptions) error {
 	if sp.To == sp.From && nl >= 0 {
 		return nil
 	}
-	if sp.SpoolPath == "" {
+	if sp.spool == nil {
 		sp.Lost = sp.To - sp.From
 		return nil
 	}
-	f, err := os.Open(sp.SpoolPath)
+	f, err := sp.spool.Open()
 	if errors.Is(err, fs.ErrNotExist) {
-		sp.Lost = sp.To - sp.From // never written (a full disk), or removed
+		sp.Lost = sp.To - sp.From // never written (a full disk), evicted or removed
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("process: reading the output: %w", err)
+		return fmt.Errorf("process: reading the output of spool %s: %w", sp.SpoolID, err)
 	}
 	defer f.Close()
 	if nl < 0 {

@@ -27,7 +27,14 @@ var (
 	ErrNotFound = errors.New("no such process")
 	// ErrClosed is Start's error after Close.
 	ErrClosed = errors.New("the session's processes are closed")
+	// ErrTerminals is Start's error when the session already runs
+	// MaxTerminals processes on terminals.
+	ErrTerminals = errors.New("too many terminals")
 )
+
+// MaxTerminals is how many processes of one session may run on a terminal
+// of their own at once.
+const MaxTerminals = 8
 
 // Table is one session's background processes. Its methods are safe for
 // concurrent use.
@@ -65,6 +72,7 @@ func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, err
 		ID:        newID(),
 		Command:   command,
 		StartedAt: time.Now(),
+		TTY:       spec.TTY != nil,
 		started:   make(chan struct{}),
 		done:      make(chan struct{}),
 	}
@@ -79,9 +87,13 @@ func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, err
 		t.mu.Unlock()
 		return nil, fmt.Errorf("%w: %d of %d run; wait for one or kill one (process/list shows them)", ErrLimit, n, t.limit)
 	}
+	if n := t.terminalsLocked(); p.TTY && n >= MaxTerminals {
+		t.mu.Unlock()
+		return nil, fmt.Errorf("%w: %d of %d open; end one (process/kill; process/list shows them)", ErrTerminals, n, MaxTerminals)
+	}
 	t.procs[p.ID] = p // holds its place under the limit from now
 	t.order = append(t.order, p)
-	t.wg.Add(1)
+	t.wg.Add(2) // its Run and its watch
 	t.mu.Unlock()
 
 	var ctx context.Context
@@ -93,7 +105,7 @@ func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, err
 		spec.Spool = func(stream string) (exec.SpoolFile, error) {
 			f, err := open(stream)
 			if err == nil {
-				p.setSpool(stream, f.ID(), f.Path())
+				p.setSpool(stream, f)
 			}
 			return f, err
 		}
@@ -102,6 +114,10 @@ func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, err
 		defer t.wg.Done()
 		res, err := t.runner.Run(ctx, spec)
 		p.finish(res, err)
+	}()
+	go func() {
+		defer t.wg.Done()
+		p.watch()
 	}()
 	select {
 	case <-p.started:
@@ -117,6 +133,17 @@ func (t *Table) Start(spec exec.Spec, command string, stdin *string) (*Proc, err
 		}
 	}
 	return p, nil
+}
+
+// terminalsLocked counts the running processes on a terminal.
+func (t *Table) terminalsLocked() int {
+	n := 0
+	for _, p := range t.procs {
+		if p.TTY && p.Running() {
+			n++
+		}
+	}
+	return n
 }
 
 func (t *Table) runningLocked() int {
@@ -169,6 +196,9 @@ type Info struct {
 	ExitCode  *int
 	Signal    *string
 	StartedAt time.Time
+	TTY       bool
+	// Waiting is set while it waits for input.
+	Waiting *Waiting
 }
 
 // List returns the table's processes, oldest first, and forgets the oldest
@@ -179,7 +209,7 @@ func (t *Table) List() []Info {
 	t.pruneLocked()
 	out := make([]Info, 0, len(t.order))
 	for _, p := range t.order {
-		in := Info{ID: p.ID, Command: p.Command, StartedAt: p.StartedAt, Running: true}
+		in := Info{ID: p.ID, Command: p.Command, StartedAt: p.StartedAt, Running: true, TTY: p.TTY, Waiting: p.WaitingForInput()}
 		if res := p.Result(); res != nil {
 			in.Running, in.ExitCode, in.Signal = false, res.ExitCode, res.Signal
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"time"
 
@@ -19,6 +18,7 @@ const (
 	ReasonPattern = "pattern"
 	ReasonIdle    = "idle"
 	ReasonTimeout = "timeout"
+	ReasonInput   = "input"
 )
 
 // Until says what ends a Wait besides the exit; its zero value waits for
@@ -40,9 +40,10 @@ type Until struct {
 // its first bytes.
 const maxScanLine = 64 << 10
 
-// Wait blocks until the process exits or u says, and returns why: one of
-// the Reason constants, or ctx's error. A pattern seen in output printed
-// before the exit wins over the exit.
+// Wait blocks until the process exits, waits for input or u says, and
+// returns why: one of the Reason constants, or ctx's error. A pattern
+// seen in output printed before the exit wins over the exit, which wins
+// over input.
 func (p *Proc) Wait(ctx context.Context, u Until) (string, error) {
 	var deadline <-chan time.Time
 	if u.Timeout > 0 {
@@ -61,7 +62,7 @@ func (p *Proc) Wait(ctx context.Context, u Until) (string, error) {
 	for {
 		p.mu.Lock()
 		changed := p.changedLocked()
-		st, last, exited := p.streams, p.lastOutput, p.result != nil
+		st, last, exited, waiting := p.streams, p.lastOutput, p.result != nil, p.waiting != nil
 		p.mu.Unlock()
 		if sc.re != nil {
 			found, err := sc.scan(&st)
@@ -74,6 +75,9 @@ func (p *Proc) Wait(ctx context.Context, u Until) (string, error) {
 		}
 		if exited {
 			return ReasonExit, nil
+		}
+		if waiting {
+			return ReasonInput, nil
 		}
 		var idleC <-chan time.Time
 		if u.Idle > 0 {
@@ -108,7 +112,7 @@ type patternScan struct {
 func (sc *patternScan) scan(st *[2]streamState) (bool, error) {
 	for i := range st {
 		s := &st[i]
-		if s.written <= sc.off[i] || s.spoolPath == "" {
+		if s.written <= sc.off[i] || s.spool == nil {
 			continue
 		}
 		found, err := sc.scanStream(i, s)
@@ -120,13 +124,13 @@ func (sc *patternScan) scan(st *[2]streamState) (bool, error) {
 }
 
 func (sc *patternScan) scanStream(i int, s *streamState) (bool, error) {
-	f, err := os.Open(s.spoolPath)
+	f, err := s.spool.Open()
 	if errors.Is(err, fs.ErrNotExist) {
 		sc.off[i] = s.written // nothing kept to match
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("process: reading the output: %w", err)
+		return false, fmt.Errorf("process: reading the output of spool %s: %w", s.spool.ID(), err)
 	}
 	defer f.Close()
 	if sc.buf == nil {

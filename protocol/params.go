@@ -113,4 +113,11 @@ type ExecParams struct {
 	YieldMs *Num `json:"yieldMs"`
 	// Background is YieldMs 0: the result comes at once.
 	Background bool `json:"background"`
+	// TTY runs the command on a pseudo-terminal of its own (PROTOCOL.md,
+	// "Commands that wait for input"): its controlling terminal, stdin,
+	// stdout and stderr (stderr then comes in stdout), of Cols x Rows
+	// (defaults DefaultTTYCols, DefaultTTYRows), with TTYEnv's defaults.
+	TTY  bool `json:"tty"`
+	Cols *Num `json:"cols"`
+	Rows *Num `json:"rows"`
 }

@@ -30,7 +30,36 @@ const (
 	// MaxWriteWaitMs bounds how long process/write waits for a process to
 	// read its stdin.
 	MaxWriteWaitMs = 10000
+	// MaxTerminals is how many processes of one session may run on a
+	// terminal (exec's tty) at once; one more is refused with -32602.
+	MaxTerminals = 8
 )
+
+// A terminal's size (exec's cols and rows, process/write's): the
+// defaults, and the caps a larger one is clamped to.
+const (
+	DefaultTTYCols = 120
+	DefaultTTYRows = 40
+	MaxTTYCols     = 1000
+	MaxTTYRows     = 1000
+)
+
+// TTYEnv are the environment defaults of a command run with tty: each
+// applies unless the session's environment or the exec's env sets the
+// variable. A terminal is a real one (TERM), and nothing opens a pager or
+// an editor that would wait for keys a model cannot see: pagers print
+// (cat), editors leave the file as it is (true: git commit without -m
+// then stops with "empty message", git rebase -i keeps its plan).
+var TTYEnv = map[string]string{
+	"TERM":          "xterm-256color",
+	"PAGER":         "cat",
+	"GIT_PAGER":     "cat",
+	"MANPAGER":      "cat",
+	"SYSTEMD_PAGER": "cat",
+	"EDITOR":        "true",
+	"VISUAL":        "true",
+	"GIT_EDITOR":    "true",
+}
 
 // Reasons process/wait returns (ProcessOutput.Reason).
 const (
@@ -38,6 +67,8 @@ const (
 	ReasonPattern = "pattern"
 	ReasonIdle    = "idle"
 	ReasonTimeout = "timeout"
+	// ReasonInput: the process waits for input (WaitingForInput).
+	ReasonInput = "input"
 )
 
 // Progress kinds (the kind field of a progress value).
@@ -116,9 +147,19 @@ type Until struct {
 
 // ProcessWriteParams are process/write's params.
 type ProcessWriteParams struct {
-	ID    string `json:"id"`
+	ID string `json:"id"`
+	// Stdin is written to the process's stdin pipe, or typed into its
+	// terminal (tty): there "\n" is Enter (sent as "\r", what the Enter
+	// key sends) and control characters act ("\u0003" interrupts,
+	// "\u0004" at a line's start is end of file).
 	Stdin string `json:"stdin"`
-	Close bool   `json:"close"` // close stdin after writing
+	// Close closes stdin after writing; on a terminal it types Ctrl-D
+	// (end of file) and the terminal stays open.
+	Close bool `json:"close"`
+	// Cols and Rows resize the process's terminal (both, or either with
+	// the other kept); -32602 for a process without one.
+	Cols *Num `json:"cols"`
+	Rows *Num `json:"rows"`
 }
 
 // ProcessWriteResult is process/write's result.
@@ -175,9 +216,28 @@ type ProcessOutput struct {
 	ExitCode *int    `json:"exitCode"` // null while running or when killed by a signal
 	Signal   *string `json:"signal"`
 	// Reason is why process/wait returned: ReasonExit, ReasonPattern,
-	// ReasonIdle or ReasonTimeout; "" for process/read.
-	Reason string  `json:"reason,omitempty"`
-	Notice *string `json:"notice"`
+	// ReasonIdle, ReasonInput or ReasonTimeout; "" for process/read.
+	Reason string `json:"reason,omitempty"`
+	// WaitingForInput is set while the process waits for input; null
+	// when it does not.
+	WaitingForInput *WaitingForInput `json:"waitingForInput"`
+	Notice          *string          `json:"notice"`
+}
+
+// WaitingForInput says that a process waits for input: every process of
+// its group that is not stopped is blocked reading its terminal or its
+// stdin pipe, and it has printed nothing since.
+type WaitingForInput struct {
+	// Prompt is the last line the process wrote, whole or not (a prompt
+	// has no newline yet), cleaned as the preview cleans lines and
+	// clipped.
+	Prompt string `json:"prompt"`
+	// SinceMs is how long it has waited: milliseconds since its last
+	// output (or the last write to it), when the reply was made.
+	SinceMs int64 `json:"sinceMs"`
+	// Echo is false when its terminal does not echo what is typed (a
+	// password prompt): what process/write sends is not shown.
+	Echo bool `json:"echo"`
 }
 
 // ProcessInfo is one process in process/list, and process/kill's result.
@@ -188,6 +248,10 @@ type ProcessInfo struct {
 	ExitCode  *int    `json:"exitCode"`
 	Signal    *string `json:"signal"`
 	StartedMs int64   `json:"startedMs"` // Unix time in milliseconds
+	// TTY is set for a process on a terminal of its own.
+	TTY bool `json:"tty"`
+	// WaitingForInput is set while it waits for input; null when not.
+	WaitingForInput *WaitingForInput `json:"waitingForInput"`
 }
 
 // ProcessData is error.data for an error about a process.

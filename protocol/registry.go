@@ -15,6 +15,7 @@ var Params = map[string]any{
 	MethodGrep:         GrepParams{},
 	MethodFind:         FindParams{},
 	MethodLs:           LsParams{},
+	MethodStats:        StatsParams{},
 }
 
 // Results maps each method that answers with a result to a zero value of

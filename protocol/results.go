@@ -29,9 +29,29 @@ type SandboxInfo struct {
 	Network  bool     `json:"network"`
 	// TmpDir is the session's private TMPDIR, removed with the session.
 	TmpDir string `json:"tmpDir"`
-	// Unenforced says what this kernel cannot enforce (bestEffort); []
-	// when it enforces everything.
+	// Unenforced says, one sentence each, what this system does not
+	// enforce of the sandbox; [] when it enforces everything.
 	Unenforced []string `json:"unenforced"`
+	// LandlockABI is the Landlock ABI enforced (capped by
+	// TOOLD_SANDBOX_ABI); 0 for none.
+	LandlockABI int `json:"landlockABI"`
+	// UserNamespaces: the commands run in user, mount and PID namespaces
+	// of the session's (and a network namespace with the network off).
+	UserNamespaces bool `json:"userNamespaces"`
+}
+
+// SandboxSupport is what the daemon's system can enforce of a sandbox
+// (stats, toold status).
+type SandboxSupport struct {
+	OS          string `json:"os"`
+	LandlockABI int    `json:"landlockABI"`
+	// UserNamespaces: usable ones (with capabilities inside);
+	// UserNamespacesError says why not.
+	UserNamespaces      bool   `json:"userNamespaces"`
+	UserNamespacesError string `json:"userNamespacesError,omitempty"`
+	Seccomp             bool   `json:"seccomp"`
+	// Cgroups: each session gets a cgroup that ends its processes.
+	Cgroups bool `json:"cgroups"`
 }
 
 // ServerInfo names the server.
@@ -145,7 +165,10 @@ type ExecResult struct {
 	// (yieldMs or background), null when it has exited: exitCode is then
 	// null too, and the streams hold the output so far.
 	Process *string `json:"process"`
-	Notice  *string `json:"notice"`
+	// WaitingForInput is set when exec returned because the command
+	// waits for input (it runs on as process Process); null otherwise.
+	WaitingForInput *WaitingForInput `json:"waitingForInput"`
+	Notice          *string          `json:"notice"`
 }
 
 // Stream is the preview of one output stream: Head, the omitted middle
@@ -189,7 +212,27 @@ type Highlight struct {
 	FromLine int64  `json:"fromLine"`
 	ToLine   int64  `json:"toLine"`
 	Text     string `json:"text"`
+	// Reason says why the group is shown: one of HighlightReasons.
+	Reason string `json:"reason"`
 }
+
+// The reasons of a highlight (Highlight.Reason): an error; a warning; the
+// last lines before a non-zero exit, or lines a closing summary of failure
+// refers to ("see previous errors", "N failed"); a shape seen once or
+// twice among thousands of repeats, in no known format or words.
+const (
+	HighlightError   = "error"
+	HighlightWarning = "warning"
+	HighlightExit    = "exit"
+	HighlightRare    = "rare"
+)
+
+// HighlightReasons are the values of Highlight.Reason.
+var HighlightReasons = []string{HighlightError, HighlightWarning, HighlightExit, HighlightRare}
+
+// RareBytes is the most bytes a stream shows of highlights of reason
+// "rare".
+const RareBytes = 1024
 
 // Omitted names the raw lines (1-based, inclusive) that Head and Tail leave
 // out, and their raw bytes.
@@ -207,15 +250,46 @@ type SpoolRef struct {
 	Capped bool   `json:"capped"` // output past the spool's cap was dropped
 }
 
+// StatsParams are stats' params.
+type StatsParams struct {
+	// Sandbox asks for Stats.Sandbox even when no sandbox was needed yet:
+	// finding out what this system enforces starts a process (once per
+	// daemon), which plain stats calls do not pay for.
+	Sandbox bool `json:"sandbox"`
+}
+
 // Stats is stats' result.
 type Stats struct {
-	Sessions     int        `json:"sessions"`
-	ExecsRunning int        `json:"execsRunning"`
-	Cache        CacheStats `json:"cache"`
-	SpoolBytes   int64      `json:"spoolBytes"`
-	UptimeMs     int64      `json:"uptimeMs"`
+	Sessions     int `json:"sessions"`
+	ExecsRunning int `json:"execsRunning"`
+	// Terminals counts the commands running on a terminal (exec's tty).
+	Terminals  int        `json:"terminals"`
+	Cache      CacheStats `json:"cache"`
+	SpoolBytes int64      `json:"spoolBytes"`
+	UptimeMs   int64      `json:"uptimeMs"`
 	// Index lists the search index's trees; [] when none or it is off.
 	Index []IndexStats `json:"index"`
+	// Sandbox is what this system can enforce of a sandbox; null until a
+	// sandbox was needed or params.sandbox asked.
+	Sandbox *SandboxSupport `json:"sandbox"`
+	// Daemon is what the daemon was started with.
+	Daemon DaemonSettings `json:"daemon"`
+}
+
+// DaemonSettings are the settings a daemon takes only when it starts (the
+// flags of toold serve): a client of a running daemon that gives others is
+// told that they do not apply (toold --remote).
+type DaemonSettings struct {
+	SpoolRoot         string `json:"spoolRoot"`
+	SpoolSessionQuota int64  `json:"spoolSessionQuota"`
+	SpoolDaemonQuota  int64  `json:"spoolDaemonQuota"`
+	Index             string `json:"index"`      // "on" or "off"
+	IndexQuota        int64  `json:"indexQuota"` // 0 when off
+	// IdleTimeoutMs is how long the daemon runs with no clients; 0: it
+	// does not listen on a socket, or never exits for want of clients.
+	IdleTimeoutMs  int64 `json:"idleTimeoutMs"`
+	WriteTimeoutMs int64 `json:"writeTimeoutMs"` // negative: none
+	MaxConns       int   `json:"maxConns"`       // connections of one uid at once
 }
 
 // Search index states: IndexStats.State.

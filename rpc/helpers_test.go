@@ -28,10 +28,12 @@ var framings = []Framing{FramingLines, FramingHeaders}
 // socketPair returns two connected unix stream sockets.
 func socketPair(t testing.TB) (*net.UnixConn, *net.UnixConn) {
 	t.Helper()
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0) // no SOCK_CLOEXEC on macOS
 	if err != nil {
 		t.Fatalf("socketpair: %v", err)
 	}
+	syscall.CloseOnExec(fds[0])
+	syscall.CloseOnExec(fds[1])
 	conn := func(fd int) *net.UnixConn {
 		f := os.NewFile(uintptr(fd), "socketpair")
 		defer f.Close()

@@ -1,22 +1,39 @@
-// Package sandbox confines a session's commands with the kernel: Landlock
-// for the file system (reads everywhere or beneath a list, writes only
-// beneath the writable dirs and the session's TMPDIR), signal and abstract
-// unix socket scoping (Landlock ABI 6) so that a command cannot signal the
-// daemon or another session's processes, and a user namespace with a
-// network namespace of its own (loopback only) when the network is off.
+// Package sandbox confines a session's commands with the kernel, by the
+// best mechanism this system has for each protection (Plan says which, and
+// exactly what is left):
 //
-// Go cannot run code between fork and exec, so a sandboxed command is
-// started as toold itself under the name LauncherName (Wrap): this
-// package's init, which runs before most of toold's packages are
-// initialized, restricts that process and then execs the command in its place, keeping
-// its pid, its process group and its start time, which exec's records and
-// sweeps rely on. The launcher's own process is the one the namespaces are
-// made for (SysProcAttr.Cloneflags), so loopback is brought up before the
-// command runs.
+//   - files: Landlock from ABI 1, with each later ABI's rights where
+//     present (refer 2, truncate 3, ioctl on devices 5, unix sockets by
+//     path 9): reads everywhere or beneath a list, writes only beneath the
+//     writable dirs and the session's TMPDIR, never the spool roots;
+//   - the network off: a network namespace (loopback of its own), and a
+//     seccomp filter that allows sockets of the families that stay within
+//     it (AF_VSOCK reaches the hypervisor from any network namespace);
+//     without user namespaces the filter refuses every IP socket, beside
+//     Landlock's TCP rules (ABI 4);
+//   - signals and ptrace beyond the sandbox: Landlock (ptrace from ABI 1,
+//     signal and abstract socket scoping from 6), else a PID namespace;
+//   - unix sockets by path: Landlock (ABI 9), else a mount namespace that
+//     hides the runtime dir, toold's socket dir and known services'
+//     sockets (HostSockets);
+//   - processes that leave the session: the session's PID namespace, whose
+//     init ends them all when the session ends or the daemon dies; else a
+//     session cgroup (Cgroup), where the system delegates one.
 //
-// Support says what this kernel can enforce, Missing what of a Policy it
-// cannot (initialize turns that into -32007 unless bestEffort), and
-// Sandboxed tells a process in a sandbox's user namespace, which no command
-// can leave, for the shared daemon's socket. The package imports nothing of
-// ours: exec wraps commands with it, lifecycle checks policies with it.
+// A session's sandbox is a launcher (toold re-exec'd as LauncherName,
+// handled in this package's init before most of toold is initialized),
+// started once per session policy (Start) with no environment and no
+// descriptor of the daemon's, in the session's namespaces; it restricts
+// itself, then forks each command the daemon sends (Spawn) as the daemon's
+// own child (CLONE_PARENT), in a session and group of its own, with the
+// command's environment only at its exec. A policy is resolved once
+// (Resolve: paths and identities) and the launcher opens its dirs without
+// following symlinks, leaving out one that is not what was resolved.
+//
+// Probe says what this system can enforce (TOOLD_SANDBOX_ABI and
+// TOOLD_SANDBOX_USERNS=0 take away), Sandboxed tells the shared daemon a
+// peer in a sandbox (its user namespace, or the mark of peer_linux.go).
+// Off Linux there is no sandbox: Plan names the OS and Start fails. The
+// package imports nothing of ours: exec starts commands with it, lifecycle
+// makes policies and cgroups with it.
 package sandbox

@@ -1,49 +1,94 @@
 package sandbox
 
 import (
+	"io"
 	"net"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
-// run runs script under p with sh and returns its combined output and
-// error.
-func run(t *testing.T, p *Policy, script string) (string, error) {
-	t.Helper()
-	cmd := osexec.Command("/bin/sh", "-c", script)
-	if err := Wrap(cmd, p); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
+// policy is mode over t's temp dirs at what this kernel enforces, its
+// dirs resolved as lifecycle resolves them.
 func policy(t *testing.T, mode string, network bool, writable ...string) *Policy {
-	p := &Policy{Mode: mode, Writable: writable, Network: network, TmpDir: t.TempDir()}
-	p.Writable = append(p.Writable, p.TmpDir)
-	Probe().Complete(p)
+	t.Helper()
+	p := &Policy{Mode: mode, Network: network, TmpDir: t.TempDir(), IDs: map[string]FileID{}}
+	for _, w := range append(writable, p.TmpDir) {
+		real, id, err := Resolve(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Writable = append(p.Writable, real)
+		p.IDs[real] = id
+	}
+	p.Plan = Probe().Plan(p)
 	return p
 }
 
-// TestLauncher: the kernel enforces a policy in the command the launcher
-// execs: writes beneath the writable dirs and TMPDIR only, no signal to
-// this process, no TCP beyond the namespace's loopback.
-func TestLauncher(t *testing.T) {
-	if s := Probe(); len(s.Missing(&Policy{Mode: ModeWorkspaceWrite})) > 0 {
-		t.Fatalf("this kernel lacks %v", s.Missing(&Policy{Mode: ModeWorkspaceWrite}))
+// run runs script under p with sh and returns its combined output and
+// how it ended.
+func run(t *testing.T, p *Policy, script string) (string, *os.ProcessState) {
+	t.Helper()
+	in, err := Start(p, StartOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	work, outside := t.TempDir(), t.TempDir()
+	defer in.Close()
+	return spawn(t, in, script, os.Environ())
+}
+
+func spawn(t *testing.T, in *Instance, script string, env []string) (string, *os.ProcessState) {
+	t.Helper()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	pid, err := in.Spawn(Request{Path: "/bin/sh", Argv: []string{"sh", "-c", script}, Env: env, Dir: "/"}, [3]*os.File{null, outW, outW})
+	outW.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(outR)
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := proc.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), st
+}
+
+// TestLauncher: the kernel enforces a policy in the commands a session's
+// launcher starts: writes beneath the writable dirs and TMPDIR only, no
+// signal to this process, no TCP beyond the namespace's loopback.
+func TestLauncher(t *testing.T) {
+	p := policy(t, ModeWorkspaceWrite, false, t.TempDir())
+	if len(p.Plan.Refused) > 0 {
+		t.Fatalf("this kernel lacks %v", p.Plan.Refused)
+	}
+	work, outside := p.Writable[0], t.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() }) // after the parallel cases: they must find it listening
+	defer ln.Close()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	p := policy(t, ModeWorkspaceWrite, false, work)
+	in, err := Start(p, StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
 	for _, tc := range []struct {
 		script string
 		ok     bool
@@ -53,21 +98,20 @@ func TestLauncher(t *testing.T) {
 		{"echo hi > " + p.TmpDir + "/in", true, ""},
 		{"echo hi > " + outside + "/out", false, "Permission denied"},
 		{"echo hi > /dev/null", true, ""},
-		{"kill -0 " + strconv.Itoa(os.Getpid()), false, "not permitted"},
+		{"kill -0 " + strconv.Itoa(os.Getpid()), false, ""},
 		{"exec 3<>/dev/tcp/127.0.0.1/" + port, false, ""},
-		{"python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"lo ok\")'", true, "lo ok"},
+		{"python3 -S -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"lo ok\")'", true, "lo ok"},
+		{"python3 -S -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)'", false, "Permission denied"},
 	} {
 		t.Run(tc.script, func(t *testing.T) {
-			t.Parallel() // a launcher each
-			out, err := run(t, p, tc.script)
-			if (err == nil) != tc.ok || !strings.Contains(out, tc.out) {
-				t.Errorf("%v %q, want ok=%v and %q", err, out, tc.ok, tc.out)
+			out, st := spawn(t, in, tc.script, os.Environ())
+			if st.Success() != tc.ok || !strings.Contains(out, tc.out) {
+				t.Errorf("%v %q, want ok=%v and %q", st, out, tc.ok, tc.out)
 			}
 		})
 	}
-	t.Cleanup(func() { // after the parallel cases
-		if _, err := os.Stat(filepath.Join(outside, "out")); err == nil {
-			t.Error("written outside")
-		}
-	})
+	if _, err := os.Stat(filepath.Join(outside, "out")); err == nil {
+		t.Error("written outside")
+	}
+	_ = syscall.Getpid
 }

@@ -103,7 +103,22 @@ func Result(method string) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s's result: %w", method, err)
 	}
+	highlightReasons(s)
 	return s, nil
+}
+
+// highlightReasons gives the reason of every highlight in s its values.
+func highlightReasons(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if h := s.Properties["highlights"]; h != nil && h.Items != nil && h.Items.Properties["reason"] != nil {
+		h.Items.Properties["reason"].Enum = enum(protocol.HighlightReasons)
+	}
+	for _, p := range s.Properties {
+		highlightReasons(p)
+	}
+	highlightReasons(s.Items)
 }
 
 // Method is one method's schemas, as `toold schema` prints them.

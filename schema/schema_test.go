@@ -43,8 +43,8 @@ func TestParams(t *testing.T) {
 	if s, _ := Params(protocol.MethodInitialize); len(s.Properties["sandbox"].Properties["mode"].Enum) != len(protocol.SandboxModes) {
 		t.Errorf("sandbox.mode enum: %v", s.Properties["sandbox"].Properties["mode"].Enum)
 	}
-	if s, err := Params(protocol.MethodStats); s != nil || err != nil {
-		t.Errorf("stats takes no params: %v %v", s, err)
+	if s, err := Params(protocol.MethodStats); err != nil || s.Properties["sandbox"] == nil || len(s.Properties) != 1 {
+		t.Errorf("stats takes sandbox only: %v %v", s, err)
 	}
 	// Nested params objects are loose too: limits.read may leave out any field.
 	s, _ := Params(protocol.MethodInitialize)

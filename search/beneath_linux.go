@@ -1,3 +1,5 @@
+//go:build !toold_portable
+
 package search
 
 import (
@@ -36,7 +38,13 @@ var beneathOK = sync.OnceValue(func() bool {
 	return true
 })
 
-// openBeneathScratch is openBeneath in openFile's shape.
-func openBeneathScratch(dirfd int, rel string, _ *[]byte) (int, error) {
-	return openBeneath(dirfd, rel)
+// beneathCache is the worker's, for the portable path's sake: openat2
+// needs nothing kept.
+type beneathCache struct{}
+
+// open opens rel beneath the directory base (openBeneath).
+func (*beneathCache) open(base *dirHandle, rel string) (int, error) {
+	return openBeneath(base.fd, rel)
 }
+
+func (*beneathCache) close() {}

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,7 +66,7 @@ func openDir(path string) (int, error) {
 // read back from the open descriptor, so that a symlink swapped in after
 // the caller resolved and checked the path cannot take the search out of
 // where it may go (the session's roots). Where the system cannot say
-// (no /proc), it is not called.
+// (fdPath: Linux without /proc, FreeBSD), it is not called.
 type Allow func(realPath string) error
 
 // checkOpen calls allow, when set, with the real path of the open fd.
@@ -76,8 +74,8 @@ func checkOpen(fd int, allow Allow) error {
 	if allow == nil {
 		return nil
 	}
-	real, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
-	if err != nil {
+	real, ok := fdPath(fd)
+	if !ok {
 		return nil
 	}
 	return allow(real)
@@ -138,7 +136,7 @@ func typeAt(dirfd int, name string) fs.FileMode {
 	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return fs.ModeIrregular
 	}
-	return modeOf(st.Mode)
+	return modeOf(uint32(st.Mode)) // uint16 on the BSDs
 }
 
 func modeOf(m uint32) fs.FileMode {

@@ -13,6 +13,18 @@
 // path read back from the descriptor). Ignore files above the tree apply
 // when the caller names where they start.
 //
+// Linux, macOS and FreeBSD walk alike: directories read with
+// unix.ReadDirent (getdents64, getdirentries, readdir_r) into one parser of
+// their records, typed from d_type. What is Linux's alone sits behind build
+// tags with a portable path beside it, which -tags toold_portable forces on
+// Linux so that its tests run there: a file listed by the index
+// (GrepListing) is opened by its whole path in one openat2 on Linux, one
+// component at a time with O_NOFOLLOW elsewhere (beneath_other.go); a
+// walked file's openat is a raw system call on Linux, unix.Openat
+// elsewhere; the real path of the searched directory is read from
+// /proc/self/fd on Linux, F_GETPATH on macOS, and not at all on FreeBSD
+// (fdpath_*.go).
+//
 // grep matches RE2 patterns (Go's regexp, so no pattern takes exponential
 // time) line by line over a file, a tree or any io.ReaderAt (an exec
 // spool), with context lines, a match limit, a byte budget and lines

@@ -351,6 +351,7 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 			w := &worker{ctx: ctx, root: root, s: newScanner(m, opt), help: help, ahead: ahead}
 			w.run(jobs)
 			w.putBuf()
+			w.beneath.close()
 		}()
 	}
 	var walkErr error
@@ -563,6 +564,8 @@ type worker struct {
 	s    *scanner
 	buf  []byte
 	name []byte // openFile's scratch
+	// beneath opens the files a listing names (GrepListing).
+	beneath beneathCache
 	// help takes the job being searched (job) when one of its files is
 	// large, for an idle worker to share.
 	help  chan *fileJob
@@ -647,11 +650,13 @@ func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
 		defer r.Close()
 		return w.scan(r, size, 0)
 	}
-	open := openFile
+	var fd int
+	var err error
 	if f.beneath {
-		open = openBeneathScratch
+		fd, err = w.beneath.open(dir, f.name)
+	} else {
+		fd, err = openFile(dir.fd, f.name, &w.name)
 	}
-	fd, err := open(dir.fd, f.name, &w.name)
 	if err != nil {
 		return outcome{skip: skipOther}
 	}

@@ -198,7 +198,9 @@ func readDirIgnore(path string) dirIgnore {
 	return d
 }
 
-// readSmall reads at most maxIgnoreFile bytes of a regular file.
+// readSmall reads at most maxIgnoreFile bytes of a regular file. The open
+// does not block: a FIFO in an ignore file's place (a command can make
+// one) would otherwise hold the search until something wrote to it.
 func readSmall(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, ReadFlags, 0)
 	if err != nil {

@@ -8,6 +8,9 @@ import (
 	"io"
 	"math/bits"
 	"slices"
+	"sync"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/toold/toold/truncate"
 )
@@ -22,7 +25,35 @@ const (
 	maxLineBuf = 16 << 20
 	// sniffLen is how much of a file the binary rule looks at.
 	sniffLen = 8192
+	// longLineBudget bounds the buffers of long lines held at once in the
+	// process, grep's and every search's: a scan that meets a line longer
+	// than its buffer, or whose buffer grows past 2*chunkSize, takes
+	// maxLineBuf+chunk of it, waiting for it, and gives it back with the
+	// buffer when the file is done. 32 greps of a file of one 64 MiB line
+	// held 566 MiB.
+	longLineBudget = 48 << 20
 )
+
+// longLines is the process's budget of long-line buffers; longBufs keeps
+// those given back (as many as the budget holds), so that scans one after
+// the other reuse them rather than leave 17 MiB of garbage each.
+var (
+	longLines = semaphore.NewWeighted(longLineBudget)
+	longBufs  sync.Pool // *[]byte of cap maxLineBuf+chunkSize
+)
+
+// longBuf returns a buffer of n bytes' capacity (maxLineBuf+chunk) holding
+// buf[:have]: one given back, when n is the usual size, else a new one.
+func longBuf(n int, buf []byte, have int) []byte {
+	var nb []byte
+	if p, ok := longBufs.Get().(*[]byte); ok && cap(*p) == n {
+		nb = (*p)[:have]
+	} else {
+		nb = make([]byte, have, n)
+	}
+	copy(nb, buf[:have])
+	return nb
+}
 
 // scanner searches one file, keeping its matches with their context under
 // the limits of a GrepOptions.
@@ -75,13 +106,25 @@ var errBinary = errors.New("binary file")
 // cancel.
 func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, bufp *[]byte, have int) error {
 	buf := *bufp
-	defer func() { *bufp = buf }()
+	var long int64 // taken of longLines, for a buffer past 2*chunkSize
+	defer func() {
+		if long > 0 {
+			given := buf[:0]
+			longBufs.Put(&given)
+			buf = nil // given back with its share of the budget
+			longLines.Release(long)
+		}
+		*bufp = buf
+	}()
 	var (
 		off   = int64(have) // next byte of r to read
 		old   int           // buf[:old] are lines already searched, kept for context
 		n     = have        // buf[:n] holds data
 		line  = 1           // number of the line that starts at buf[old]
 		first = true
+		// longLine: a line longer than the buffer was met (which grows
+		// it to hold the line)
+		longLine bool
 	)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -89,9 +132,21 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 		}
 		want := min(int64(s.chunk), size-off)
 		if need := n + int(want); cap(buf) < need {
-			nb := make([]byte, need, max(need, min(2*cap(buf), maxLineBuf+s.chunk)))
-			copy(nb, buf[:n])
-			buf = nb
+			size := max(need, min(2*cap(buf), maxLineBuf+s.chunk))
+			if (size > 2*chunkSize || longLine) && long == 0 {
+				// A long line: its buffer at once, at its most, when the
+				// budget has room.
+				long = int64(maxLineBuf + s.chunk)
+				if err := longLines.Acquire(ctx, long); err != nil {
+					long = 0
+					return err
+				}
+				buf = longBuf(max(need, maxLineBuf+s.chunk), buf, n)
+			} else {
+				nb := make([]byte, need, size)
+				copy(nb, buf[:n])
+				buf = nb
+			}
 		}
 		buf = buf[:cap(buf)]
 		got, err := r.ReadAt(buf[n:n+int(want)], off)
@@ -116,7 +171,8 @@ func (s *scanner) scanReaderAt(ctx context.Context, r io.ReaderAt, size int64, b
 			end = old + bytes.LastIndexByte(buf[old:n], '\n') + 1
 			if end == old {
 				if n < s.maxLine() {
-					continue // the line goes on past the buffer: read more of it
+					longLine = true // its buffer comes from the budget at once
+					continue        // the line goes on past the buffer: read more of it
 				}
 				end = n
 			}

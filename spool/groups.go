@@ -2,6 +2,7 @@ package spool
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,10 +49,32 @@ func (d *Dir) RecordGroup(pgid int, env string) (forget func(), err error) {
 	if d.removed {
 		return nil, fmt.Errorf("spool: record group in %s: %w", d.path, ErrClosed)
 	}
-	if err := os.WriteFile(path, []byte(line), 0o600); err != nil {
+	if err := writeSmall(path, line); err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	return func() { os.Remove(path) }, nil
+	return func() { unix.Unlink(path) }, nil
+}
+
+// writeSmall writes a file of one short line, a system call each to
+// create, write and close it: os.WriteFile's File also asks for its flags,
+// tries the poller and stats it, and a record is written for every
+// command.
+func writeSmall(path, line string) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	n, err := unix.Write(fd, []byte(line))
+	if cerr := unix.Close(fd); err == nil {
+		err = cerr
+	}
+	if err == nil && n < len(line) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return &os.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
 }
 
 // endGroups kills (SIGKILL: no one is left to wait for them) what remains of
@@ -76,22 +99,39 @@ func endGroups(dir string) []string {
 	return ended
 }
 
+// maxRecord bounds what is read of a group record: a boot id, a tick
+// count and a marker are some 100 bytes.
+const maxRecord = 512
+
+// readRecord reads a record the way every file a command could have put
+// in a session's directory must be read: without following a symlink
+// (to /dev/zero, read without end) nor blocking (on a FIFO, read for
+// good: the next daemon's start would hang in its sweep), a regular file
+// only, and a bounded part of it.
 func readRecord(path string) (groupRecord, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return groupRecord{}, err
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 || len(f) > 3 {
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return groupRecord{}, fmt.Errorf("spool: group record %s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxRecord))
+	if err != nil {
+		return groupRecord{}, err
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 2 || len(fields) > 3 {
 		return groupRecord{}, fmt.Errorf("spool: bad group record %s", path)
 	}
-	ticks, err := strconv.ParseUint(f[1], 10, 64)
+	ticks, err := strconv.ParseUint(fields[1], 10, 64)
 	if err != nil {
 		return groupRecord{}, fmt.Errorf("spool: bad group record %s", path)
 	}
-	rec := groupRecord{start: proc.Start{Boot: f[0], Ticks: ticks}}
-	if len(f) == 3 {
-		rec.env = f[2]
+	rec := groupRecord{start: proc.Start{Boot: fields[0], Ticks: ticks}}
+	if len(fields) == 3 {
+		rec.env = fields[2]
 	}
 	return rec, nil
 }

@@ -177,3 +177,36 @@ func TestRecordGroupForget(t *testing.T) {
 		t.Error("a removed directory recorded a group")
 	}
 }
+
+// TestSweepOddRecords: a group record a command replaced with a FIFO, a
+// symlink to /dev/zero or a huge file neither hangs nor swells the sweep
+// of the next daemon to start (it read the record with os.ReadFile: the
+// FIFO held it for good, /dev/zero without end); the directory goes.
+func TestSweepOddRecords(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "spool")
+	m, err := Start(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	d := deadDaemonDir(t, root)
+	if err := syscall.Mkfifo(filepath.Join(d.path, "4242.group"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(d.path, "4243.group"))
+	big := strings.Repeat("x ", 1<<20)
+	os.WriteFile(filepath.Join(d.path, "4244.group"), []byte(big), 0o600)
+	done := make(chan error, 1)
+	go func() { _, err := m.Sweep(); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the sweep hangs on a FIFO record") // its goroutine is left blocked
+	}
+	if _, err := os.Lstat(d.path); !os.IsNotExist(err) {
+		t.Errorf("the dead daemon's dir after the sweep: %v", err)
+	}
+}

@@ -29,8 +29,9 @@ var (
 	// letters, digits, '_' and '-' only.
 	ErrBadName = errors.New("bad spool name")
 	// ErrNoSpool is wrapped by Dir.Open's error for an id the session never
-	// had, or after Remove.
-	ErrNoSpool = errors.New("no such spool")
+	// had, or after Remove. errors.Is(err, fs.ErrNotExist) holds too: what
+	// reads a spool back counts a missing one as bytes not kept.
+	ErrNoSpool error = notThere("no such spool")
 	// ErrEvicted is what an *EvictedError is: a spool deleted to keep its
 	// session under a quota.
 	ErrEvicted = errors.New("spool evicted")
@@ -40,17 +41,57 @@ var (
 	ErrReplaced = errors.New("spool file replaced")
 )
 
-// DefaultRoot returns the spool root for this user: $XDG_RUNTIME_DIR/toold-<uid>
-// when XDG_RUNTIME_DIR names a directory we can write, else
-// os.TempDir()/toold-<uid>.
+// DefaultRoot returns the spool root for this user: RuntimeDir()/toold-<uid>.
+// The shared daemon's socket and log are made in it too.
 func DefaultRoot() string {
-	name := "toold-" + strconv.Itoa(os.Geteuid())
+	return filepath.Join(RuntimeDir(), "toold-"+strconv.Itoa(os.Geteuid()))
+}
+
+// RuntimeDirEnv names toold's own variable that, when set to an absolute
+// path, is RuntimeDir outright: for tests, and for a machine without
+// /run/user where every client is given it.
+const RuntimeDirEnv = "TOOLD_RUNTIME_DIR"
+
+// RuntimeDir is the directory that holds this user's toold directory. Every
+// client of one uid must find the same shared daemon, and some clients start
+// their servers with an environment of their own (codex passes HOME, PATH,
+// TMPDIR and a few more, never XDG_RUNTIME_DIR), so the answer must not hang
+// on a variable a client may strip: the runtime directory the system gives
+// the uid, /run/user/<uid> (systemd-logind's, which is XDG_RUNTIME_DIR
+// wherever that is set by the login), comes first when it is there, the
+// user's own and private, whatever XDG_RUNTIME_DIR says. Only where there is
+// none does XDG_RUNTIME_DIR count (a directory we can write), then the
+// temporary directory. $TOOLD_RUNTIME_DIR overrides them all.
+func RuntimeDir() string { return runtimeDirIn("/run/user") }
+
+// runtimeDirIn is RuntimeDir with the system's runtime directories in base.
+func runtimeDirIn(base string) string {
+	if d := os.Getenv(RuntimeDirEnv); d != "" && filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	if d := userRuntimeDir(); d != "" { // macOS: the user's own temporary directory
+		return d
+	}
+	if d := filepath.Join(base, strconv.Itoa(os.Geteuid())); systemRuntimeDir(d) {
+		return d
+	}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" && filepath.IsAbs(x) {
 		if fi, err := os.Stat(x); err == nil && fi.IsDir() && unix.Access(x, unix.W_OK|unix.X_OK) == nil {
-			return filepath.Join(x, name)
+			return filepath.Clean(x)
 		}
 	}
-	return filepath.Join(os.TempDir(), name)
+	return os.TempDir()
+}
+
+// systemRuntimeDir reports whether d is a runtime directory the system made
+// for us: a directory (not a symlink) owned by our uid that no one else may
+// write to, and that we can write to.
+func systemRuntimeDir(d string) bool {
+	var st unix.Stat_t
+	if unix.Lstat(d, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	return int(st.Uid) == os.Geteuid() && st.Mode&0o022 == 0 && unix.Access(d, unix.W_OK|unix.X_OK) == nil
 }
 
 // EvictedError is Find's and Open's error for a spool evicted to keep the
@@ -71,8 +112,17 @@ func (e *EvictedError) Error() string {
 	return fmt.Sprintf("spool evicted: past the %s's quota of %d bytes", whose, e.Quota)
 }
 
-// Is makes errors.Is(err, ErrEvicted) hold.
-func (e *EvictedError) Is(target error) bool { return target == ErrEvicted }
+// Is makes errors.Is(err, ErrEvicted) hold, and errors.Is(err,
+// fs.ErrNotExist): an evicted spool is not there to read.
+func (e *EvictedError) Is(target error) bool { return target == ErrEvicted || target == fs.ErrNotExist }
+
+// notThere is an error that errors.Is counts as fs.ErrNotExist.
+type notThere string
+
+func (e notThere) Error() string { return string(e) }
+
+// Is makes errors.Is(err, fs.ErrNotExist) hold.
+func (notThere) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Manager owns this daemon's part of a spool root: its lock file and its
 // session directories, and the quotas over their files. Its methods are safe
@@ -150,7 +200,7 @@ func (m *Manager) setUpLocked() error {
 	// pid, and we have opened nothing yet.
 	if stale, _ := filepath.Glob(filepath.Join(m.root, strconv.Itoa(m.pid)+"-*")); len(stale) > 0 {
 		for _, p := range stale {
-			os.RemoveAll(p)
+			removeAll(p)
 		}
 	}
 	return nil
@@ -406,7 +456,7 @@ func (m *Manager) Sweep() ([]string, error) {
 	remove := func(paths []string) {
 		for _, p := range paths {
 			removed = append(removed, endGroups(p)...)
-			if err := os.RemoveAll(p); err != nil {
+			if err := removeAll(p); err != nil {
 				errs = append(errs, fmt.Errorf("spool: sweep: %w", err))
 				continue
 			}
@@ -545,9 +595,13 @@ func (d *Dir) find(id string) (*File, error) {
 	return sf, nil
 }
 
-// Open opens the spool file id of this session for reading. It checks that
-// what it opened is the file written, so that a symlink or file a command
-// planted over it is refused (ErrReplaced). Other errors are Find's.
+// Open opens the spool file id of this session for reading: the one way
+// a spool is read back (page, grep, exec's evidence, the process methods),
+// since the commands that write it may write in the directory too. It
+// opens without following a symlink or blocking (a FIFO in its place),
+// and checks that what it opened is the file written, so that a symlink,
+// FIFO or file a command planted over it is refused (ErrReplaced). Other
+// errors are Find's.
 func (d *Dir) Open(id string) (*os.File, error) {
 	sf, err := d.find(id)
 	if err != nil {
@@ -615,7 +669,7 @@ func (d *Dir) Remove() error {
 		f.discard()
 	}
 	d.m.forget(d)
-	if err := os.RemoveAll(d.path); err != nil {
+	if err := removeAll(d.path); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
@@ -731,6 +785,12 @@ type File struct {
 	capped bool
 	err    error
 }
+
+// Open opens the file for reading, as Dir.Open opens it by its id: what
+// was written, or an error (ErrReplaced when a command put something else
+// in its place; one that errors.Is counts as fs.ErrNotExist when it was
+// evicted or its Dir removed).
+func (f *File) Open() (*os.File, error) { return f.d.Open(f.id) }
 
 // ID returns the file's id, 32 hex digits.
 func (f *File) ID() string { return f.id }

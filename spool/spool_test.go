@@ -407,20 +407,95 @@ func TestSweep(t *testing.T) {
 	}
 }
 
-func TestDefaultRoot(t *testing.T) {
-	name := fmt.Sprintf("toold-%d", os.Geteuid())
-	dir := t.TempDir()
-	t.Setenv("XDG_RUNTIME_DIR", dir)
-	if got := DefaultRoot(); got != filepath.Join(dir, name) {
-		t.Errorf("with XDG_RUNTIME_DIR: %s", got)
+// TestRuntimeDir: the system's runtime dir of the uid (base/UID, as
+// /run/user/UID) wins over XDG_RUNTIME_DIR, set or not, so that a client
+// that strips the environment meets the daemon of one that does not; it
+// counts only when it is ours and private. XDG_RUNTIME_DIR counts where
+// there is none, then the temporary directory; TOOLD_RUNTIME_DIR overrides.
+func TestRuntimeDir(t *testing.T) {
+	uid := strconv.Itoa(os.Geteuid())
+	other := t.TempDir() // an XDG_RUNTIME_DIR that is not the system's
+	for _, c := range []struct {
+		name     string
+		make     func(t *testing.T, d string) // makes base/UID
+		xdg      string                       // "<other>", "<system>", "<missing>" or ""
+		tooldDir bool
+		want     string // "<system>", "<other>", "<tmp>", "<toold>"
+	}{
+		{"system dir, XDG unset", private, "", false, "<system>"},
+		{"system dir, XDG elsewhere", private, "<other>", false, "<system>"},
+		{"system dir, XDG the same", private, "<system>", false, "<system>"},
+		{"system dir, XDG missing", private, "<missing>", false, "<system>"},
+		{"no system dir, XDG set", nil, "<other>", false, "<other>"},
+		{"no system dir, XDG unset", nil, "", false, "<tmp>"},
+		{"no system dir, XDG missing", nil, "<missing>", false, "<tmp>"},
+		{"system dir others may write", func(t *testing.T, d string) { mkdir(t, d, 0o777) }, "", false, "<tmp>"},
+		{"system dir a symlink", func(t *testing.T, d string) { symlinkTo(t, d, other) }, "", false, "<tmp>"},
+		{"system dir a file", func(t *testing.T, d string) { os.WriteFile(d, nil, 0o600) }, "<other>", false, "<other>"},
+		{"TOOLD_RUNTIME_DIR", private, "<other>", true, "<toold>"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base := t.TempDir()
+			system := filepath.Join(base, uid)
+			if c.make != nil {
+				c.make(t, system)
+			}
+			toold := filepath.Join(t.TempDir(), "toold-runtime")
+			subst := map[string]string{"<system>": system, "<other>": other, "<missing>": filepath.Join(other, "missing"),
+				"<tmp>": os.TempDir(), "<toold>": toold, "": ""}
+			t.Setenv("XDG_RUNTIME_DIR", subst[c.xdg])
+			t.Setenv(RuntimeDirEnv, "")
+			if c.tooldDir {
+				t.Setenv(RuntimeDirEnv, toold)
+			}
+			if got := runtimeDirIn(base); got != subst[c.want] {
+				t.Errorf("got %s, want %s (%s)", got, subst[c.want], c.want)
+			}
+		})
 	}
-	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(dir, "missing"))
-	if got := DefaultRoot(); got != filepath.Join(os.TempDir(), name) {
-		t.Errorf("with a missing XDG_RUNTIME_DIR: %s", got)
+}
+
+// TestRuntimeDirNotOurs: a base/UID owned by another uid is not ours.
+func TestRuntimeDirNotOurs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a directory another uid owns")
+	}
+	base := t.TempDir()
+	private(t, filepath.Join(base, "0"))
+	if err := os.Chown(filepath.Join(base, "0"), 65534, 65534); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("XDG_RUNTIME_DIR", "")
-	if got := DefaultRoot(); got != filepath.Join(os.TempDir(), name) {
-		t.Errorf("without XDG_RUNTIME_DIR: %s", got)
+	t.Setenv(RuntimeDirEnv, "")
+	if got := runtimeDirIn(base); got != os.TempDir() {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestDefaultRoot(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(RuntimeDirEnv, dir)
+	if got, want := DefaultRoot(), filepath.Join(dir, fmt.Sprintf("toold-%d", os.Geteuid())); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+func private(t *testing.T, d string) { mkdir(t, d, 0o700) }
+
+func mkdir(t *testing.T, d string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Mkdir(d, mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(d, mode); err != nil { // past the umask
+		t.Fatal(err)
+	}
+}
+
+func symlinkTo(t *testing.T, d, target string) {
+	t.Helper()
+	if err := os.Symlink(target, d); err != nil {
+		t.Fatal(err)
 	}
 }
 

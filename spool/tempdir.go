@@ -82,7 +82,7 @@ func (t *TempDir) Path() string {
 // Remove removes the directory and what the session left in it, then
 // releases its lock.
 func (t *TempDir) Remove() error {
-	err := os.RemoveAll(t.path)
+	err := removeAll(t.path)
 	if t.lock != nil {
 		t.lock.Close()
 	}
@@ -137,7 +137,7 @@ func sweepTempDir(path string) (bool, error) {
 	if flock(f, unix.LOCK_EX|unix.LOCK_NB) != nil || !sameFile(f, path) {
 		return false, nil // a live daemon's, or gone
 	}
-	if err := os.RemoveAll(path); err != nil {
+	if err := removeAll(path); err != nil {
 		return false, fmt.Errorf("spool: sweep: %w", err)
 	}
 	return true, nil

@@ -15,6 +15,11 @@ type Highlight struct {
 	// Group.Spare): shown only whole, after every other, with what they
 	// left of the budget.
 	Spare bool
+	// Reason says why it is there (highlight's Group.Reason); Weight
+	// orders reasons: groups merged into one shown keep the reason of
+	// the heaviest.
+	Reason string
+	Weight int
 }
 
 // ShownHighlight is a group as a preview shows it: whole lines, cleaned and
@@ -22,6 +27,7 @@ type Highlight struct {
 type ShownHighlight struct {
 	FromLine, ToLine int64
 	Text             string
+	Reason           string
 }
 
 // Preview renders the preview of o: as the package's Preview does, using
@@ -88,7 +94,7 @@ func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 	r := w.result(hd, tl, o.TotalBytes, o.TotalLines)
 	r.Highlights = []ShownHighlight{}
 	for _, sg := range merge(taken, int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1) {
-		r.Highlights = append(r.Highlights, ShownHighlight{FromLine: sg.from, ToLine: sg.from + int64(len(sg.lines)) - 1, Text: strings.Join(sg.lines, "")})
+		r.Highlights = append(r.Highlights, ShownHighlight{FromLine: sg.from, ToLine: sg.from + int64(len(sg.lines)) - 1, Text: strings.Join(sg.lines, ""), Reason: sg.reason})
 		r.ShownLines += len(sg.lines)
 		r.ShownBytes += sg.shown
 		r.ClippedLines += sg.clipped
@@ -236,6 +242,7 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 	for _, p := range picks {
 		var sg group
 		sg.from = p.g.from + int64(p.lo)
+		sg.reason, sg.weight = p.g.reason, p.g.weight
 		for j := p.lo; j < p.hi; j++ {
 			sg.add(p.g.lines[j], p.g.clip[j])
 		}
@@ -247,6 +254,8 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 // group is a highlight's lines as shown, from line from on.
 type group struct {
 	from    int64
+	reason  string
+	weight  int
 	lines   []string
 	shown   int
 	clipped int
@@ -256,7 +265,7 @@ type group struct {
 // group renders g's lines. A line kept without its ending (cut short where
 // it was kept) gets one, and counts as clipped.
 func (w walker) group(g Highlight) group {
-	sg := group{from: g.FromLine}
+	sg := group{from: g.FromLine, reason: g.Reason, weight: g.Weight}
 	for _, l := range g.Lines {
 		s, clipped := ShowLine([]byte(l), w.clean, w.maxChars)
 		if !strings.HasSuffix(s, "\n") {
@@ -298,6 +307,9 @@ func merge(gs []group, headEnd, tailStart int64) []group {
 			last := &out[n-1]
 			if end := last.from + int64(len(last.lines)); g.from <= end {
 				g = g.drop(int(end - g.from))
+				if g.weight > last.weight {
+					last.reason, last.weight = g.reason, g.weight
+				}
 				last.lines = append(slices.Clip(last.lines), g.lines...)
 				last.clip = append(slices.Clip(last.clip), g.clip...)
 				continue

@@ -109,9 +109,11 @@ func ranked(out []byte) ([]truncate.Highlight, []highlight.Group) {
 			if ls[len(ls)-1] == "" {
 				ls = ls[:len(ls)-1]
 			}
-			hs = append(hs, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine, Lines: ls, Hit: ev.FromLine, Spare: g.Spare})
+			hs = append(hs, truncate.Highlight{FromLine: ev.FromLine, ToLine: ev.ToLine, Lines: ls, Hit: ev.FromLine, Spare: g.Spare,
+				Reason: g.Reason, Weight: highlight.ReasonWeight(g.Reason)})
 		}
-		hs = append(hs, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit, Spare: g.Spare})
+		hs = append(hs, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit, Spare: g.Spare,
+			Reason: g.Reason, Weight: highlight.ReasonWeight(g.Reason)})
 	}
 	return hs, res.Groups
 }
@@ -197,8 +199,10 @@ func TestOutputPreviewCorpus(t *testing.T) {
 				checkBudget(t, r, opt)
 				checkHits(t, c.Output, hs, r, opt)
 				checkEnds(t, r, opt, len(hs) > 0)
-				if c.Clean && len(r.Highlights) > 0 {
-					t.Errorf("a clean run has highlights %+v", r.Highlights)
+				for _, h := range r.Highlights {
+					if c.Clean && h.Reason != highlight.ReasonRare {
+						t.Errorf("a clean run has a highlight of reason %q: %+v", h.Reason, h)
+					}
 				}
 				if !c.Clean && opt.MaxBytes >= 5120 && opt.MaxLines >= 100 {
 					all := r.Head + r.Tail

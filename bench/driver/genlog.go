@@ -15,12 +15,17 @@ import (
 // timestamped lines of random words from a few components, one line in
 // -every at ERROR (an error-dense log, the case where the highlight detector
 // finds the most and works the hardest), the others at INFO, DEBUG or WARN.
-// -every 0 writes no ERROR lines.
+// -every 0 writes no ERROR lines. -style kv writes issue 28's log instead:
+// a level drawn from DEBUG, INFO, WARN and ERROR alike (half the lines are
+// hits), a component, then random words and key=number pairs
+// ("2026-11-22T07:00:00.049Z ERROR [auth] line=8 retrying opened
+// read=403698 timeout=31"): every line of a shape of its own.
 func genLogMain(args []string) error {
 	fs := flag.NewFlagSet("genlog", flag.ExitOnError)
 	sizeMB := fs.Int("size-mb", 1024, "size of the file in MiB")
 	every := fs.Int("every", 6, "one line in this many is an ERROR (0: none)")
 	out := fs.String("out", "", "file to write")
+	style := fs.String("style", "", `"kv": random words and key=number pairs, levels alike (see above)`)
 	_ = fs.Parse(args)
 	if *out == "" || *sizeMB <= 0 || *every < 0 {
 		return errors.New("genlog: -out, a positive -size-mb and -every >= 0 are required")
@@ -44,6 +49,12 @@ func genLogMain(args []string) error {
 	for written < target {
 		lines++
 		line = t0.Add(time.Duration(lines)*time.Millisecond).AppendFormat(line[:0], "2006-01-02T15:04:05.000Z")
+		if *style == "kv" {
+			line = kvLine(rng, line, words, comps)
+			w.Write(line)
+			written += int64(len(line))
+			continue
+		}
 		level := [...]string{"INFO", "INFO", "DEBUG", "WARN"}[rng.IntN(4)]
 		if *every > 0 && lines%int64(*every) == 0 {
 			level = "ERROR"
@@ -60,6 +71,22 @@ func genLogMain(args []string) error {
 		written += int64(len(line))
 	}
 	return finishGen(w, f, *out, written, lines)
+}
+
+// kvLine appends to line (which holds the time) the rest of a line of
+// -style kv.
+func kvLine(rng *rand.Rand, line []byte, words, comps []string) []byte {
+	level := [...]string{"DEBUG", "INFO", "WARN", "ERROR"}[rng.IntN(4)]
+	line = fmt.Appendf(line, " %s [%s]", level, comps[rng.IntN(len(comps))])
+	for n := 3 + rng.IntN(10); n > 0; n-- {
+		line = append(line, ' ')
+		if rng.IntN(3) == 0 {
+			line = fmt.Appendf(line, "%s=%d", words[rng.IntN(len(words))], rng.IntN(1<<uint(1+rng.IntN(20))))
+		} else {
+			line = append(line, words[rng.IntN(len(words))]...)
+		}
+	}
+	return append(line, '\n')
 }
 
 // logWords are n random lowercase words of 2 to 10 letters.

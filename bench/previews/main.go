@@ -14,11 +14,16 @@
 //
 // toold's bytes count the kinds' texts too (what the model reads of them).
 // A case marked held out (testdata/outputs/*/heldout) was kept out of the
-// detector's tuning: its score is also given apart.
+// detector's tuning: its score is also given apart. The cases of an
+// evaluation set (testdata/outputs/*/set names it) are scored in two halves,
+// the held-out one and the one tuned on. -hide-heldout prints the scores
+// without the rows of a set's held-out cases, for a run made while tuning.
+// Clean cases count as clean when no error or warning group is shown and
+// the rare groups shown (reason "rare") are at most 1 KB.
 //
 // Usage (from the repository root):
 //
-//	go run ./bench/previews [-corpus testdata/outputs] [-o bench/previews.md]
+//	go run ./bench/previews [-corpus testdata/outputs] [-o bench/previews.md] [-hide-heldout]
 package main
 
 import (
@@ -38,6 +43,7 @@ import (
 func main() {
 	dir := flag.String("corpus", "testdata/outputs", "the corpus directory")
 	out := flag.String("o", "", "also write the table to this file")
+	flag.BoolVar(&hideHeldout, "hide-heldout", false, "do not print the held-out cases' rows (their scores still count)")
 	flag.Parse()
 	cs, err := corpus.Load(*dir)
 	if err == nil {
@@ -77,6 +83,9 @@ var rules = []rule{
 	{"gemini-cli", func(b []byte) ([]byte, int) { return headTail(b, 8000, 32000, true), 0 }},
 }
 
+// hideHeldout: the held-out cases' rows are not printed.
+var hideHeldout bool
+
 func table(w io.Writer, cs []corpus.Case) {
 	fmt.Fprintf(w, "| case | lines | bytes |")
 	for _, r := range rules {
@@ -90,12 +99,31 @@ func table(w io.Writer, cs []corpus.Case) {
 	var all, held score
 	all.init(len(rules))
 	held.init(len(rules))
+	sets := map[string]*score{}
+	var setNames []string
 	for _, c := range cs {
 		name := c.Name
 		if c.Heldout {
 			name += " (held out)"
 		}
-		fmt.Fprintf(w, "| %s | %d | %s |", name, lines(c.Output), size(len(c.Output)))
+		var set *score
+		if c.Set != "" {
+			half := c.Set + ", tuned on"
+			if c.Heldout {
+				half = c.Set + ", held out"
+			}
+			if set = sets[half]; set == nil {
+				set = &score{}
+				set.init(len(rules))
+				sets[half] = set
+				setNames = append(setNames, half)
+			}
+		}
+		row := io.Writer(w)
+		if hideHeldout && c.Heldout && c.Set != "" {
+			row = io.Discard
+		}
+		fmt.Fprintf(row, "| %s | %d | %s |", name, lines(c.Output), size(len(c.Output)))
 		for i, r := range rules {
 			shown, extra := r.show(c.Output)
 			got := keysShown(shown, c.Keys)
@@ -112,12 +140,19 @@ func table(w io.Writer, cs []corpus.Case) {
 			if c.Heldout {
 				held.add(i, c, len(shown), got, extra)
 			}
-			fmt.Fprintf(w, " %s %s |", size(len(shown)), mark)
+			if set != nil {
+				set.add(i, c, len(shown), got, extra)
+			}
+			fmt.Fprintf(row, " %s %s |", size(len(shown)), mark)
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintln(row)
 	}
 	all.rows(w, "all cases")
 	held.rows(w, "held out")
+	slices.Sort(setNames)
+	for _, n := range setNames {
+		sets[n].rows(w, n)
+	}
 }
 
 // score sums up a set of cases per rule: the cases whose every key line

@@ -52,7 +52,9 @@ func stopToold() {
 }
 
 // toold is what exec shows of `cat` of out at maxBytes (0: the default):
-// head, the highlights and tail, and how many highlights a clean run has.
+// head, the highlights and tail, and how many highlights a clean run must
+// not have: those of reason error, warning or exit, and one more when
+// those of reason rare pass RareBytes.
 func toold(out []byte, maxBytes int) ([]byte, int) {
 	path := filepath.Join(tmp, "output")
 	if err := os.WriteFile(path, out, 0o644); err != nil {
@@ -73,12 +75,21 @@ func toold(out []byte, maxBytes int) ([]byte, int) {
 		panic(err)
 	}
 	shown := []byte(r.Stdout.Head)
+	bad, rare := 0, 0
 	for _, h := range r.Stdout.Highlights {
 		shown = append(shown, h.Text...)
+		if h.Reason == protocol.HighlightRare {
+			rare += len(h.Text)
+		} else {
+			bad++
+		}
+	}
+	if rare > protocol.RareBytes {
+		bad++
 	}
 	shown = append(shown, r.Stdout.Tail...)
 	for _, k := range r.Stdout.Kinds {
 		shown = append(shown, k.Text+"\n"...)
 	}
-	return shown, len(r.Stdout.Highlights)
+	return shown, bad
 }

@@ -24,7 +24,9 @@ result names no spool, since its spool is deleted with the session, and its noti
 says so (to page long output, keep a session open: toold --remote=auto, or toold mcp).
 
 Without --remote the daemon runs in this process; with --remote=auto (or =SOCKET) the
-request goes to the shared daemon, started if none answers, and shares its cache.
+request goes to the shared daemon, started if none answers, and shares its cache. The
+daemon's flags (--idle-timeout, --index, --index-quota, --spool-*) apply when it starts
+it; given to a daemon that runs already with other values, they are named in a warning.
 
 Example:
   toold call read '{"path":"README.md","limit":5}'`,

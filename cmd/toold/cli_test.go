@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/testenv"
+	"github.com/toold/toold/mcp"
 	"github.com/toold/toold/notice"
 )
 
@@ -153,6 +155,27 @@ func TestHelpPerCommand(t *testing.T) {
 			}
 		}
 	}
+	// What the help says is true: no sentinel shown as a default, [flags]
+	// only where there are some, toold mcp's tools all named, and what
+	// --root confines.
+	for name, flags := range commandFlags {
+		help, _, _ := runBin(t, "", nil, "help", name)
+		if strings.Contains(help, "(default -1") || strings.Contains(help, "$TMPDIR/toold") {
+			t.Errorf("toold help %s shows a sentinel or an old default:\n%s", name, help)
+		}
+		if usage, _, _ := strings.Cut(help, "\n"); strings.HasSuffix(usage, "[flags]") != (len(flags) > 0) {
+			t.Errorf("toold help %s: %q", name, usage)
+		}
+	}
+	help, _, _ := runBin(t, "", nil, "help", "mcp")
+	for _, tool := range mcp.ToolNames() {
+		if !regexp.MustCompile(`\b` + tool + `\b`).MatchString(help) {
+			t.Errorf("toold help mcp does not name the tool %s", tool)
+		}
+	}
+	if !strings.Contains(help, "--root DIR (repeatable) confines read, readBytes, grep, find and ls") {
+		t.Errorf("toold help mcp on --root:\n%s", help)
+	}
 	if _, e, code := runBin(t, "", nil, "help", "frob"); code != 2 || !strings.Contains(e, `unknown command "frob"`) {
 		t.Errorf("toold help frob: %d %q", code, e)
 	}
@@ -285,8 +308,10 @@ func TestStatusStop(t *testing.T) {
 	if st, _ = status(); st.Sessions != 1 || st.Cache.Entries != 1 || st.Cache.Misses != 1 || st.UptimeMs <= 0 {
 		t.Errorf("status with a client: %+v", st)
 	}
+	p.start("exec", map[string]any{"command": "sleep 30"}) // cancelled by stop
+	waitFor(t, "the exec to run", func() bool { st, _ := status(); return st.ExecsRunning == 1 })
 	text, _, _ := runBin(t, "", nil, "status", "--remote", sock)
-	for _, want := range []string{"socket    " + sock, "pid       " + strconv.Itoa(cmd.Process.Pid), "sessions  1", "log       " + log} {
+	for _, want := range []string{"socket    " + sock, "pid       " + strconv.Itoa(cmd.Process.Pid), "sessions  1", "running   1 command\n", "log       " + log} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status lacks %q:\n%s", want, text)
 		}
@@ -322,7 +347,7 @@ func TestStatusStop(t *testing.T) {
 func TestVersionNamedSockets(t *testing.T) {
 	t.Parallel()
 	runtime := t.TempDir()
-	env := []string{"XDG_RUNTIME_DIR=" + runtime}
+	env := []string{"TOOLD_RUNTIME_DIR=" + runtime}
 	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
 	other := copyBinary(t)
 	pids := map[int]string{}
@@ -400,7 +425,7 @@ func copyBinary(t *testing.T) string {
 func TestCallDropsSpools(t *testing.T) {
 	t.Parallel()
 	runtime := t.TempDir()
-	env := []string{"XDG_RUNTIME_DIR=" + runtime}
+	env := []string{"TOOLD_RUNTIME_DIR=" + runtime}
 	t.Cleanup(func() { runBin(t, "", env, "stop") })
 	for _, remote := range []string{"", "--remote=auto"} {
 		args := []string{"call", "exec", `{"command":"seq 1 3000; seq 1 3 | od -c >&2; printf '\\0\\1' >&2; head -c 300000 /dev/zero >&2","maxLines":4}`}

@@ -892,7 +892,9 @@ func TestContractLifecycle(t *testing.T) {
 			t.Errorf("readBytes with the session's maxBytes: %q", w.Content)
 		}
 		var r execResult
-		p.mustCall("exec", map[string]any{"command": "seq 1 10"}, &r)
+		// Its own timeout: the session's 300 ms is for the sleep below,
+		// and a loaded machine may take that to start bash.
+		p.mustCall("exec", map[string]any{"command": "seq 1 10", "timeoutMs": 30000}, &r)
 		if r.Stdout.ShownLines != 3 || r.Stdout.Omitted == nil {
 			t.Errorf("exec with the session's maxLines: %+v", r.Stdout)
 		}

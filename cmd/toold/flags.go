@@ -1,15 +1,18 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/toold/toold/index"
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/spool"
 )
 
 // options are every command's flags; a command defines the ones it takes.
@@ -37,6 +40,9 @@ type options struct {
 	box        sandboxFlags
 	json       bool
 	structured bool
+
+	given      []string // the flags set on the command line, by name
+	configured []string // the flags the config file set
 }
 
 // logFlags are the flags of the commands that log.
@@ -49,7 +55,7 @@ func logFlags(fs *flag.FlagSet, o *options) {
 
 // spoolFlag are the flags of the commands that may run a daemon.
 func spoolFlag(fs *flag.FlagSet, o *options) {
-	fs.StringVar(&o.spoolRoot, "spool-root", "", "directory for session spool directories (default $XDG_RUNTIME_DIR/toold-UID or $TMPDIR/toold-UID)")
+	fs.StringVar(&o.spoolRoot, "spool-root", "", "directory for session spool directories (default: toold-UID in /run/user/UID, else in $XDG_RUNTIME_DIR, else in the temporary directory; here "+spool.DefaultRoot()+")")
 	fs.Int64Var(&o.sessionQuota, "spool-session-quota", protocol.DefaultSessionQuota, "bytes of spooled output a session keeps; past it its oldest spools are evicted")
 	fs.Int64Var(&o.daemonQuota, "spool-daemon-quota", protocol.DefaultDaemonQuota, "bytes of spooled output the daemon keeps over all sessions; past it the writing session's oldest spools are evicted")
 	fs.StringVar(&o.index, "index", "on", `the search index: "on" (a trigram index of each tree grepped, built in the background, kept in $XDG_CACHE_HOME/toold/index) or "off" (every grep scans)`)
@@ -128,47 +134,47 @@ func (l *stringList) Set(s string) error {
 }
 
 // limitFlags are initialize's limits as flags; a flag not given is left to
-// the daemon's default (-1 here).
+// the daemon's default.
 type limitFlags struct {
-	readLimit, readMaxBytes, readMaxLineChars int
-	readBytesMaxBytes                         int
-	execMaxLines, execMaxBytes                int
-	execTimeout                               time.Duration
+	readLimit, readMaxBytes, readMaxLineChars optInt
+	readBytesMaxBytes                         optInt
+	execMaxLines, execMaxBytes                optInt
+	execTimeout                               optDuration
 }
 
 func (l *limitFlags) define(fs *flag.FlagSet) {
-	fs.IntVar(&l.readLimit, "read.limit", -1, "read: default lines per window (daemon default 2000)")
-	fs.IntVar(&l.readMaxBytes, "read.max-bytes", -1, "read: default bytes per window (daemon default 51200, cap 262144)")
-	fs.IntVar(&l.readMaxLineChars, "read.max-line-chars", -1, "read: lines longer than this are clipped (daemon default 2000; 0: never)")
-	fs.IntVar(&l.readBytesMaxBytes, "readbytes.max-bytes", -1, "readBytes: default bytes per window (daemon default 65536, cap 262144)")
-	fs.IntVar(&l.execMaxLines, "exec.max-lines", -1, "exec: lines shown per stream (daemon default 2000)")
-	fs.IntVar(&l.execMaxBytes, "exec.max-bytes", -1, "exec: bytes shown per stream (daemon default 51200, cap 262144)")
-	fs.DurationVar(&l.execTimeout, "exec.timeout", -1, "exec: default timeout (daemon default 2m; 0: none)")
+	fs.Var(&l.readLimit, "read.limit", "read: default `lines` per window (daemon default 2000)")
+	fs.Var(&l.readMaxBytes, "read.max-bytes", "read: default `bytes` per window (daemon default 51200, cap 262144)")
+	fs.Var(&l.readMaxLineChars, "read.max-line-chars", "read: lines longer than this many `chars` are clipped (daemon default 2000; 0: never)")
+	fs.Var(&l.readBytesMaxBytes, "readbytes.max-bytes", "readBytes: default `bytes` per window (daemon default 65536, cap 262144)")
+	fs.Var(&l.execMaxLines, "exec.max-lines", "exec: `lines` shown per stream (daemon default 2000)")
+	fs.Var(&l.execMaxBytes, "exec.max-bytes", "exec: `bytes` shown per stream (daemon default 51200, cap 262144)")
+	fs.Var(&l.execTimeout, "exec.timeout", "exec: default timeout, a `duration` such as 5m (daemon default 2m; 0: none)")
 }
 
 // params are the limits given, shaped as initialize's limits param; nil
 // when none is.
 func (l *limitFlags) params() (map[string]any, error) {
 	out := map[string]any{}
-	set := func(group, field, flagName string, v int) error {
-		if v == -1 {
+	set := func(group, field, flagName string, v optInt) error {
+		if !v.set {
 			return nil
 		}
-		if v < 0 {
-			return fmt.Errorf("--%s: %d is negative", flagName, v)
+		if v.v < 0 {
+			return fmt.Errorf("--%s: %d is negative", flagName, v.v)
 		}
 		g, _ := out[group].(map[string]any)
 		if g == nil {
 			g = map[string]any{}
 			out[group] = g
 		}
-		g[field] = v
+		g[field] = v.v
 		return nil
 	}
-	timeout := -1
-	if l.execTimeout != -1 {
-		timeout = int(l.execTimeout.Milliseconds())
+	if l.execTimeout.v < 0 {
+		return nil, fmt.Errorf("--exec.timeout: %s is negative", l.execTimeout.v)
 	}
+	timeout := optInt{v: int(l.execTimeout.v.Milliseconds()), set: l.execTimeout.set}
 	for _, e := range []error{
 		set("read", "limit", "read.limit", l.readLimit),
 		set("read", "maxBytes", "read.max-bytes", l.readMaxBytes),
@@ -186,4 +192,49 @@ func (l *limitFlags) params() (map[string]any, error) {
 		return nil, nil
 	}
 	return out, nil
+}
+
+// optInt is an int flag that knows whether it was given: its default is
+// the daemon's, which help names, not a sentinel it would print.
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+func (o *optInt) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	o.v, o.set = int(v), true
+	return nil
+}
+
+// optDuration is optInt for a duration.
+type optDuration struct {
+	v   time.Duration
+	set bool
+}
+
+func (o *optDuration) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.v.String()
+}
+
+func (o *optDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return errors.New("not a duration (such as 90s or 5m)")
+	}
+	o.v, o.set = v, true
+	return nil
 }

@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
+	// No user config file: the tests give their flags (TestConfig sets
+	// a file of its own).
+	os.Setenv(configEnv, os.DevNull)
 	testenv.Parallel()
 	code := m.Run()
 	os.RemoveAll(cache)
@@ -90,6 +93,10 @@ type peer struct {
 	done    chan struct{}
 	// spoolRoot is the daemon's spool root.
 	spoolRoot string
+	// daemonPid is the pid of the daemon's process, when known without a
+	// call: this one in process, the child's over stdio (0 when it is a
+	// forwarder's shared daemon: daemonProcess finds it).
+	daemonPid int
 	// wait, for a separate process, waits for it to exit.
 	wait  func() (int, error)
 	close func()
@@ -319,6 +326,7 @@ func startInProcess(t testing.TB, headers bool, _ ...string) *peer {
 	go func() { served <- d.ServeConn(context.Background(), server) }()
 	p := newPeer(t, client, client, headers)
 	p.spoolRoot = root
+	p.daemonPid = os.Getpid()
 	p.wait = func() (int, error) { return <-served, nil }
 	var once sync.Once
 	p.close = func() {
@@ -365,8 +373,9 @@ func startForwarded(t testing.TB, headers bool, env ...string) *peer {
 		}
 	})
 	p := startBinary(t, headers, []string{"--remote=auto", "--idle-timeout", "1s", "--log-level", "debug"},
-		append(env, "XDG_RUNTIME_DIR="+runtime)...)
+		append(env, "TOOLD_RUNTIME_DIR="+runtime)...)
 	p.spoolRoot = root
+	p.daemonPid = 0 // the shared daemon's: daemonProcess finds it
 	return p
 }
 
@@ -421,6 +430,7 @@ func startExe(t testing.TB, exe string, headers bool, args []string, env ...stri
 		t.Fatal(err)
 	}
 	p := newPeer(t, in, out, headers)
+	p.daemonPid = cmd.Process.Pid
 	exited := make(chan struct{})
 	var code int
 	var werr error

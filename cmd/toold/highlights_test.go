@@ -39,7 +39,10 @@ func TestExecHighlights(t *testing.T) {
 // highlightCases are the corpus cases the end-to-end tests of highlights
 // run: each shape of output a detector must handle, and clean ones.
 var highlightCases = []string{"make-k-warnings", "go-test-v-subtest", "python-log-traceback", "minified-json-3mb",
-	"progress-bar", "pytest-failures", "pytest-logged-errors", "go-test-clean", "jsonl-60k"}
+	"progress-bar", "pytest-failures", "pytest-logged-errors", "go-test-clean", "jsonl-60k",
+	// Issue 28: failures in a tool's own words, a summary that points at
+	// them, a mixed-case severity; a clean output of many shapes.
+	"lua-nil-index", "unzip-bad-crc", "php-fatal-batches", "apt-show-clean"}
 
 // highlightSample are the cases the quick run shows in the modes other
 // than the one that runs them all (wholeTable): failures among passes, one
@@ -143,8 +146,19 @@ func checkHighlights(t *testing.T, p *peer, name string, c corpus.Case, s stream
 		lines += countShown(h.Text)
 		size += len(h.Text)
 	}
-	if c.Clean && len(s.Highlights) > 0 {
-		t.Errorf("%s: a clean run has highlights %+v", name, s.Highlights)
+	rare := 0
+	for _, h := range s.Highlights {
+		switch {
+		case !slices.Contains(protocol.HighlightReasons, h.Reason):
+			t.Errorf("%s: highlight %d-%d has reason %q", name, h.FromLine, h.ToLine, h.Reason)
+		case h.Reason == protocol.HighlightRare:
+			rare += len(h.Text)
+		case c.Clean:
+			t.Errorf("%s: a clean run has a highlight of reason %q: %+v", name, h.Reason, h)
+		}
+	}
+	if rare > protocol.RareBytes {
+		t.Errorf("%s: %d bytes of rare highlights, more than %d", name, rare, protocol.RareBytes)
 	}
 	for _, k := range c.Keys {
 		if !strings.Contains(shown, k) {

@@ -92,6 +92,15 @@ func parseArgs(args []string, stdout, stderr io.Writer) (*command, *options, []s
 	if errors.Is(err, flag.ErrHelp) {
 		return nil, nil, nil, usage(stdout, c)
 	}
+	fs.Visit(func(f *flag.Flag) { o.given = append(o.given, f.Name) })
+	if hasFlags(fs) {
+		fromConfig, err := applyConfig(configPath(), c.name, fs, o.given)
+		if err != nil {
+			fmt.Fprintf(stderr, "toold %s: %v\n", c.name, err)
+			return nil, nil, nil, 2
+		}
+		o.configured = fromConfig
+	}
 	if err != nil {
 		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
 			err = fmt.Errorf("does not take --%s", strings.TrimLeft(name, "-"))
@@ -161,6 +170,13 @@ func newFlagSet(c *command, o *options) *flag.FlagSet {
 	return fs
 }
 
+// hasFlags reports whether fs defines any flag.
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n > 0
+}
+
 func commandNames() string {
 	var names []string
 	for _, c := range commands {
@@ -186,6 +202,16 @@ to stderr unless --logfile says otherwise. The methods are in docs/protocol.md.
 Example:
   echo '{"jsonrpc":"2.0","id":1,"method":"read","params":{"path":"README.md","limit":5}}' | toold
 
+Flags can also come from a config file, $XDG_CONFIG_HOME/toold/config.toml (else
+~/.config/toold/config.toml; $TOOLD_CONFIG names another): a top-level key sets the flag
+for every command that takes it, a key in a [COMMAND] table for that command alone, and
+a flag on the command line wins. For example:
+  index = "off"              # toold serve, mcp, call
+  [mcp]
+  remote = "auto"
+  root = ["~/src"]           # a repeatable flag takes a list
+  "exec.timeout" = "10m"
+
 Run "toold help COMMAND" for a command's flags.
 `
 
@@ -203,11 +229,12 @@ func usage(w io.Writer, c *command) int {
 	if c.args != "" {
 		fmt.Fprintf(w, " %s", c.args)
 	}
-	fmt.Fprintf(w, " [flags]\n\n%s\n", strings.TrimSpace(c.help))
+	if hasFlags(newFlagSet(c, &options{})) {
+		fmt.Fprint(w, " [flags]")
+	}
+	fmt.Fprintf(w, "\n\n%s\n", strings.TrimSpace(c.help))
 	fs := newFlagSet(c, &options{})
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
+	if hasFlags(fs) {
 		fmt.Fprint(w, "\nFlags:\n")
 		fs.SetOutput(w)
 		fs.PrintDefaults()

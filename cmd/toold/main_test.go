@@ -67,6 +67,7 @@ type stream struct {
 		FromLine int64  `json:"fromLine"`
 		ToLine   int64  `json:"toLine"`
 		Text     string `json:"text"`
+		Reason   string `json:"reason"`
 	} `json:"highlights"`
 	HighlightsOmitted int `json:"highlightsOmitted"`
 	Kinds             []struct {
@@ -739,7 +740,7 @@ func TestSharedDaemon(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "who.txt"), []byte("client "+strconv.Itoa(i)+"\n"), 0o644)
 		cmd := exec.Command(binPath, "--remote=auto", "--idle-timeout", "1s")
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+		cmd.Env = append(os.Environ(), "TOOLD_RUNTIME_DIR="+runtime)
 		in, _ := cmd.StdinPipe()
 		out, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {

@@ -105,3 +105,49 @@ func TestReadmeSearchExamples(t *testing.T) {
 		t.Errorf("found %d grep/find/ls examples in the README, want 4", n)
 	}
 }
+
+// TestReadmeWaitingForInput runs the README's worked example of a prompt
+// answered through a terminal, as it is written, beside the built binary.
+func TestReadmeWaitingForInput(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"bash", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "\n## Commands that wait for input\n")
+	_, rest, ok2 := strings.Cut(rest, "```bash\n")
+	script, rest, ok3 := strings.Cut(rest, "```")
+	_, rest, ok4 := strings.Cut(rest, "```\n")
+	shown, _, ok5 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 || !ok4 || !ok5 {
+		t.Fatal("the README has no worked example of a prompt")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(binPath, filepath.Join(dir, "toold")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	// What varies from run to run: the process id and how long ago the
+	// prompt came.
+	norm := func(s string) string {
+		s = regexp.MustCompile(`p[0-9a-f]{16}`).ReplaceAllString(s, "pID")
+		return regexp.MustCompile(`"sinceMs":\d+`).ReplaceAllString(s, `"sinceMs":N`)
+	}
+	if err != nil || norm(string(out)) != norm(shown) {
+		t.Fatalf("the example printed (%v):\n%s\nthe README shows:\n%s\nstderr:\n%s", err, out, shown, stderr.Bytes())
+	}
+	var first struct{ WaitingForInput struct{ SinceMs int64 } }
+	line, _, _ := strings.Cut(string(out), "\n")
+	if json.Unmarshal([]byte(line), &first) != nil || first.WaitingForInput.SinceMs > detectWithin() {
+		t.Errorf("the prompt was noticed %d ms after it came: %s", first.WaitingForInput.SinceMs, line)
+	}
+}

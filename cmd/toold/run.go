@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,7 +64,11 @@ var cmdServe = &command{
                                  this build); the socket is 0600 in a 0700 directory
   toold --remote=auto            stdio forwarded to the shared daemon of this build,
                                  which it starts when none answers; that daemon exits
-                                 after --idle-timeout (default 1m) with no clients`,
+                                 after --idle-timeout (default 1m) with no clients
+
+With --remote the daemon's flags (--idle-timeout, --index, --spool-*, --write-timeout,
+--max-conns) apply to a daemon it starts; given to one that runs already with other
+values, they are named in a warning (toold status shows what it runs with).`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.BoolVar(&o.version, "version", false, "print the version and exit (as toold version)")
 		fs.BoolVar(&o.stdio, "stdio", true, "serve one client on stdin/stdout")
@@ -84,6 +89,12 @@ var cmdServe = &command{
 			return 2
 		}
 		return withLogger(o, func(opts lifecycle.Options) int {
+			if o.remote != "" && opts.Sandbox != nil && !slices.Contains(o.given, "sandbox") {
+				// From the config file, for toold mcp and the daemon: not
+				// this forwarder's to pass.
+				opts.Logger.Warn("the config file's sandbox does not apply to toold --remote: the client's initialize gives the session's sandbox")
+				opts.Sandbox = nil
+			}
 			switch {
 			case o.remote != "" && opts.Sandbox != nil:
 				// The forwarder passes the client's bytes: the session's
@@ -131,7 +142,9 @@ func withLogger(o *options, f func(lifecycle.Options) int) int {
 		return 2
 	}
 	box, err := o.box.absParams()
-	if err == nil {
+	if err == nil && o.remote == "" {
+		// Through --remote the flags are refused (serve's run says why)
+		// before what this kernel enforces is asked, a process's start.
 		err = lifecycle.CheckSandboxFlags(box)
 	}
 	if err != nil {
@@ -208,21 +221,26 @@ func forwardOptions(o *options, log *slog.Logger) remote.Options {
 	if o.remote != "auto" {
 		return fo // a named socket is someone else's to start
 	}
-	idle := o.idle
-	if idle == 0 {
-		idle = time.Minute
-	}
+	idle := idleOf(o)
 	fo.Start = func() error {
 		exe, err := os.Executable()
 		if err != nil {
 			return err
 		}
-		args := []string{"serve", "--listen", socket, "--idle-timeout", idle.String(), "--log-level", o.logLevel}
+		// --remote= (none): a config file's remote is for clients, not for
+		// the daemon they start, which would forward to itself.
+		args := []string{"serve", "--listen", socket, "--remote=", "--idle-timeout", idle.String(), "--log-level", o.logLevel}
 		if o.spoolRoot != "" {
 			args = append(args, "--spool-root", o.spoolRoot)
 		}
 		if o.trace {
 			args = append(args, "--rpc.trace")
+		}
+		if o.writeTimeout != 0 {
+			args = append(args, "--write-timeout", o.writeTimeout.String())
+		}
+		if o.maxConns != 0 {
+			args = append(args, "--max-conns", strconv.Itoa(o.maxConns))
 		}
 		args = append(args, "--spool-session-quota", strconv.FormatInt(o.sessionQuota, 10),
 			"--spool-daemon-quota", strconv.FormatInt(o.daemonQuota, 10),
@@ -236,6 +254,7 @@ func forward(o *options, opts lifecycle.Options) int {
 	ctx, stop := lifecycle.NotifyContext(context.Background())
 	defer stop()
 	fo := forwardOptions(o, opts.Logger)
+	warnRunningDaemon(o, fo.Socket, opts.Logger)
 	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, fo)
 	if err != nil {
 		opts.Logger.Error("forwarding", "socket", fo.Socket, "err", err)
@@ -269,6 +288,7 @@ func withConnect(o *options, f func(ctx context.Context, connect connectFunc) in
 		ctx, stop := lifecycle.NotifyContext(context.Background())
 		defer stop()
 		fo := forwardOptions(o, opts.Logger)
+		warnRunningDaemon(o, fo.Socket, opts.Logger)
 		return f(ctx, func(ctx context.Context, init map[string]any) (*rpc.Client, error) {
 			server, client := net.Pipe()
 			ferr := make(chan error, 1)
@@ -315,8 +335,8 @@ readBytes and page 16 KB, grep 12 KB of lines, find and ls 250 entries, and a re
 still longer gives up lines (named, with the page call that reads them) or is asked again
 for fewer. A call that gives maxBytes (find and ls: limit) gets what it asks for; a line or
 match count alone (read's limit, exec's maxLines, grep's limit) asks for more lines, not
-more bytes, and keeps the budget. The limit
-flags set the session's defaults instead, and turn this budget off.
+more bytes, and keeps the budget. The limit flags (--read.limit, --exec.timeout, ...) set
+the session's defaults instead, and turn this budget off.
 
 By default tools declare no outputSchema and results carry no structuredContent: some
 clients give the model the JSON in place of the text (codex), others append it to the
@@ -326,7 +346,14 @@ Without --remote the daemon runs in this process. With --remote=auto the session
 on the shared daemon of this build (started if none answers), so every agent on the
 machine shares one daemon and one line-index cache; --remote=SOCKET names the socket.
 
---root DIR (repeatable) confines read, readBytes and page to those directories.`,
+--root DIR (repeatable) confines read, readBytes, grep, find and ls to those directories
+(page reads only this session's spools); the roots the MCP client announces narrow them.
+exec is not confined by roots: --sandbox confines the commands. When the session cannot
+start (a --root that is not a directory, a sandbox the kernel cannot enforce), toold mcp
+still answers its client, and every tool call fails saying why, where the client shows it.
+
+The MCP client's name (from its initialize) names the session in the daemon's log. The
+flags can be set once for every client in the config file's [mcp] table (see: toold help).`,
 	flags: func(fs *flag.FlagSet, o *options) {
 		fs.Var(&o.roots, "root", "confine reading to this directory (repeatable; relative to the working directory)")
 		fs.BoolVar(&o.structured, "structured", false, "tools declare their outputSchema and results carry the JSON result as structuredContent beside the text")
@@ -341,7 +368,9 @@ machine shares one daemon and one line-index cache; --remote=SOCKET names the so
 			fmt.Fprintf(os.Stderr, "toold mcp: unexpected argument %q (see: toold help mcp)\n", args[0])
 			return 2
 		}
-		init, err := initParams(o, "toold mcp")
+		// The session's clientInfo is the MCP client's, from its
+		// initialize (mcp.Server names it).
+		init, err := initParams(o)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toold mcp:", err)
 			return 2
@@ -354,7 +383,13 @@ machine shares one daemon and one line-index cache; --remote=SOCKET names the so
 			if init["limits"] != nil {
 				srv.Budget = 0 // the flags' limits are the user's: send them, fit nothing
 			}
+			// A session the daemon refuses (a --root that is not there)
+			// is said where the client shows it: Run answers each tool
+			// call with why.
 			err := srv.Run(ctx, os.Stdin, os.Stdout)
+			if errors.Is(err, mcp.ErrRefused) {
+				return 1 // logged when it began
+			}
 			if err != nil && !errors.Is(err, context.Canceled) {
 				slog.Error("mcp", "err", err)
 				return 1
@@ -364,9 +399,9 @@ machine shares one daemon and one line-index cache; --remote=SOCKET names the so
 	},
 }
 
-// initParams are the initialize params o's flags give.
-func initParams(o *options, client string) (map[string]any, error) {
-	init := map[string]any{"clientInfo": map[string]string{"name": client, "version": build.Version}}
+// initParams are the initialize params o's flags give (never nil).
+func initParams(o *options) (map[string]any, error) {
+	init := map[string]any{}
 	if len(o.roots) > 0 {
 		init["roots"] = []string(o.roots)
 	}
@@ -405,7 +440,7 @@ func newLogger(level, format, file string) (*slog.Logger, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--logfile: %w", err)
 		}
-		err = unix.Dup3(int(f.Fd()), 2, 0)
+		err = unix.Dup2(int(f.Fd()), 2)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("--logfile: redirecting stderr: %w", err)

@@ -177,8 +177,8 @@ func TestSchemaCommand(t *testing.T) {
 			t.Errorf("toold schema: no result schema for %s", m)
 		}
 	}
-	if len(all["stats"].Params) != 0 || len(all["read"].Params) == 0 {
-		t.Errorf("params: stats %s, read %s", all["stats"].Params, all["read"].Params)
+	if !strings.Contains(string(all["stats"].Params), `"sandbox"`) || len(all["read"].Params) == 0 || len(all["shutdown"].Params) != 0 {
+		t.Errorf("params: stats %s, read %s, shutdown %s", all["stats"].Params, all["read"].Params, all["shutdown"].Params)
 	}
 	one, _, code := runBin(t, "", nil, "schema", "read")
 	var r struct{ Params, Result json.RawMessage }

@@ -283,18 +283,18 @@ func TestContractFindLs(t *testing.T) {
 		check("find", map[string]any{"path": "sub", "pattern": "**"}, []string{".gitignore", ".ignore", "keep.txt", "loop", "self"}, "<nil>")
 		check("find", map[string]any{"pattern": "*.nothing"}, nil, "[No matches; 4 paths skipped by .gitignore/.ignore: noIgnore=true searches them]")
 		check("find", map[string]any{"type": "file", "limit": 2}, []string{".gitignore", "a.go"},
-			"[2 results limit reached (10 in all). Use limit=4 for more, or refine pattern]")
+			"[2 results limit reached (10 in all). Use limit=10 for all, or refine pattern]")
 		if r := call("find", map[string]any{"path": wide}); len(r.Entries) != 1000 || r.Total != 1001 ||
-			ctStr(r.Notice) != "[1000 results limit reached (1001 in all). Use limit=2000 for more, or refine pattern]" {
+			ctStr(r.Notice) != "[1000 results limit reached (1001 in all). Use limit=1001 for all, or refine pattern]" {
 			t.Errorf("find's default limit: %d of %d, %q", len(r.Entries), r.Total, ctStr(r.Notice))
 		}
 		check("ls", map[string]any{}, []string{"a.go", "bin.dat", "crlf/", "ctx/", "empty/", "long/", "many/", "out.txt -> ../outside/secret.txt", "outdir -> ../outside", "sub/"}, "<nil>")
 		check("ls", map[string]any{"path": "sub", "all": true}, []string{".gitignore", ".ignore", "keep.txt", "loop -> ..", "self -> self"}, "<nil>")
 		check("ls", map[string]any{"all": true, "limit": 2}, []string{".gitignore", "a.go"},
-			"[2 entries limit reached (11 in all). Use limit=4 for more, or list a subdirectory]")
+			"[2 entries limit reached (11 in all). Use limit=11 for all, or list a subdirectory]")
 		check("ls", map[string]any{"path": "empty"}, nil, "[Empty directory]")
 		if r := call("ls", map[string]any{"path": wide}); len(r.Entries) != 500 || r.Entries[0] != "f0000" ||
-			ctStr(r.Notice) != "[500 entries limit reached (1001 in all). Use limit=1000 for more, or list a subdirectory]" {
+			ctStr(r.Notice) != "[500 entries limit reached (1001 in all). Use limit=1001 for all, or list a subdirectory]" {
 			t.Errorf("ls's default limit: %d of %d, %q", len(r.Entries), r.Total, ctStr(r.Notice))
 		}
 		for _, tt := range []struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -13,8 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/toold/toold/internal/peercred"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -61,8 +59,10 @@ type daemonState struct {
 		Invalidations int64 `json:"invalidations"`
 		IndexBytes    int64 `json:"indexBytes"`
 	} `json:"cache"`
-	SpoolBytes int64  `json:"spoolBytes"`
-	LogFile    string `json:"logFile"` // "" when unknown
+	SpoolBytes int64                    `json:"spoolBytes"`
+	LogFile    string                   `json:"logFile"` // "" when unknown
+	Daemon     protocol.DaemonSettings  `json:"daemon"`  // what it was started with
+	Sandbox    *protocol.SandboxSupport `json:"sandbox"`
 }
 
 func runStatus(o *options, args []string) int {
@@ -93,14 +93,40 @@ func runStatus(o *options, args []string) int {
   version   %s
   uptime    %s
   sessions  %d
-  running   %d commands
+  running   %s
   cache     %d files indexed (%s), %d hits, %d misses, %d invalidations
   spool     %s
   log       %s
+  flags     %s
+  sandbox   %s
 `, st.Socket, st.Pid, st.Version, (time.Duration(st.UptimeMs) * time.Millisecond).Round(time.Second),
-		st.Sessions, st.ExecsRunning, st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
-		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log)
+		st.Sessions, count(st.ExecsRunning, "command", "commands"), st.Cache.Entries, notice.Size(st.Cache.IndexBytes), st.Cache.Hits,
+		st.Cache.Misses, st.Cache.Invalidations, notice.Size(st.SpoolBytes), log, startedWith(&st.Daemon), sandboxLine(st.Sandbox))
 	return 0
+}
+
+// count is n with the noun it takes: "1 command", "2 commands".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// sandboxLine says what the daemon's system enforces of a sandbox.
+func sandboxLine(s *protocol.SandboxSupport) string {
+	switch {
+	case s == nil:
+		return "unknown"
+	case s.OS != "linux":
+		return "none: the sandbox needs Linux, this is " + s.OS
+	}
+	userns := "user namespaces"
+	if !s.UserNamespaces {
+		userns = "no user namespaces (" + s.UserNamespacesError + ")"
+	}
+	yes := map[bool]string{true: "", false: "no "}
+	return fmt.Sprintf("Landlock ABI %d, %s, %sseccomp, %scgroups", s.LandlockABI, userns, yes[s.Seccomp], yes[s.Cgroups])
 }
 
 // queryDaemon asks the daemon on socket for its state, in a session of its
@@ -119,7 +145,7 @@ func queryDaemon(socket string) (*daemonState, error) {
 		return nil, fmt.Errorf("%s: %w", socket, err)
 	}
 	st := &daemonState{Socket: socket, Pid: pid, Version: init.ServerInfo.Version, LogFile: stderrOf(pid)}
-	if err := c.Call(ctx, "stats", nil, st); err != nil {
+	if err := c.Call(ctx, "stats", map[string]bool{"sandbox": true}, st); err != nil {
 		return nil, fmt.Errorf("%s: %w", socket, err)
 	}
 	st.Sessions-- // status's own
@@ -147,20 +173,12 @@ func dialDaemon(socket string) (*net.UnixConn, int, error) {
 		return nil, 0, fmt.Errorf("no daemon answers on %s", socket)
 	}
 	conn := c.(*net.UnixConn)
-	raw, err := conn.SyscallConn()
+	pid, err := peercred.Pid(conn)
 	if err != nil {
 		conn.Close()
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%s: the daemon's pid: %w", socket, err)
 	}
-	var cred *unix.Ucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil || cerr != nil {
-		conn.Close()
-		return nil, 0, fmt.Errorf("%s: reading the daemon's credentials: %w", socket, errors.Join(err, cerr))
-	}
-	return conn, int(cred.Pid), nil
+	return conn, pid, nil
 }
 
 // stderrOf is where process pid's stderr goes, which is where a daemon

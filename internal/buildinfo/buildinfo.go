@@ -89,6 +89,11 @@ func (i Info) Long() string {
 	if rev != "" && i.Modified {
 		rev += " (modified)"
 	}
+	if rev == "" && i.Version == "devel" {
+		// go build -buildvcs=false, or a build outside a git checkout (a
+		// copy of the sources, a go run from a tarball), records none.
+		rev = "unknown: built without VCS information (-buildvcs=false, in GOFLAGS too, or not in a git checkout); go install ./cmd/toold in a clone records it"
+	}
 	row("revision", rev)
 	row("time", i.Time)
 	row("go", i.GoVersion)

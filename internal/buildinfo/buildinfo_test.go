@@ -38,3 +38,23 @@ func TestRead(t *testing.T) {
 		t.Error("Override")
 	}
 }
+
+// Long explains a devel build without a revision: built without VCS
+// information, and how to get one that records it.
+func TestLongDevel(t *testing.T) {
+	for _, tc := range []struct {
+		info Info
+		want string
+	}{
+		{Info{Version: "devel", GoVersion: "go1.26"}, "  revision  unknown: built without VCS information (-buildvcs=false, in GOFLAGS too, or not in a git checkout); go install ./cmd/toold in a clone records it\n"},
+		{Info{Version: "devel", Revision: "0123456789abcdef", Modified: true}, "  revision  0123456789abcdef (modified)\n"},
+		{Info{Version: "v1.2.3"}, "toold v1.2.3\n"},
+	} {
+		if got := tc.info.Long(); !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: %q, want %q in it", tc.info, got, tc.want)
+		}
+	}
+	if got := (Info{Version: "v1.2.3"}).Long(); strings.Contains(got, "revision") {
+		t.Errorf("a module version needs no revision: %q", got)
+	}
+}

@@ -26,6 +26,10 @@ type Case struct {
 	// "heldout" in its directory): its keys were written before the
 	// detector ran on it, and its score is reported apart.
 	Heldout bool
+	// Set names the evaluation set the case was made for (the first line
+	// of a file "set" in its directory: "issue 28"), "" for none: a set's
+	// held-out and tuned halves are scored apart.
+	Set string
 }
 
 // Load reads every case under dir (testdata/outputs).
@@ -91,6 +95,9 @@ func loadCase(dir string, full bool) (Case, error) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "heldout")); err == nil {
 		c.Heldout = true
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "set")); err == nil {
+		c.Set, _, _ = strings.Cut(strings.TrimSpace(string(b)), "\n")
 	}
 	if gen := generator(c.Name, full); gen != nil {
 		c.Output = generated(c.Name, full, gen)

@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -61,5 +62,54 @@ func TestLive(t *testing.T) {
 		if got := slices.Contains(Live(tc.since, tc.pgid, tc.env), pid); got != tc.want {
 			t.Errorf("%s: found %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestChildren: the children of every thread are listed (os/exec forks on
+// whichever thread runs the goroutine: children are started here from
+// goroutines locked to threads of their own), exited ones until reaped,
+// reaped ones no more; and HasEnv finds a child's marker.
+func TestChildren(t *testing.T) {
+	marker := "TOOLD_PROC_CHILDREN=" + strconv.FormatInt(time.Now().UnixNano(), 10)
+	const n = 4
+	cmds := make([]*exec.Cmd, n)
+	errs := make(chan error, n)
+	for i := range cmds {
+		go func() {
+			runtime.LockOSThread() // not unlocked: the thread ends with the goroutine
+			cmd := exec.Command("sleep", "100")
+			cmd.Env = append(os.Environ(), marker)
+			cmds[i] = cmd
+			errs <- cmd.Start()
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}()
+	kids, ok := Children()
+	if !ok {
+		t.Skip("this kernel lists no children (/proc/self/task/*/children)")
+	}
+	for _, c := range cmds {
+		if !slices.Contains(kids, c.Process.Pid) {
+			t.Errorf("child %d not among %v", c.Process.Pid, kids)
+		}
+		if has, ok := HasEnv(c.Process.Pid, marker); !has || !ok {
+			t.Errorf("child %d: HasEnv %v, %v", c.Process.Pid, has, ok)
+		}
+	}
+	c := cmds[0]
+	c.Process.Kill()
+	c.Wait()
+	if kids, _ := Children(); slices.Contains(kids, c.Process.Pid) {
+		t.Errorf("child %d, reaped, still listed: %v", c.Process.Pid, kids)
 	}
 }

@@ -19,13 +19,15 @@ import (
 // Start in TestMain only where no test starts something that leaves its
 // session (a daemon that detaches) and then waits for it to be gone.
 // Where the kernel refuses, or does not list a process's children (which
-// the reaper reads), orphans go to init as before.
-func Start() {
+// the reaper reads), or has no child subreaper (macOS, FreeBSD:
+// subreaper_other.go), orphans go to init as before. It reports
+// whether it reaps.
+func Start() bool {
 	if _, ok := proc.Children(); !ok {
-		return
+		return false
 	}
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return
+	if err := becomeSubreaper(); err != nil {
+		return false
 	}
 	own := unix.Getpgrp()
 	sigs := make(chan os.Signal, 1)
@@ -35,6 +37,7 @@ func Start() {
 			reap(own)
 		}
 	}()
+	return true
 }
 
 // reap waits for every zombie child that Start's comment says to.

@@ -22,7 +22,7 @@ const tooldPkg = "github.com/toold/toold/cmd/toold"
 const keep = 24 * time.Hour
 
 // Toold returns the path of cmd/toold built as the test binary was (with
-// -race when it was), shared by every test package and run that has the
+// -race when it was, with -tags toold_portable when it was), shared by every test package and run that has the
 // same sources. It also sets GORACE's atexit_sleep_ms to 0 (unless GORACE
 // sets it) for the processes the test starts: a -race binary otherwise
 // sleeps a second before it exits, which made `toold help` take a second
@@ -58,6 +58,9 @@ func Build(race bool, ldflags string) (string, error) {
 	// pseudo-version and a dirty one "devel", and the cache key, made of
 	// the sources, cannot tell them apart; tests see "devel" either way.
 	flags := []string{"-buildvcs=false"}
+	if Portable {
+		flags = append(flags, "-tags", "toold_portable")
+	}
 	var env []string
 	if race {
 		flags = append(flags, "-race")
@@ -242,7 +245,7 @@ func touch(bin string) bool {
 func lastUsed(fi os.FileInfo) time.Time {
 	used := fi.ModTime()
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		if a := time.Unix(st.Atim.Unix()); a.After(used) {
+		if a := time.Unix(atime(st).Unix()); a.After(used) {
 			used = a
 		}
 	}

@@ -171,7 +171,7 @@ func TestDaemonManyConnections(t *testing.T) {
 		n = 10_000
 	}
 	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); lim.Cur < uint64(n+100) {
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); uint64(lim.Cur) < uint64(n+100) { // int64 on FreeBSD
 		t.Skipf("needs %d descriptors, has %d", n+100, lim.Cur)
 	}
 	p, sock := daemonShared(t, 0)

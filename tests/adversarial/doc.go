@@ -10,7 +10,10 @@
 // and the shared socket: floods of unread requests, huge number literals,
 // ids in rpc's own namespace, EMFILE on accept, daemons racing for one
 // socket, commands that escape their group, a daemon killed under a
-// forwarder.
+// forwarder, terminals (daemon_tty_test.go: a flood of a terminal, more
+// terminals than a session or the daemon gives, writes to a terminal that
+// is gone, /dev/tty reopened or reached from a sandbox, a setuid program's
+// password prompt as uid 65534).
 //
 // The default run is short (seconds) and attacks toold built as the test
 // binary is, with -race under `go test -race`: the race detector watches

@@ -134,7 +134,13 @@ func (p *daemonProc) wait(d time.Duration) int {
 // peakRSS returns the process's peak resident set (VmHWM) in bytes.
 func (p *daemonProc) peakRSS(t testing.TB) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	return vmHWM(t, p.cmd.Process.Pid)
+}
+
+// vmHWM is process pid's peak resident set (VmHWM) in bytes.
+func vmHWM(t testing.TB, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +371,7 @@ func daemonForwarded(t testing.TB) (*daemonProc, *rawClient) {
 	t.Helper()
 	runtimeDir := daemonPrivateDir(t)
 	p := daemonStart(t, 0, "--remote=auto")
-	p.cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtimeDir)
+	p.cmd.Env = append(os.Environ(), "TOOLD_RUNTIME_DIR="+runtimeDir)
 	in, err := p.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

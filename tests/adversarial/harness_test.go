@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,12 +56,13 @@ func TestMain(m *testing.M) {
 	// that push megabytes through the daemon's parser, each reply due
 	// within 10 s (TestDaemonHugeNumbers, TestDaemonMalformedGoesOn), run
 	// serially, first, alone as far as this package goes.
-	// With -test.parallel past the number of its parallel cases and
-	// subtests, all start together once the floods are done: those that
-	// wait seconds idle on a daemon (the drain and cancel timeouts after
-	// the end of input, the kill delay: ~7 s for
-	// TestDaemonStdioNonReaderEnds) wait beside the others' work.
-	testenv.ParallelAtLeast(128)
+	// Six cases a CPU at once: those that wait seconds idle on a daemon
+	// (the drain and cancel timeouts after the end of input, the kill
+	// delay: ~7 s for TestDaemonStdioNonReaderEnds) wait beside the
+	// others' work. All at once (128) took no less time on 2 CPUs, and
+	// since every sandboxed session starts launchers (race-built toolds)
+	// the load rose past 40 and replies due in seconds came in 30.
+	testenv.ParallelAtLeast(6 * runtime.GOMAXPROCS(0))
 	code := m.Run()
 	os.RemoveAll(cache)
 	if nobodyBin.dir != "" {

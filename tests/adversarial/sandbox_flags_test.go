@@ -28,7 +28,7 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 		{"bogus mode", "", []string{"--sandbox=bogus"}, "--sandbox"},
 		{"missing writable", "", []string{"--sandbox=workspace-write", "--writable", missing}, "--writable " + missing},
 		{"writable file", "", []string{"--sandbox=workspace-write", "--writable", file}, "--writable " + file},
-		{"unenforceable", "TOOLD_TEST_LANDLOCK_ABI=3", []string{"--sandbox=workspace-write"}, "--sandbox-best-effort"},
+		{"unenforceable", "TOOLD_SANDBOX_ABI=0", []string{"--sandbox=workspace-write"}, "--sandbox-best-effort"},
 		{"writable with read-only", "", []string{"--sandbox=read-only", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
 		{"writable with off", "", []string{"--sandbox=off", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
 	} {
@@ -54,7 +54,7 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 	// serves reads.
 	w := newSandboxWorld(t)
 	p := daemonStart(t, 0, "serve", "--spool-root", filepath.Join(t.TempDir(), "spool"), "--sandbox=workspace-write", "--sandbox-best-effort")
-	p.cmd.Env = append(os.Environ(), "TOOLD_TEST_LANDLOCK_ABI=3")
+	p.cmd.Env = append(os.Environ(), "TOOLD_SANDBOX_ABI=0")
 	in, _ := p.cmd.StdinPipe()
 	out := p.stdout(t)
 	p.run(t)

@@ -3,7 +3,7 @@
 //
 //   cd tests/e2e && npm ci && TOOLD_BIN=/path/to/toold npm test
 //
-// Every daemon here lives in a temporary runtime directory (XDG_RUNTIME_DIR) or
+// Every daemon here lives in a temporary runtime directory (TOOLD_RUNTIME_DIR) or
 // on a temporary socket, so the tests never touch the user's own shared daemon.
 
 import { describe, test, after } from 'node:test';
@@ -77,7 +77,7 @@ async function waitUntil(what, cond, ms = 10000) {
 
 describe('toold mcp --remote=auto: two MCP clients share one daemon', () => {
   const runtime = tempDir();
-  const env = { XDG_RUNTIME_DIR: runtime };
+  const env = { TOOLD_RUNTIME_DIR: runtime };
   const work = tempDir();
   const file = path.join(work, 'shared.txt');
   fs.writeFileSync(file, Array.from({ length: 5000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
@@ -250,7 +250,7 @@ describe('roots the client announces', () => {
     fs.writeFileSync(path.join(inside, 'in.txt'), 'in\n');
     fs.writeFileSync(path.join(outside, 'out.txt'), 'out\n');
     const runtime = tempDir();
-    const env = { XDG_RUNTIME_DIR: runtime };
+    const env = { TOOLD_RUNTIME_DIR: runtime };
     let roots = [{ uri: `file://${inside}`, name: 'project' }];
     const transport = new StdioClientTransport({ command: TOOLD_BIN, args: ['mcp', '--remote=auto', '--structured'], env: { ...process.env, ...env }, stderr: 'pipe' });
     const c = new Client({ name: 'rooted-client', version: '1' }, { capabilities: { roots: { listChanged: true } } });
@@ -324,7 +324,7 @@ describe('toold mcp by default: the text, once, whole', () => {
   for (const remote of [false, true]) {
     test(remote ? 'with --remote=auto' : 'daemon in process', async () => {
       const runtime = tempDir();
-      const env = { XDG_RUNTIME_DIR: runtime };
+      const env = { TOOLD_RUNTIME_DIR: runtime };
       const args = remote ? ['mcp', '--remote=auto'] : ['mcp', '--spool-root', path.join(tempDir(), 'spool')];
       const c = await connect('text-only', args, env);
       try {

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// Flags that only a daemon's start takes, given to a client of a daemon
+// that runs already, are named in a warning with the running daemon's
+// values, in every command that reaches the shared daemon; values that
+// agree with it, or no such flags, warn of nothing. status says what the
+// daemon was started with.
+func TestDaemonFlagsOfARunningDaemon(t *testing.T) {
+	t.Parallel()
+	env := []string{"TOOLD_RUNTIME_DIR=" + t.TempDir()}
+	if _, e, code := runBin(t, "", env, "call", "--remote=auto", "--idle-timeout=10m", "stats"); code != 0 || e != "" {
+		t.Fatalf("starting the daemon: %d %q", code, e)
+	}
+	t.Cleanup(func() { runBin(t, "", env, "stop") })
+	request := `{"jsonrpc":"2.0","id":1,"method":"stats"}` + "\n"
+	mcpInit := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+		warn  string // "" for none
+	}{
+		{"call", "", []string{"call", "--remote=auto", "--index=off", "--idle-timeout=5s", "stats"},
+			`flags="--idle-timeout=5s --index=off" daemon="--idle-timeout=10m0s --index=on"`},
+		{"call, as running", "", []string{"call", "--remote=auto", "--index=on", "--idle-timeout=10m", "stats"}, ""},
+		{"call, none", "", []string{"call", "--remote=auto", "stats"}, ""},
+		{"call, in process", "", []string{"call", "--index=off", "--spool-root", t.TempDir(), "stats"}, ""},
+		{"forwarder", request, []string{"--remote=auto", "--spool-session-quota=1000", "--max-conns=7"},
+			`flags="--spool-session-quota=1000 --max-conns=7" daemon="--spool-session-quota=1073741824 --max-conns=`},
+		{"mcp", mcpInit, []string{"mcp", "--remote=auto", "--index-quota=5000"},
+			`flags="--index-quota=5000" daemon="--index-quota=2147483648"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(binPath, tc.args...)
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Stdin = strings.NewReader(tc.stdin)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil && tc.name != "mcp" { // mcp: the input ends before its reply
+				t.Fatalf("%v: %v\n%s", tc.args, err, stderr.String())
+			}
+			got := stderr.String()
+			switch {
+			case tc.warn == "" && strings.Contains(got, "level=WARN"):
+				t.Errorf("a warning for nothing:\n%s", got)
+			case tc.warn != "" && (!strings.Contains(got, "these flags do not apply: the shared daemon runs already") || !strings.Contains(got, tc.warn)):
+				t.Errorf("stderr lacks %q:\n%s", tc.warn, got)
+			}
+		})
+	}
+	out, _, _ := runBin(t, "", env, "status")
+	if !strings.Contains(out, "  flags     --idle-timeout=10m0s --index=on --index-quota=2147483648 --spool-root=") {
+		t.Errorf("status:\n%s", out)
+	}
+	out, _, _ = runBin(t, "", env, "status", "--json")
+	var st daemonState
+	if json.Unmarshal([]byte(out), &st) != nil || st.Daemon.IdleTimeoutMs != 600000 || st.Daemon.Index != "on" {
+		t.Errorf("status --json: %s", out)
+	}
+}
