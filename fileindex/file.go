@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/toold/toold/search"
 )
 
 // MaxSnapshotBytes caps what is read of a file whose size the file system
@@ -79,9 +81,11 @@ func (f *File) appending() bool {
 	}
 }
 
-// openFile opens path read-only, without blocking on a FIFO.
+// openFile opens path read-only as every open of a path a client names
+// is (search.ReadFlags): without blocking on a FIFO, nor a terminal
+// becoming the daemon's controlling terminal.
 func openFile(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	return os.OpenFile(path, search.ReadFlags, 0)
 }
 
 // adopt fstats f, opened read-only for path, and makes it a File. Directories

@@ -244,7 +244,10 @@ func (r *reader) trigrams(data []byte) []uint32 {
 // records its size and mtime as it was before the read: a write after
 // that changes the mtime, and the watcher marks it.
 func (r *reader) read(meta *fileMeta) ([]byte, error) {
-	f, err := r.root.Open(meta.path)
+	// As grep opens: a FIFO swapped in since the listing must not block
+	// (the build stayed "building" for ever, and the daemon could not
+	// exit); the type is checked once open.
+	f, err := r.root.OpenFile(meta.path, search.ReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +348,7 @@ func mergeSegments(ctx context.Context, paths []string, emit func(uint32, *roari
 		}
 	}()
 	for _, p := range paths {
-		f, err := os.Open(p)
+		f, err := openRegular(p)
 		if err != nil {
 			return err
 		}

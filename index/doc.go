@@ -46,7 +46,9 @@
 //     80,000): each watch is charged so against one budget of the process
 //     (internal/watchcost, a quarter of RLIMIT_NOFILE), and a tree whose
 //     watches do not fit scans, as past inotify's limit (watchfd.go).
-//   - The file lives in $XDG_CACHE_HOME/toold/index (0700; files 0600),
+//   - The file lives in $XDG_CACHE_HOME/toold/index (0700; files 0600;
+//     both directories checked as the spool root is, spool.PrivateDir: ours,
+//     no symlink, no one else may write),
 //     mapped read-only, CRC-32C checked on open: a corrupt or truncated one
 //     is removed and rebuilt. After a restart it is reused, each file's size
 //     and mtime compared (those that differ are candidates). All files

@@ -8,12 +8,18 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
+	"syscall"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/search"
 )
 
 // The index file, little-endian:
@@ -182,9 +188,23 @@ type mapped struct {
 	docBlock []uint16
 }
 
+// openRegular opens a file of the index directory to read it: never
+// through a symlink, and not blocking on a FIFO planted in its place.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, search.ReadFlags|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrCorrupt, path)
+	}
+	return f, nil
+}
+
 // openIndex maps and checks the index file at path.
 func openIndex(path string) (*mapped, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +220,11 @@ func openIndex(path string) (*mapped, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
-	m, err := parseIndex(data)
+	var m *mapped
+	err = guard(func() (err error) {
+		m, err = parseIndex(data)
+		return err
+	})
 	if err != nil {
 		unix.Munmap(data)
 		return nil, err
@@ -209,54 +233,173 @@ func openIndex(path string) (*mapped, error) {
 	return m, nil
 }
 
+// trailer is the index file's last trailerSize bytes, decoded.
+type trailer struct {
+	tableOff, filesOff uint64
+	nTri, nFiles       uint32
+}
+
+// parseIndex checks the index file data (its checksum, then its
+// structure) and returns it ready to query. A file whose checksum holds is
+// still not trusted as it is: one that was not written as writeIndex
+// writes (its table out of order, offsets or ids out of range, say one
+// forged, or from a build with a bug) could answer that nothing matches
+// where a scan finds lines, so it is ErrCorrupt and rebuilt.
 func parseIndex(data []byte) (*mapped, error) {
+	tr, err := parseTrailer(data)
+	if err != nil {
+		return nil, err
+	}
+	body := uint64(len(data) - trailerSize)
+	m := &mapped{data: data, table: data[tr.tableOff:tr.filesOff], nTri: int(tr.nTri)}
+	if err := m.parseFiles(data[tr.filesOff:body], tr.nFiles); err != nil {
+		return nil, err
+	}
+	if err := m.checkTable(tr.tableOff); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// parseTrailer decodes and checks the trailer and the checksum.
+func parseTrailer(data []byte) (trailer, error) {
 	t := data[len(data)-trailerSize:]
 	le := binary.LittleEndian
-	tableOff, filesOff := le.Uint64(t), le.Uint64(t[8:])
-	nTri, nFiles, sum := le.Uint32(t[16:]), le.Uint32(t[20:]), le.Uint32(t[24:])
+	tr := trailer{tableOff: le.Uint64(t), filesOff: le.Uint64(t[8:]), nTri: le.Uint32(t[16:]), nFiles: le.Uint32(t[20:])}
+	sum := le.Uint32(t[24:])
 	body := uint64(len(data) - trailerSize)
 	switch {
 	case [8]byte(t[28:]) != magic:
-		return nil, fmt.Errorf("%w: no magic", ErrCorrupt)
-	case tableOff > filesOff || filesOff > body || filesOff-tableOff != uint64(nTri)*tableEntry:
-		return nil, fmt.Errorf("%w: bad offsets", ErrCorrupt)
+		return tr, fmt.Errorf("%w: no magic", ErrCorrupt)
+	case tr.tableOff > tr.filesOff || tr.filesOff > body || tr.filesOff-tr.tableOff != uint64(tr.nTri)*tableEntry:
+		return tr, fmt.Errorf("%w: bad offsets", ErrCorrupt)
 	case crc32.Checksum(data[:body+24], castagnoli) != sum:
-		return nil, fmt.Errorf("%w: checksum", ErrCorrupt)
+		return tr, fmt.Errorf("%w: checksum", ErrCorrupt)
 	}
-	m := &mapped{data: data, table: data[tableOff:filesOff], nTri: int(nTri), byPath: make(map[string]uint32, nFiles)}
-	fs := data[filesOff:body]
+	return tr, nil
+}
+
+// fileRecord is the least a file's record takes: size, mtime, flags,
+// pathLen, nBlocks.
+const fileRecord = 8 + 8 + 1 + 2 + 2
+
+// parseFiles reads the files' records (nFiles of them, filling recs
+// exactly): each path a clean relative one, known once; each block's
+// offset and line past the last's and within the file; the ids of blocks
+// those after the files', each once.
+func (m *mapped) parseFiles(recs []byte, nFiles uint32) error {
+	if uint64(nFiles)*fileRecord > uint64(len(recs)) {
+		return fmt.Errorf("%w: %d files in %d bytes", ErrCorrupt, nFiles, len(recs))
+	}
+	le := binary.LittleEndian
+	m.files = make([]fileMeta, 0, nFiles)
+	m.byPath = make(map[string]uint32, nFiles)
+	nBlocks := 0
 	for i := range nFiles {
-		if len(fs) < 19 {
-			return nil, fmt.Errorf("%w: files", ErrCorrupt)
+		if len(recs) < fileRecord {
+			return fmt.Errorf("%w: files", ErrCorrupt)
 		}
-		n := int(le.Uint16(fs[17:]))
-		if len(fs) < 21+n {
-			return nil, fmt.Errorf("%w: files", ErrCorrupt)
+		n := int(le.Uint16(recs[17:]))
+		if len(recs) < fileRecord+n {
+			return fmt.Errorf("%w: files", ErrCorrupt)
 		}
-		fm := fileMeta{size: int64(le.Uint64(fs)), mtime: int64(le.Uint64(fs[8:])), flags: fs[16], path: string(fs[19 : 19+n])}
-		nb := int(le.Uint16(fs[19+n:]))
-		fs = fs[21+n:]
-		if len(fs) < 12*nb {
-			return nil, fmt.Errorf("%w: blocks", ErrCorrupt)
+		fm := fileMeta{size: int64(le.Uint64(recs)), mtime: int64(le.Uint64(recs[8:])), flags: recs[16], path: string(recs[19 : 19+n])}
+		nb := int(le.Uint16(recs[19+n:]))
+		recs = recs[fileRecord+n:]
+		if len(recs) < 12*nb {
+			return fmt.Errorf("%w: blocks", ErrCorrupt)
 		}
 		for k := range nb {
-			b := block{doc: le.Uint32(fs[12*k:]), off: le.Uint32(fs[12*k+4:]), line: le.Uint32(fs[12*k+8:])}
-			d := int(b.doc) - int(nFiles)
-			if d < 0 || d > 1<<24 {
-				return nil, fmt.Errorf("%w: blocks", ErrCorrupt)
-			}
-			for len(m.docFile) <= d {
-				m.docFile = append(m.docFile, ^uint32(0))
-				m.docBlock = append(m.docBlock, 0)
-			}
-			m.docFile[d], m.docBlock[d] = i, uint16(k+1)
-			fm.blocks = append(fm.blocks, b)
+			fm.blocks = append(fm.blocks, block{doc: le.Uint32(recs[12*k:]), off: le.Uint32(recs[12*k+4:]), line: le.Uint32(recs[12*k+8:])})
 		}
-		fs = fs[12*nb:]
+		recs = recs[12*nb:]
+		if err := fm.check(); err != nil {
+			return fmt.Errorf("%w: file %d: %v", ErrCorrupt, i, err)
+		}
+		if _, dup := m.byPath[fm.path]; dup {
+			return fmt.Errorf("%w: %q twice", ErrCorrupt, fm.path)
+		}
 		m.files = append(m.files, fm)
 		m.byPath[fm.path] = i
+		nBlocks += nb
 	}
-	return m, nil
+	if len(recs) != 0 {
+		return fmt.Errorf("%w: %d bytes after the files", ErrCorrupt, len(recs))
+	}
+	return m.mapBlocks(nBlocks)
+}
+
+// knownFlags are the flags a file's record may have.
+const knownFlags = flagSkipped | flagSymlink | flagText
+
+// check says what is wrong with a file's record, if anything.
+func (f *fileMeta) check() error {
+	switch {
+	case f.path == "." || !fs.ValidPath(f.path) || strings.IndexByte(f.path, 0) >= 0:
+		return fmt.Errorf("path %q", f.path)
+	case f.size < 0 || f.flags&^knownFlags != 0:
+		return fmt.Errorf("size %d, flags %#x", f.size, f.flags)
+	case len(f.blocks) > 0 && f.flags&flagSkipped != 0:
+		return errors.New("blocks of a file not indexed")
+	}
+	off, line := uint32(0), uint32(1)
+	for _, b := range f.blocks {
+		if b.off <= off || int64(b.off) >= f.size || b.line <= line {
+			return fmt.Errorf("block at %d, line %d", b.off, b.line)
+		}
+		off, line = b.off, b.line
+	}
+	return nil
+}
+
+// mapBlocks maps the ids of the files' further blocks (nBlocks of them)
+// to their files, checking that they are the ids after the files', each
+// given once.
+func (m *mapped) mapBlocks(nBlocks int) error {
+	m.docFile = make([]uint32, nBlocks)
+	m.docBlock = make([]uint16, nBlocks)
+	for i := range m.docFile {
+		m.docFile[i] = ^uint32(0)
+	}
+	for i, f := range m.files {
+		for k, b := range f.blocks {
+			d := int64(b.doc) - int64(len(m.files))
+			if d < 0 || d >= int64(nBlocks) || m.docFile[d] != ^uint32(0) {
+				return fmt.Errorf("%w: block id %d", ErrCorrupt, b.doc)
+			}
+			m.docFile[d], m.docBlock[d] = uint32(i), uint16(k+1)
+		}
+	}
+	return nil
+}
+
+// checkTable checks the trigram table and the postings it points to:
+// trigrams in increasing order, each list where the postings are (8-byte
+// aligned, after the last, before the table), a sound roaring bitmap of
+// that very length, not empty, of ids of documents the files name.
+func (m *mapped) checkTable(tableOff uint64) error {
+	le := binary.LittleEndian
+	docs := uint64(len(m.files) + len(m.docFile))
+	prev, end := int64(-1), uint64(0)
+	bm := roaring.New()
+	for i := range m.nTri {
+		row := m.table[i*tableEntry:]
+		tri, n, off := le.Uint32(row), uint64(le.Uint32(row[4:])), le.Uint64(row[8:])
+		switch {
+		case int64(tri) <= prev || tri >= 1<<24:
+			return fmt.Errorf("%w: table out of order at row %d", ErrCorrupt, i)
+		case off%8 != 0 || off < end || n == 0 || n > tableOff || off > tableOff-n:
+			return fmt.Errorf("%w: postings of row %d at %d+%d", ErrCorrupt, i, off, n)
+		}
+		if p, err := bm.FromBuffer(m.data[off : off+n]); err != nil || uint64(p) != n {
+			return fmt.Errorf("%w: postings of row %d: %d of %d bytes read (%v)", ErrCorrupt, i, p, n, err)
+		}
+		if err := bm.Validate(); err != nil || bm.IsEmpty() || uint64(bm.Maximum()) >= docs {
+			return fmt.Errorf("%w: postings of row %d: ids out of range (%v)", ErrCorrupt, i, err)
+		}
+		prev, end = int64(tri), off+n
+	}
+	return nil
 }
 
 // fileOf returns the file that holds the document doc and its place in
@@ -315,8 +458,43 @@ func (m *mapped) postings(t uint32) (*roaring.Bitmap, error) {
 	return bm, nil
 }
 
-// eval returns the files that may match q; nil for every file.
-func (m *mapped) eval(q *Query) (*roaring.Bitmap, error) {
+// guard runs f, which reads the mapped file, so that a fault there (the
+// file truncated under the mapping: SIGBUS) or a panic over what it read
+// is an error wrapping ErrCorrupt, not the death of the daemon and of every
+// session it serves. A fault is made a panic (debug.SetPanicOnFault) for
+// this goroutine only, while f runs; its cost is two calls into the
+// runtime, nothing per page read (read with pread instead, a grep of a new
+// pattern made a system call and a copy per trigram: bench_test.go).
+func guard(f func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: reading the mapped file: %v", ErrCorrupt, p)
+		}
+	}()
+	return f()
+}
+
+// eval returns the files that may match q; nil for every file. What it
+// returns is the heap's: the mapped postings it was made from may be
+// unmapped, or the file truncated, once it returns.
+func (m *mapped) eval(q *Query) (bm *roaring.Bitmap, err error) {
+	err = guard(func() error {
+		if bm, err = m.evalMapped(q); bm != nil {
+			bm.CloneCopyOnWriteContainers() // FastOr shares containers of its inputs
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return bm, nil
+}
+
+// evalMapped is eval, its result possibly holding containers of the
+// mapped postings (marked copy-on-write).
+func (m *mapped) evalMapped(q *Query) (*roaring.Bitmap, error) {
 	if q == nil || q.Op == OpAll {
 		return nil, nil
 	}
@@ -329,7 +507,7 @@ func (m *mapped) eval(q *Query) (*roaring.Bitmap, error) {
 		sets = append(sets, bm)
 	}
 	for _, s := range q.Sub {
-		bm, err := m.eval(s)
+		bm, err := m.evalMapped(s)
 		if err != nil {
 			return nil, err
 		}

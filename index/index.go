@@ -20,6 +20,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/toold/toold/search"
+	"github.com/toold/toold/spool"
 )
 
 // DefaultQuota bounds all indexes on disk together (--index-quota).
@@ -62,7 +63,13 @@ func New(opt Options) (*Manager, error) {
 		if err != nil {
 			return nil, fmt.Errorf("index: no cache directory: %w", err)
 		}
-		opt.Dir = filepath.Join(c, "toold", "index")
+		// toold's directory too: whoever could write there could put a
+		// symlink in the place of index.
+		top := filepath.Join(c, "toold")
+		if err := spool.PrivateDir(top); err != nil {
+			return nil, fmt.Errorf("index: %w", err)
+		}
+		opt.Dir = filepath.Join(top, "index")
 	}
 	if opt.Quota <= 0 {
 		opt.Quota = DefaultQuota
@@ -70,10 +77,9 @@ func New(opt Options) (*Manager, error) {
 	if opt.DirtyLimit <= 0 {
 		opt.DirtyLimit = 1000
 	}
-	if err := os.MkdirAll(opt.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("index: %w", err)
-	}
-	if err := os.Chmod(opt.Dir, 0o700); err != nil {
+	// As the spool root: ours alone, never a symlink (its target would be
+	// chmod'ed and written to), never another uid's.
+	if err := spool.PrivateDir(opt.Dir); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	log := opt.Logger
@@ -84,10 +90,22 @@ func New(opt Options) (*Manager, error) {
 	return &Manager{opt: opt, log: log, ctx: ctx, cancel: cancel, trees: map[string]*Tree{}}, nil
 }
 
-// Close stops every build and watcher and unmaps the indexes.
+// closeWait bounds Close's wait for the builds to stop: a read that never
+// returns (a file system that does not answer) must not keep the daemon
+// from exiting.
+const closeWait = 5 * time.Second
+
+// Close stops every build and watcher and unmaps the indexes. A build
+// that has not stopped within closeWait is left to the process's exit.
 func (m *Manager) Close() error {
 	m.cancel()
-	m.wg.Wait()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+		m.log.Warn("index: a build did not stop (a read that does not return): left to the process's exit")
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.trees {
@@ -460,7 +478,8 @@ func (m *Manager) Plan(dir string, q *Query, ignoreFrom string, noIgnore bool) P
 	}
 	bm, err := t.idx.eval(q)
 	if err != nil {
-		t.setScanning(err.Error())
+		t.setScanning(err.Error()) // the file changed under the mapping: build anew
+		t.kick()
 	}
 	if bm == nil {
 		t.scans.Add(1)

@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"sync"
 	"syscall"
@@ -15,7 +16,7 @@ import (
 // returns the exit code the process should end with.
 func (d *Daemon) ServeStdio(ctx context.Context) int {
 	growPipe(1)
-	s := &stdio{in: pollable(0, os.Stdin), out: pollable(1, os.Stdout)}
+	s := &stdio{in: Stdin(), out: pollable(1, os.Stdout)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go s.watchHangup(ctx, 0)
@@ -85,7 +86,7 @@ func pollable(fd int, std *os.File) *os.File {
 
 // stdio joins stdin and stdout into one connection.
 type stdio struct {
-	in  *os.File
+	in  io.ReadCloser // Stdin: Close ends a read in progress
 	out *os.File
 
 	mu   sync.Mutex

@@ -105,7 +105,7 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 		}
 		srv.AddTool(t, s.handler(client, roots, names, methodOf(t.Name)))
 	}
-	err = srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out})
+	err = srv.Run(ctx, answering(in, out))
 	if perr := parent.Err(); perr != nil {
 		return perr // the rpc client ends with ctx too: not the daemon's doing
 	}

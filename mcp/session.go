@@ -117,7 +117,7 @@ func (s *Server) RunRefusing(ctx context.Context, in io.ReadCloser, out io.Write
 		}
 		srv.AddTool(t, refuse)
 	}
-	if err := srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out}); ctx.Err() != nil {
+	if err := srv.Run(ctx, answering(in, out)); ctx.Err() != nil {
 		return ctx.Err()
 	} else if err != nil {
 		s.log.Debug("mcp: serving the refusing session", "err", err)

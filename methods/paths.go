@@ -15,6 +15,7 @@ import (
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/rpc"
+	"github.com/toold/toold/search"
 )
 
 // resolve makes path absolute against the session cwd and follows every
@@ -138,7 +139,7 @@ func (s *Session) open(real string) (*os.File, error) {
 	case !ok:
 		return nil, outsideRoots(real)
 	case root.Path == "":
-		return os.OpenFile(real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		return os.OpenFile(real, search.ReadFlags, 0)
 	}
 	r, err := os.OpenRoot(root.Path)
 	if err != nil {
@@ -154,7 +155,7 @@ func (s *Session) open(real string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := r.OpenFile(rel, search.ReadFlags, 0)
 	var errno syscall.Errno
 	if err != nil && !errors.As(err, &errno) {
 		// os.Root's only error without an errno: the path escapes the root.

@@ -21,8 +21,10 @@ import (
 // tree's os.Root, which follows a link only while it stays inside.
 
 const (
-	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK // a FIFO must not block the open
+	dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	// A FIFO must not block the open; a terminal must not become the
+	// daemon's controlling terminal (its hangup would end the daemon).
+	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY
 )
 
 // dirHandle is an open directory of the walk, shared by the jobs that

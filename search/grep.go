@@ -191,7 +191,7 @@ func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepR
 	if !fi.Mode().IsRegular() {
 		return nil, &fs.PathError{Op: "grep", Path: path, Err: ErrNotRegular}
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, ReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +205,13 @@ func Grep(ctx context.Context, m *Matcher, path string, opt GrepOptions) (*GrepR
 // ErrNotRegular is returned for a path that is neither a directory nor a
 // regular file (a FIFO, a socket, a device).
 var ErrNotRegular = errors.New("not a regular file")
+
+// ReadFlags open a file of a tree to read it, the type checked after the
+// open: a FIFO swapped in must not block the open, nor a terminal become the
+// daemon's controlling terminal (its hangup would end the daemon). For
+// every open of a path a client or a tree names (grep, the index's build,
+// read beneath the roots).
+const ReadFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 
 // GrepReader searches the first size bytes of r, under the name name (an
 // exec spool, a file).
@@ -786,7 +793,7 @@ func openJob(ctx context.Context, root *os.Root, dir *dirHandle, f *jobFile) (re
 	if !f.symlink {
 		return openFileAt(dir.fd, f.name)
 	}
-	file, err := root.OpenFile(f.rel(), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	file, err := root.OpenFile(f.rel(), ReadFlags, 0)
 	if err != nil {
 		return nil, 0, err
 	}

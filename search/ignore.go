@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Ignore files apply as ripgrep applies them: .gitignore (and the
@@ -203,7 +202,7 @@ func readDirIgnore(path string) dirIgnore {
 // does not block: a FIFO in an ignore file's place (a command can make
 // one) would otherwise hold the search until something wrote to it.
 func readSmall(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, ReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}

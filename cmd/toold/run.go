@@ -255,7 +255,15 @@ func forward(o *options, opts lifecycle.Options) int {
 	defer stop()
 	fo := forwardOptions(o, opts.Logger)
 	warnRunningDaemon(o, fo.Socket, opts.Logger)
-	code, err := remote.Forward(ctx, os.Stdin, os.Stdout, fo)
+	// A stop must end a read of stdin in progress (a terminal's above all):
+	// Forward's first read waits for the client's first bytes.
+	in := lifecycle.Stdin()
+	defer in.Close()
+	defer context.AfterFunc(ctx, func() { in.Close() })()
+	code, err := remote.Forward(ctx, in, os.Stdout, fo)
+	if ctx.Err() != nil {
+		return code // stopped by a signal: whatever ended the forwarding, it is not an error
+	}
 	if err != nil {
 		opts.Logger.Error("forwarding", "socket", fo.Socket, "err", err)
 		return 1

@@ -65,6 +65,9 @@ func TestMain(m *testing.M) {
 	testenv.ParallelAtLeast(6 * runtime.GOMAXPROCS(0))
 	code := m.Run()
 	os.RemoveAll(cache)
+	if nobodyBin.dir != "" {
+		os.RemoveAll(nobodyBin.dir) // binFor's copy
+	}
 	testenv.Exit(code)
 }
 
