@@ -180,7 +180,7 @@ type grepResult struct {
 // grepCount greps dir for pattern and returns the matches counted.
 func grepCount(t testing.TB, c *rawClient, id int, dir, pattern string) int {
 	t.Helper()
-	m := c.call(id, "grep", map[string]any{"pattern": pattern, "path": dir}, 20*time.Second)
+	m := c.call(id, "grep", map[string]any{"pattern": pattern, "path": dir, "limit": 2000}, 20*time.Second)
 	if m.Error != nil {
 		t.Fatalf("grep: %d %s", m.Error.Code, m.Error.Message)
 	}
