@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -383,7 +384,10 @@ func (t *Tree) start(ctx context.Context, ignoreFrom string) {
 		// The file each sync links to; made before the watch, so it
 		// stirs no event.
 		if err = os.WriteFile(filepath.Join(syncDir, syncBase), nil, 0o600); err == nil {
-			err = w.Add(syncDir)
+			if err = w.Add(syncDir); errors.Is(err, syscall.ENOSPC) {
+				// Not a full disk: the kernel's inotify watches are used up.
+				err = fmt.Errorf("%w: the user's inotify watches are used up (fs.inotify.max_user_watches)", errWatchLimit)
+			}
 		}
 		if err != nil {
 			os.RemoveAll(syncDir)
