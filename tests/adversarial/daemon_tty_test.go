@@ -294,41 +294,13 @@ func TestDaemonTTYSetuidPrompt(t *testing.T) {
 // asks for a password.
 func TestDaemonTTYAsNobody(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("runs as root only: it re-runs the terminal cases as uid 65534 (as any other uid they run directly)")
-	}
-	setpriv, err := exec.LookPath("setpriv")
-	if err != nil {
-		t.Skip("needs setpriv (util-linux)")
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "toold-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
-	for _, f := range [][2]string{{self, "adversarial.test"}, {daemonBinary(t), "toold"}} {
-		b, err := os.ReadFile(f[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f[1]), b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	run := "^TestDaemon(TTYReopen|TTYClosedTerminal|TTYSetuidPrompt|TooManyTerminals)$"
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "env", "-u", "XDG_RUNTIME_DIR",
-		"HOME=/tmp", "TMPDIR=/tmp", "TOOLD_ADVERSARIAL_BIN="+filepath.Join(dir, "toold"),
-		filepath.Join(dir, "adversarial.test"), "-test.run", run, "-test.v")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	passed := len(regexp.MustCompile(`--- PASS: TestDaemon\w+ `).FindAllString(string(out), -1))
+	out, err := testenv.AsNobody(t, run, func(dir string) []string {
+		return []string{"TOOLD_ADVERSARIAL_BIN=" + filepath.Join(dir, filepath.Base(daemonBinary(t)))}
+	}, daemonBinary(t))
+	passed := len(regexp.MustCompile(`--- PASS: TestDaemon\w+ `).FindAllString(out, -1))
 	t.Logf("as uid 65534: %d cases passed", passed)
 	if err != nil || passed < 3 {
-		t.Fatalf("as uid 65534: %v\n%s", err, daemonTail(string(out), 6000))
+		t.Fatalf("as uid 65534: %v\n%s", err, daemonTail(out, 6000))
 	}
 }
