@@ -114,6 +114,9 @@ func buildSegments(ctx context.Context, root *os.Root, metas []fileMeta, tmpDir 
 			lowPriority()
 			r := &reader{root: root, seen: make([]uint64, 1<<24/64), docs: &docs}
 			for id := range ids {
+				if ctx.Err() != nil {
+					return // the ids buffered: not read at nice 19 after a Close
+				}
 				r.index(id, &metas[id], prog, out)
 			}
 		}()

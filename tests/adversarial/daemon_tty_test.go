@@ -74,10 +74,17 @@ func TestDaemonTTYFlood(t *testing.T) {
 	if daemonLong() {
 		secs = 20
 	}
-	for i, command := range []string{
-		`yes "a line of terminal output that goes on for a while"`,
-		`while :; do printf '\e[2J\e[H\e[31mredraw\e[0m %s\r' "$RANDOM"; done`,
+	// least: the bytes a flood writes at the very least in secs on a
+	// loaded 2-core machine (a shell's printf loop writes a few hundred
+	// KB a second there: CI saw 477 KB in 3 s), far past maxBytes.
+	for i, tc := range []struct {
+		command string
+		least   int64
+	}{
+		{`yes "a line of terminal output that goes on for a while"`, 1 << 20},
+		{`while :; do printf '\e[2J\e[H\e[31mredraw\e[0m %s\r' "$RANDOM"; done`, 64 << 10},
 	} {
+		command := tc.command
 		id := 10 * (i + 1)
 		if err := c.send(rawRequest(id, "exec", map[string]any{"command": command, "tty": true, "timeoutMs": secs * 1000, "maxBytes": 4096})); err != nil {
 			t.Fatal(err)
@@ -101,7 +108,7 @@ func TestDaemonTTYFlood(t *testing.T) {
 				break
 			}
 		}
-		if !r.TimedOut || r.Process != nil || r.WaitingForInput != nil || r.Stdout.TotalBytes < 1<<20 || r.Stdout.Spool == nil {
+		if !r.TimedOut || r.Process != nil || r.WaitingForInput != nil || r.Stdout.TotalBytes < tc.least || r.Stdout.Spool == nil {
 			t.Errorf("%s: timedOut %v, process %v, waiting %v, %d bytes", command, r.TimedOut, r.Process, r.WaitingForInput, r.Stdout.TotalBytes)
 		}
 		if shown := r.Stdout.Head + r.Stdout.Tail; len(shown) > 8192 || strings.Contains(shown, "\x1b") {

@@ -6,6 +6,7 @@ package adversarial
 // while it builds.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // nobody is the unprivileged uid (and gid) the cases run the daemon as,
@@ -356,6 +359,20 @@ func endsAtEOF(p *daemonProc, c *rawClient, d time.Duration) bool {
 	return p.wait(d) >= 0
 }
 
+// fifoWaiters names the threads of process pid that wait in a FIFO's open
+// for a writer (their /proc wchan: wait_for_partner, in fifo_open), "" when none does. (Not a pipe's read: the thread
+// reading the daemon's stdin waits in one.)
+func fifoWaiters(pid int) string {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	var out []string
+	for _, f := range tasks {
+		if b, err := os.ReadFile(f); err == nil && (bytes.HasPrefix(b, []byte("wait_for_partner")) || bytes.HasPrefix(b, []byte("fifo_open"))) {
+			out = append(out, filepath.Base(filepath.Dir(f))+": "+string(b))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // swapNames swaps the names a and b at once where the system can
 // (exchange), else in two renames through tmp.
 func swapNames(a, b, tmp string) error {
@@ -406,7 +423,8 @@ func TestIndexBuildFIFOs(t *testing.T) {
 	}
 	// The first grep starts the build: swap files for FIFOs and back
 	// while it lists and reads them, until it is done (or the case's time
-	// is up), and leave every file a file.
+	// is up), and leave every file a file. Each round yields a moment: a
+	// swapper that spins starves the build, whose readers run at nice 19.
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -423,16 +441,26 @@ func TestIndexBuildFIFOs(t *testing.T) {
 				if round%2 == 1 { // an even number of exchanges: files again
 					return
 				}
-			default:
+			case <-time.After(time.Millisecond):
 			}
 		}
 	})
+	// Blocked is told from slow by where the daemon's threads wait: a
+	// build on a loaded machine may take long, one in a FIFO's open
+	// never ends.
 	id := 1
-	state, built := waitIndexed(t, c, &id, tree, 20*time.Second)
+	deadline := time.Now().Add(testenv.Loaded(30 * time.Second))
+	state, built, blocked := "", false, ""
+	for !built && blocked == "" && time.Now().Before(deadline) {
+		blocked = fifoWaiters(p.cmd.Process.Pid)
+		state, built = waitIndexed(t, c, &id, tree, time.Second)
+	}
 	close(stop)
 	wg.Wait()
-	if !built {
-		t.Errorf("the index is still %q after 20 s: a build blocked on a FIFO", state)
+	if blocked != "" {
+		t.Errorf("daemon threads wait on a FIFO (%s)", blocked)
+	} else if !built {
+		t.Errorf("the index is still %q after %v", state, testenv.Loaded(30*time.Second))
 	}
 	if n := grepCount(t, c, 1000, tree, "swap_me"); n != want {
 		t.Errorf("after the build: %d matches, want %d", n, want)
