@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/proc"
+	"github.com/toold/toold/internal/testenv"
 )
 
 // Bad neighbours: clients that send much and read nothing.
@@ -386,7 +387,7 @@ func TestDaemonSIGTERMDuringFlood(t *testing.T) {
 	settle(&sent, 1000)
 	checkPaused(t, &sent, 1000) // the case's premise: reads paused at the cap
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(15 * time.Second); code == -1 {
+	if code := p.wait(testenv.Loaded(15 * time.Second)); code == -1 {
 		t.Fatal("the daemon still runs 15 s after SIGTERM")
 	}
 	if _, err := os.Lstat(sock); !os.IsNotExist(err) {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // Lifecycle faults: a daemon killed with its commands running, a forwarder
@@ -169,7 +171,7 @@ func TestDaemonForwarderDaemonKilled(t *testing.T) {
 	if string(m.ID) != "2" || m.Error == nil {
 		t.Errorf("the request in flight got %s %s %+v, want an error reply", m.ID, m.Result, m.Error)
 	}
-	code := f.wait(10 * time.Second)
+	code := f.wait(testenv.Loaded(10 * time.Second))
 	if code <= 0 {
 		t.Errorf("the forwarder exited %d, want non-zero", code)
 	}

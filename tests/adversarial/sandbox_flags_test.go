@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestSandboxBadFlagsStop: sandbox flags a daemon cannot honour stop it at
@@ -44,7 +46,7 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 				in, _ := p.cmd.StdinPipe() // open: a daemon that starts waits
 				defer in.Close()
 				p.run(t)
-				if code := p.wait(10 * time.Second); code != 2 || !strings.Contains(p.stderr.String(), tc.want) {
+				if code := p.wait(testenv.Loaded(10 * time.Second)); code != 2 || !strings.Contains(p.stderr.String(), tc.want) {
 					t.Errorf("toold %v: exit %d, want 2 naming %q; stderr %q", args, code, tc.want, p.stderr.String())
 				}
 			})

@@ -411,7 +411,7 @@ func TestSandboxFlags(t *testing.T) {
 	// Through --remote, the flag would not reach the session: refused.
 	p := daemonStart(t, 0, "--remote=auto", "--sandbox=workspace-write")
 	p.run(t)
-	if code := p.wait(10 * time.Second); code != 2 {
+	if code := p.wait(testenv.Loaded(10 * time.Second)); code != 2 {
 		t.Errorf("toold --remote=auto --sandbox: exit %d, want 2", code)
 	}
 }
