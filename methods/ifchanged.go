@@ -17,16 +17,13 @@ import (
 // notice names them; a window of which it read no line (a first read), or
 // one that is part of one long line, is left as it is.
 func (svc *Service) ifChanged(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
-	release, err := svc.seen().Work(ctx, w.EndLine-w.StartLine+1)
+	var res seen.Result
+	err := svc.withHashes(ctx, f, w, func(hashes []uint64) {
+		res = svc.seen().Compare(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
+	})
 	if err != nil {
 		return err
 	}
-	defer release()
-	hashes, err := windowHashes(f, w)
-	if hashes == nil || err != nil {
-		return err
-	}
-	res := svc.seen().Compare(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
 	switch {
 	case !res.Known:
 		// Not a line of the window was read before: a first read.
@@ -48,17 +45,25 @@ func (svc *Service) ifChanged(ctx context.Context, f *fileindex.File, w *protoco
 // session remembers every window it read (the contract), not only those
 // read with ifChanged.
 func (svc *Service) remember(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
+	return svc.withHashes(ctx, f, w, func(hashes []uint64) {
+		svc.seen().Record(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
+	})
+}
+
+// withHashes calls use with the hashes of window w's lines, within the
+// store's memory budget for the work; not for a window that holds no whole
+// line.
+func (svc *Service) withHashes(ctx context.Context, f *fileindex.File, w *protocol.Window, use func(hashes []uint64)) error {
 	release, err := svc.seen().Work(ctx, w.EndLine-w.StartLine+1)
 	if err != nil {
 		return err
 	}
 	defer release()
 	hashes, err := windowHashes(f, w)
-	if hashes == nil || err != nil {
-		return err
+	if hashes != nil && err == nil {
+		use(hashes)
 	}
-	svc.seen().Record(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
-	return nil
+	return err
 }
 
 // windowHashes hashes each line of window w of f; nil for a window that
