@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/search"
 )
 
@@ -116,8 +116,8 @@ func linkTarget(root, rel string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	r, err := filepath.Rel(realRoot, real)
-	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+	r, ok := beneath.Rel(real, realRoot)
+	if !ok {
 		return "", false
 	}
 	if lexical, err := filepath.Rel(root, to); err != nil || lexical != r {

@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
+	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/search"
 )
 
@@ -344,8 +345,8 @@ func (t *Tree) mark(ev fsnotify.Event) {
 	if ev.Op == fsnotify.Chmod {
 		return
 	}
-	rel, err := filepath.Rel(t.root, ev.Name)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	rel, ok := beneath.Rel(ev.Name, t.root)
+	if !ok {
 		return
 	}
 	rel = filepath.ToSlash(rel)

@@ -11,9 +11,11 @@
 // processes (process.Table), its cgroup.
 //
 // A session's sandbox policy is made here (sandbox.go) from initialize's
-// params and the daemon's --sandbox (the floor), its dirs resolved once;
-// it never gets looser at a re-initialize; the session's launcher is
-// started at initialize (exec.Runner.PrepareSandbox).
+// params and the daemon's --sandbox (the floor), its dirs resolved once
+// (the params' errors are here; the policy's rules, what a mode allows and
+// what is looser, are sandbox's); it never gets looser at a re-initialize;
+// the session's launcher is started at initialize
+// (exec.Runner.PrepareSandbox).
 //
 // It wires a connection (package rpc) to the working methods (package
 // methods) and holds nothing of their logic.

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/toold/toold/internal/beneath"
 	"github.com/toold/toold/methods"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
@@ -31,16 +30,10 @@ import (
 // first session, and where the daemon keeps what no command may reach.
 type sandboxEnv struct {
 	floor      *protocol.SandboxParams
-	floorExtra []resolvedDir
+	floorExtra []sandbox.Dir
 	floorErr   error
 	spoolRoot  string
 	sockDir    string // the socket a shared daemon listens on is in it; "" for stdio
-}
-
-// resolvedDir is a dir of a policy as resolved.
-type resolvedDir struct {
-	path string
-	id   sandbox.FileID
 }
 
 // boxState is the Daemon's part of sandboxEnv: set once.
@@ -96,11 +89,11 @@ func (e *sandboxEnv) sockets() []string {
 // resolveDirs resolves dirs (relative to cwd) once, each an error naming
 // field[i] when it is not a directory; more than sandbox.MaxDirs is an
 // error too, checked before any is resolved.
-func resolveDirs(dirs []string, cwd, field string) ([]resolvedDir, error) {
+func resolveDirs(dirs []string, cwd, field string) ([]sandbox.Dir, error) {
 	if len(dirs) > sandbox.MaxDirs {
 		return nil, rpc.InvalidParams(field, "%d dirs: at most %d (each is a rule the kernel keeps)", len(dirs), sandbox.MaxDirs)
 	}
-	out := make([]resolvedDir, 0, len(dirs))
+	out := make([]sandbox.Dir, 0, len(dirs))
 	for i, d := range dirs {
 		f := field + "[" + strconv.Itoa(i) + "]"
 		if d == "" {
@@ -113,71 +106,33 @@ func resolveDirs(dirs []string, cwd, field string) ([]resolvedDir, error) {
 		if err != nil {
 			return nil, rpc.InvalidParams(f, "%s: %v", d, err)
 		}
-		out = append(out, resolvedDir{real, id})
+		out = append(out, sandbox.Dir{Path: real, ID: id})
 	}
 	return out, nil
 }
 
-// stillSame are the dirs of p's Extra that are still what was resolved.
-func stillSame(p *sandbox.Policy) []resolvedDir {
-	var out []resolvedDir
-	for _, d := range p.Extra {
-		if id, ok := p.IDs[d]; ok && sandbox.Same(d, id) {
-			out = append(out, resolvedDir{d, id})
-		}
-	}
-	return out
-}
-
 // buildPolicy makes the policy of sp (validated) with the writable dirs
 // extra, resolved, for a session with cwd and roots; nil when off.
-func (e *sandboxEnv) buildPolicy(sp *protocol.SandboxParams, extra []resolvedDir, cwd string, roots []methods.Root) (*sandbox.Policy, error) {
+func (e *sandboxEnv) buildPolicy(sp *protocol.SandboxParams, extra []sandbox.Dir, cwd string, roots []methods.Root) (*sandbox.Policy, error) {
 	if sp == nil || sp.Mode == "" || sp.Mode == protocol.SandboxOff {
 		return nil, nil
 	}
-	p := &sandbox.Policy{Mode: sp.Mode, Network: sp.Network, IDs: map[string]sandbox.FileID{}}
-	var rootDirs []resolvedDir
+	var rootDirs []sandbox.Dir
 	for _, r := range roots {
 		real, id, err := sandbox.Resolve(r.Path)
 		if err != nil {
 			return nil, rpc.InvalidParams("roots", "%s: %v", r.Path, err)
 		}
-		rootDirs = append(rootDirs, resolvedDir{real, id})
+		rootDirs = append(rootDirs, sandbox.Dir{Path: real, ID: id})
 	}
-	add := func(list *[]string, ds []resolvedDir) {
-		for _, d := range ds {
-			*list = append(*list, d.path)
-			p.IDs[d.path] = d.id
+	if sp.Mode == protocol.SandboxWorkspaceWrite && len(rootDirs) == 0 {
+		real, id, err := sandbox.Resolve(cwd)
+		if err != nil {
+			return nil, rpc.InvalidParams("cwd", "%s: %v", cwd, err)
 		}
+		rootDirs = []sandbox.Dir{{Path: real, ID: id}}
 	}
-	switch sp.Mode {
-	case protocol.SandboxWorkspaceWrite:
-		if len(rootDirs) == 0 {
-			real, id, err := sandbox.Resolve(cwd)
-			if err != nil {
-				return nil, rpc.InvalidParams("cwd", "%s: %v", cwd, err)
-			}
-			rootDirs = []resolvedDir{{real, id}}
-		}
-		add(&p.Writable, rootDirs)
-		add(&p.Writable, extra)
-		add(&p.Extra, extra)
-	case protocol.SandboxReadOnly:
-		if len(rootDirs) > 0 {
-			p.Readable = []string{}
-			for _, s := range sandbox.SystemDirs {
-				if real, id, err := sandbox.Resolve(s); err == nil && real == s {
-					add(&p.Readable, []resolvedDir{{real, id}}) // a symlink (/lib64) is read where it leads
-				}
-			}
-			add(&p.Readable, rootDirs)
-		}
-	}
-	p.Writable = sandbox.Dedup(p.Writable)
-	p.Extra = sandbox.Dedup(p.Extra)
-	if p.Readable != nil {
-		p.Readable = sandbox.Dedup(p.Readable)
-	}
+	p := sandbox.NewPolicy(sp.Mode, sp.Network, rootDirs, extra)
 	p.Private, p.Sockets = e.private(), e.sockets()
 	p.Plan = sandbox.Probe().Plan(p)
 	if len(p.Plan.Refused) > 0 && !sp.BestEffort {
@@ -224,7 +179,7 @@ func sessionSandbox(cfg *methods.Settings, asked *protocol.SandboxParams, e *san
 	if e.floorErr != nil {
 		return e.floorErr
 	}
-	box, extra := asked, []resolvedDir(nil)
+	box, extra := asked, []sandbox.Dir(nil)
 	var err error
 	switch {
 	case asked != nil:
@@ -232,7 +187,7 @@ func sessionSandbox(cfg *methods.Settings, asked *protocol.SandboxParams, e *san
 			return err
 		}
 	case prev != nil && prev.Sandbox != nil:
-		box, extra = prev.SandboxParams, stillSame(prev.Sandbox)
+		box, extra = prev.SandboxParams, prev.Sandbox.StillSame()
 	default:
 		box, extra = e.floor, e.floorExtra
 	}
@@ -244,11 +199,11 @@ func sessionSandbox(cfg *methods.Settings, asked *protocol.SandboxParams, e *san
 		cfg.Unenforced = cfg.Sandbox.Plan.Unenforced
 	}
 	if prev != nil && prev.Sandbox != nil {
-		bound, err := e.bound(prev.SandboxParams, stillSame(prev.Sandbox), cfg)
+		bound, err := e.bound(prev.SandboxParams, prev.Sandbox.StillSame(), cfg)
 		if err != nil {
 			return err
 		}
-		if why := looser(cfg.Sandbox, bound); why != "" {
+		if why := sandbox.Looser(cfg.Sandbox, bound); why != "" {
 			return rpc.InvalidParams("sandbox", "%s would loosen the session's sandbox (%s): a re-initialize may keep or tighten it, never loosen it", why, prev.Sandbox.Mode)
 		}
 	}
@@ -257,7 +212,7 @@ func sessionSandbox(cfg *methods.Settings, asked *protocol.SandboxParams, e *san
 		if err != nil {
 			return err
 		}
-		if why := looser(cfg.Sandbox, bound); why != "" {
+		if why := sandbox.Looser(cfg.Sandbox, bound); why != "" {
 			return rpc.InvalidParams("sandbox", "%s would loosen the daemon's --sandbox=%s, below which no session goes (a client may ask for stricter)", why, e.floor.Mode)
 		}
 	}
@@ -266,54 +221,13 @@ func sessionSandbox(cfg *methods.Settings, asked *protocol.SandboxParams, e *san
 
 // bound is the sandbox of sp, with the writable dirs extra as resolved
 // before, for cfg's cwd and roots: what cfg's may not be looser than.
-func (e *sandboxEnv) bound(sp *protocol.SandboxParams, extra []resolvedDir, cfg *methods.Settings) (*sandbox.Policy, error) {
+func (e *sandboxEnv) bound(sp *protocol.SandboxParams, extra []sandbox.Dir, cfg *methods.Settings) (*sandbox.Policy, error) {
 	if sp == nil {
 		return nil, nil
 	}
 	loose := *sp
 	loose.BestEffort = true // its unenforced are compared, not refused again
 	return e.buildPolicy(&loose, extra, cfg.Cwd, cfg.Roots)
-}
-
-// modeRank orders the modes from the loosest to the strictest.
-func modeRank(mode string) int {
-	return map[string]int{protocol.SandboxWorkspaceWrite: 1, protocol.SandboxReadOnly: 2}[mode]
-}
-
-// looser says how p is looser than bound ("" when it is as strict or
-// stricter).
-func looser(p, bound *sandbox.Policy) string {
-	switch {
-	case bound == nil:
-		return ""
-	case p == nil:
-		return "mode off"
-	case modeRank(p.Mode) < modeRank(bound.Mode):
-		return "mode " + p.Mode
-	case p.Network && !bound.Network:
-		return "network true"
-	}
-	for _, w := range p.Writable {
-		if !beneath.Any(w, bound.Writable) {
-			return "writes beneath " + w
-		}
-	}
-	if bound.Readable != nil {
-		if p.Readable == nil {
-			return "reads everywhere"
-		}
-		for _, r := range p.Readable {
-			if !beneath.Any(r, bound.Readable) {
-				return "reads beneath " + r
-			}
-		}
-	}
-	for _, m := range p.Plan.Unenforced {
-		if !slices.Contains(bound.Plan.Unenforced, m) {
-			return "bestEffort without " + m
-		}
-	}
-	return ""
 }
 
 // CheckSandboxFlags checks the daemon's sandbox flags (sp, as the flags

@@ -172,7 +172,7 @@ func methodOf(tool string) string {
 func tools() []*sdk.Tool {
 	return []*sdk.Tool{{
 		Name:         protocol.MethodRead,
-		Description:  "Read a file as numbered lines. Over 64 KB, with no offset or limit: its outline and first lines.",
+		Description:  fmt.Sprintf("Read a file as numbered lines. Over %d KB, with no offset or limit: its outline and first lines.", protocol.MCPOutlineBytes>>10),
 		InputSchema:  inputSchema(protocol.MethodRead, pPath, pOffset, pLimit, pMaxBytes, pMaxLineChars, pOutline, pIfChanged),
 		OutputSchema: outputSchema(protocol.MethodRead),
 		Annotations:  readOnly,

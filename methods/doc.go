@@ -18,10 +18,10 @@
 // is read again once, else answered -32001 "changed while read".
 //
 // Service holds the one piece of state the daemon's sessions share here:
-// the record of what they read, for read's ifChanged (seen.go: 8 bytes a
-// line read, an LRU bounded by MaxSeenBytes, comparisons under a memory
-// budget; ifchanged.go and align.go compare a window with it by content,
-// as an anchored diff does). sandbox.go gives a session's sandbox policy
+// the record of what they read, for ifChanged, a seen.Store (package seen
+// keeps it, bounds it and compares a window with it); ifchanged.go hashes
+// a window's lines for it and says its verdict in the window's notice.
+// sandbox.go gives a session's sandbox policy
 // its TMPDIR and names what the sandbox refused in a command's output;
 // progress.go reports a command's progress, or a line index's build.
 //

@@ -1,14 +1,12 @@
 package methods
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"hash/maphash"
 
 	"github.com/toold/toold/fileindex"
 	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/seen"
 )
 
 // ifChanged compares window w of f with what the session saw of those
@@ -19,27 +17,24 @@ import (
 // notice names them; a window of which it read no line (a first read), or
 // one that is part of one long line, is left as it is.
 func (svc *Service) ifChanged(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
-	release, err := svc.seen().work(ctx, w)
+	var res seen.Result
+	err := svc.withHashes(ctx, f, w, func(hashes []uint64) {
+		res = svc.seen().Compare(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
+	})
 	if err != nil {
 		return err
 	}
-	defer release()
-	hashes, err := windowHashes(f, w)
-	if hashes == nil || err != nil {
-		return err
-	}
-	res := svc.seen().compare(seenKey{lr.session, f.Path()}, w.StartLine, hashes, w.TotalLines)
 	switch {
-	case !res.known:
+	case !res.Known:
 		// Not a line of the window was read before: a first read.
-	case res.unchanged:
+	case res.Unchanged:
 		w.Content, w.Unchanged, w.ClippedLines = "", true, 0
 		w.Notice = ptr(notice.Unchanged(w.StartLine, w.EndLine))
 	default:
-		for _, r := range res.changed {
+		for _, r := range res.Changed {
 			w.Changed = append(w.Changed, protocol.LineRange{FromLine: r[0], ToLine: r[1]})
 		}
-		say := notice.Reread(w.StartLine, w.EndLine, res.changed, res.unseen, res.moved)
+		say := notice.Reread(w.StartLine, w.EndLine, res.Changed, res.Unseen, res.Moved)
 		w.Notice = ptr(notice.Join(say, deref(w.Notice)))
 	}
 	return nil
@@ -50,17 +45,25 @@ func (svc *Service) ifChanged(ctx context.Context, f *fileindex.File, w *protoco
 // session remembers every window it read (the contract), not only those
 // read with ifChanged.
 func (svc *Service) remember(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
-	release, err := svc.seen().work(ctx, w)
+	return svc.withHashes(ctx, f, w, func(hashes []uint64) {
+		svc.seen().Record(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
+	})
+}
+
+// withHashes calls use with the hashes of window w's lines, within the
+// store's memory budget for the work; not for a window that holds no whole
+// line.
+func (svc *Service) withHashes(ctx context.Context, f *fileindex.File, w *protocol.Window, use func(hashes []uint64)) error {
+	release, err := svc.seen().Work(ctx, w.EndLine-w.StartLine+1)
 	if err != nil {
 		return err
 	}
 	defer release()
 	hashes, err := windowHashes(f, w)
-	if hashes == nil || err != nil {
-		return err
+	if hashes != nil && err == nil {
+		use(hashes)
 	}
-	svc.seen().record(seenKey{lr.session, f.Path()}, w.StartLine, hashes, w.TotalLines)
-	return nil
+	return err
 }
 
 // windowHashes hashes each line of window w of f; nil for a window that
@@ -73,36 +76,5 @@ func windowHashes(f *fileindex.File, w *protocol.Window) ([]uint64, error) {
 	if _, err := f.ReadAt(raw, w.StartByte); err != nil {
 		return nil, err
 	}
-	return hashLines(raw), nil
-}
-
-// hashLines hashes each line of raw (whole lines, endings included).
-func hashLines(raw []byte) []uint64 {
-	hs := make([]uint64, 0, bytes.Count(raw, []byte{'\n'})+1)
-	for len(raw) > 0 {
-		i := bytes.IndexByte(raw, '\n')
-		line := raw
-		if i >= 0 {
-			line = raw[:i+1]
-		}
-		hs = append(hs, maphash.Bytes(seenSeed, line))
-		raw = raw[len(line):]
-	}
-	return hs
-}
-
-// work waits for the memory of comparing or recording window w
-// (seenWeight) and returns what gives it back. A window whose weight is
-// at most seenFree takes none: the budget's waiters are served in turn,
-// and another session's reads of a few thousand lines must not wait
-// behind one session's flood of huge windows.
-func (st *seenStore) work(ctx context.Context, w *protocol.Window) (func(), error) {
-	n := min(seenWeight(w.EndLine-w.StartLine+1), seenWorkBudget)
-	if n <= seenFree {
-		return func() {}, nil
-	}
-	if err := st.busy.Acquire(ctx, n); err != nil {
-		return nil, fmt.Errorf("waiting to compare the window: %w", err)
-	}
-	return func() { st.busy.Release(n) }, nil
+	return seen.HashLines(raw), nil
 }

@@ -1,19 +1,13 @@
 package methods
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toold/toold/protocol"
 )
@@ -150,200 +144,6 @@ func TestIfChangedWindows(t *testing.T) {
 	}
 }
 
-func TestAlignWindow(t *testing.T) {
-	h := func(s string) []uint64 {
-		out := make([]uint64, len(s))
-		for i, c := range s {
-			out[i] = uint64(c)
-		}
-		return out
-	}
-	nums := func(from, n int) []int64 {
-		out := make([]int64, n)
-		for i := range out {
-			out[i] = int64(from + i)
-		}
-		return out
-	}
-	tests := []struct {
-		old, nw   string
-		oldFrom   int
-		start     int64
-		changed   [][2]int64
-		unchanged bool
-	}{
-		{"abcdef", "abcdef", 1, 1, nil, true},
-		{"abcdef", "abXdef", 1, 1, [][2]int64{{3, 3}}, false},
-		{"abcdef", "XYabcd", 1, 1, [][2]int64{{1, 2}}, false},
-		{"aaaaaa", "aaaaaa", 1, 1, nil, true},
-		{"abcabc", "abcXabc", 1, 1, [][2]int64{{4, 4}}, false},
-		{"abcdef", "cdef", 1, 3, nil, true},
-		{"", "ab", 1, 1, nil, false}, // never read: not changed
-		{"abcdef", "abcdefgh", 1, 1, nil, false},
-		{"abcdef", "XYZabc", 4, 1, nil, false}, // read 4-9; 1-3 never read
-	}
-	for _, tt := range tests {
-		from, to := int64(tt.oldFrom), int64(tt.oldFrom+len(tt.old)-1)
-		seen := func(n int64) bool { return n >= from && n <= to }
-		r := alignWindow(h(tt.old), nums(tt.oldFrom, len(tt.old)), h(tt.nw), tt.start, seen)
-		if !reflect.DeepEqual(r.changed, tt.changed) || r.unchanged != tt.unchanged {
-			t.Errorf("%q -> %q at %d: changed %v unchanged %v, want %v %v", tt.old, tt.nw, tt.start, r.changed, r.unchanged, tt.changed, tt.unchanged)
-		}
-	}
-}
-
-// TestSeenBound: the record of what sessions read stays within its bytes,
-// the oldest files going first.
-func TestSeenBound(t *testing.T) {
-	st := newSeenStore(64 << 10)
-	hs := make([]uint64, 1000) // 8 KB a file
-	for i := 0; i < 100; i++ {
-		st.compare(seenKey{"s", fmt.Sprint(i)}, 1, hs, 1000)
-		if st.bytes > st.max {
-			t.Fatalf("%d bytes kept, max %d", st.bytes, st.max)
-		}
-	}
-	if _, ok := st.lru.Peek(seenKey{"s", "0"}); ok {
-		t.Error("the oldest file is still kept")
-	}
-	if r := st.compare(seenKey{"s", "99"}, 1, hs, 1000); !r.unchanged {
-		t.Error("the newest file was forgotten")
-	}
-}
-
-func TestSeenPut(t *testing.T) {
-	f := &seenFile{}
-	f.put(10, []uint64{1, 2, 3})
-	f.put(1, []uint64{9, 9})
-	f.put(3, []uint64{7, 7, 7, 7, 7, 7, 7, 7}) // 3-10, joins both
-	f.put(12, []uint64{5})
-	want := []seenSpan{{start: 1, hashes: []uint64{9, 9, 7, 7, 7, 7, 7, 7, 7, 7, 2, 5}}}
-	if !reflect.DeepEqual(f.spans, want) {
-		t.Errorf("spans %+v", f.spans)
-	}
-}
-
-// TestSeenAccounting: the store's byte count is the sum of its files'
-// (it went below zero: each record took a file's bytes off twice, and
-// nothing was evicted, 569 MiB held by one session paging a file), and it
-// stays within its bound whichever way sessions page.
-func TestSeenAccounting(t *testing.T) {
-	const max = 1 << 20
-	window := make([]uint64, 2000)
-	for _, tt := range []struct {
-		name  string
-		start func(i int) int64 // the i-th read's first line
-		files int
-	}{
-		{"forward", func(i int) int64 { return int64(i)*2000 + 1 }, 1},
-		{"backward", func(i int) int64 { return 10_000_000 - int64(i)*2000 }, 1},
-		{"rereads", func(i int) int64 { return 1 + int64(i%3)*1000 }, 1},
-		{"apart", func(i int) int64 { return int64(i)*5000 + 1 }, 1},
-		{"many files", func(i int) int64 { return 1 }, 50},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			st := newSeenStore(max)
-			for i := range 400 {
-				key := seenKey{"s", fmt.Sprint(i % tt.files)}
-				st.record(key, tt.start(i), slices.Clone(window), 20_000_000)
-				var sum int64
-				for _, k := range st.lru.Keys() {
-					f, _ := st.lru.Peek(k)
-					if f.bytes != f.size() {
-						t.Fatalf("read %d: a file counted %d bytes, holds %d", i, f.bytes, f.size())
-					}
-					sum += f.bytes
-				}
-				if st.bytes != sum || st.bytes > max || st.bytes < 0 {
-					t.Fatalf("read %d: %d bytes counted, files hold %d, max %d", i, st.bytes, sum, max)
-				}
-			}
-			// The last window read is still known.
-			last := seenKey{"s", fmt.Sprint(399 % tt.files)}
-			if r := st.compare(last, tt.start(399), slices.Clone(window), 20_000_000); !r.unchanged {
-				t.Errorf("the last window read was forgotten: %+v", r)
-			}
-		})
-	}
-}
-
-// TestSeenPutSpans: put keeps the spans sorted, disjoint and each line's
-// newest hash, whatever the order of the windows (checked against a map).
-func TestSeenPutSpans(t *testing.T) {
-	rnd := rand.New(rand.NewPCG(1, 2))
-	f := &seenFile{}
-	want := map[int64]uint64{}
-	for i := range 3000 {
-		start, n := 1+rnd.Int64N(20000), 1+rnd.IntN(300)
-		if i%7 == 0 {
-			n = 1 + rnd.IntN(6000) // past seenMergeMax
-		}
-		hs := make([]uint64, n)
-		for k := range hs {
-			hs[k] = rnd.Uint64()
-			want[start+int64(k)] = hs[k]
-		}
-		f.put(start, hs)
-	}
-	got := map[int64]uint64{}
-	for k, sp := range f.spans {
-		if k > 0 && sp.start <= f.spans[k-1].end() {
-			t.Fatalf("span %d (%d-%d) overlaps the one before (%d-%d)", k, sp.start, sp.end(), f.spans[k-1].start, f.spans[k-1].end())
-		}
-		for j, h := range sp.hashes {
-			got[sp.start+int64(j)] = h
-		}
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("%d lines held, want %d, or some differ", len(got), len(want))
-	}
-	nums, hs := f.lines(500, 900, 1<<20)
-	for k, n := range nums {
-		if want[n] != hs[k] || n < 500 || n > 900 {
-			t.Fatalf("lines 500-900: line %d", n)
-		}
-	}
-}
-
-// FuzzAlignWindow: whatever the old and new lines, the changed ranges lie in
-// the window, rise and do not touch; a window equal to what was seen at the
-// same numbers is unchanged, and every line not matched is in a range.
-func FuzzAlignWindow(f *testing.F) {
-	f.Add([]byte("abcdef"), []byte("abXdef"), uint8(1))
-	f.Add([]byte("aaaa"), []byte("aaaaa"), uint8(3))
-	f.Fuzz(func(t *testing.T, old, nw []byte, start uint8) {
-		oh, nh := make([]uint64, len(old)), make([]uint64, len(nw))
-		nums := make([]int64, len(old))
-		for i, c := range old {
-			oh[i], nums[i] = uint64(c%8), int64(start)+int64(i)
-		}
-		for i, c := range nw {
-			nh[i] = uint64(c % 8)
-		}
-		seen := func(n int64) bool { return n >= int64(start) && n < int64(start)+int64(len(old)) }
-		r := alignWindow(oh, nums, nh, int64(start), seen)
-		from, to := int64(start), int64(start)+int64(len(nw))-1
-		var n int64
-		for i, c := range r.changed {
-			if c[0] < from || c[1] > to || c[0] > c[1] || i > 0 && c[0] <= r.changed[i-1][1]+1 {
-				t.Fatalf("ranges %v in %d-%d", r.changed, from, to)
-			}
-			n += c[1] - c[0] + 1
-		}
-		for _, c := range r.unseen {
-			if c[0] < from || c[1] > to {
-				t.Fatalf("unseen %v in %d-%d", r.unseen, from, to)
-			}
-		}
-		if r.unchanged && (n > 0 || len(r.unseen) > 0) {
-			t.Fatalf("unchanged with changes %v", r.changed)
-		}
-		if reflect.DeepEqual(oh, nh) && !r.unchanged {
-			t.Fatalf("equal lines at equal numbers: changed %v moved %v", r.changed, r.moved)
-		}
-	})
-}
-
 // TestIfChangedAfterPlainRead: a session remembers the windows it read
 // without ifChanged too (the contract: "what each file looked like when it
 // last read it"), except a read with record: false.
@@ -364,33 +164,4 @@ func TestIfChangedAfterPlainRead(t *testing.T) {
 	if w := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "ifChanged": true}); !w.Unchanged {
 		t.Fatalf("after an ifChanged read: %q", deref(w.Notice))
 	}
-}
-
-// TestSeenWork: comparing or recording a window waits for its share of
-// the daemon's budget, at most the whole of it, and gives up with its
-// context (64 requests of 256K-line windows held 400 MiB at once).
-func TestSeenWork(t *testing.T) {
-	st := newSeenStore(1 << 20)
-	huge := &protocol.Window{StartLine: 1, EndLine: 1 << 30}
-	release, err := st.work(context.Background(), huge) // more than the budget: all of it
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if _, err := st.work(ctx, &protocol.Window{StartLine: 1, EndLine: 20000}); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("with the budget taken: %v", err)
-	}
-	// A window of read's default 2000 lines takes none of it.
-	if r, err := st.work(context.Background(), &protocol.Window{StartLine: 1, EndLine: 2000}); err != nil {
-		t.Errorf("a small window with the budget taken: %v", err)
-	} else {
-		r()
-	}
-	release()
-	r2, err := st.work(context.Background(), &protocol.Window{StartLine: 1, EndLine: 20000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/sandbox"
+	"github.com/toold/toold/seen"
 	"github.com/toold/toold/spool"
 )
 
@@ -26,12 +27,12 @@ type Service struct {
 	Logger *slog.Logger
 
 	seenOnce sync.Once
-	seenSt   *seenStore // what sessions read, for ifChanged; made on first use
+	seenSt   *seen.Store // what sessions read, for ifChanged; made on first use
 }
 
 // seen returns the daemon's record of what its sessions read.
-func (svc *Service) seen() *seenStore {
-	svc.seenOnce.Do(func() { svc.seenSt = newSeenStore(MaxSeenBytes) })
+func (svc *Service) seen() *seen.Store {
+	svc.seenOnce.Do(func() { svc.seenSt = seen.NewStore(seen.MaxBytes) })
 	return svc.seenSt
 }
 

@@ -8,8 +8,9 @@
 // # Why a package of its own
 //
 // exec runs one command to its end and knows nothing of sessions; methods
-// shapes requests and results, and the only state it keeps between calls is
-// the daemon's record of what sessions read (for ifChanged), nothing of a
+// shapes requests and results, and the only state it holds between calls
+// is the daemon's record of what sessions read for ifChanged (package
+// seen's Store, an LRU of line hashes of at most 64 MiB), nothing of a
 // session's commands. A background process is state between calls: a table
 // bound to one session (ids mean nothing in another; table.go), a
 // per-process cursor, exit statuses kept after exit until the session ends,

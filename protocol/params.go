@@ -46,19 +46,28 @@ type ClientInfo struct {
 // LimitsParams are initialize's limits: each field optional, shaped as the
 // params they are the defaults of.
 type LimitsParams struct {
-	Read *struct {
-		Limit        *Num `json:"limit"`
-		MaxBytes     *Num `json:"maxBytes"`
-		MaxLineChars *Num `json:"maxLineChars"`
-	} `json:"read"`
-	ReadBytes *struct {
-		MaxBytes *Num `json:"maxBytes"`
-	} `json:"readBytes"`
-	Exec *struct {
-		MaxLines  *Num `json:"maxLines"`
-		MaxBytes  *Num `json:"maxBytes"`
-		TimeoutMs *Num `json:"timeoutMs"`
-	} `json:"exec"`
+	Read      *ReadLimitsParams      `json:"read,omitempty"`
+	ReadBytes *ReadBytesLimitsParams `json:"readBytes,omitempty"`
+	Exec      *ExecLimitsParams      `json:"exec,omitempty"`
+}
+
+// ReadLimitsParams are initialize's limits.read.
+type ReadLimitsParams struct {
+	Limit        *Num `json:"limit,omitempty"`
+	MaxBytes     *Num `json:"maxBytes,omitempty"`
+	MaxLineChars *Num `json:"maxLineChars,omitempty"`
+}
+
+// ReadBytesLimitsParams are initialize's limits.readBytes.
+type ReadBytesLimitsParams struct {
+	MaxBytes *Num `json:"maxBytes,omitempty"`
+}
+
+// ExecLimitsParams are initialize's limits.exec.
+type ExecLimitsParams struct {
+	MaxLines  *Num `json:"maxLines,omitempty"`
+	MaxBytes  *Num `json:"maxBytes,omitempty"`
+	TimeoutMs *Num `json:"timeoutMs,omitempty"`
 }
 
 // ReadParams are read's params, and page's in line mode.

@@ -30,6 +30,12 @@
 // (Resolve: paths and identities) and the launcher opens its dirs without
 // following symlinks, leaving out one that is not what was resolved.
 //
+// The rules of a session's policy are here too (policyrules.go): what
+// each mode writes and reads beneath (NewPolicy), which of a policy's dirs
+// are still what was resolved (StillSame), and how one policy is looser
+// than another (Looser), by which lifecycle keeps a session's sandbox from
+// ever getting looser than its last one or the daemon's --sandbox.
+//
 // Probe says what this system can enforce (TOOLD_SANDBOX_ABI and
 // TOOLD_SANDBOX_USERNS=0 take away), Sandboxed tells the shared daemon a
 // peer in a sandbox (its user namespace, or the mark of peer_linux.go).
@@ -37,6 +43,6 @@
 // cgroups (cgroup_linux.go) are made where the system delegates a subtree
 // (CgroupsDelegated), and SweepCgroups removes those of daemons that died.
 // The package imports only internal/beneath (for its Landlock rules and
-// mounts on Linux) of ours: exec starts commands with it, lifecycle and
+// mounts on Linux, and Looser) of ours: exec starts commands with it, lifecycle and
 // methods make policies and cgroups with it.
 package sandbox

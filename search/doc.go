@@ -48,5 +48,7 @@
 // It returns its own plain types and holds no policy: defaults, caps, wire
 // types and the notices a model reads belong to the callers (methods,
 // protocol, truncate). It imports truncate for the line rules read uses
-// too: clipping, invalid UTF-8, what counts as binary.
+// too: clipping, invalid UTF-8, what counts as binary; and
+// internal/beneath for whether a walk starts beneath the dir whose ignore
+// files apply.
 package search

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/toold/toold/internal/beneath"
 )
 
 // Ignore files apply as ripgrep applies them: .gitignore (and the
@@ -153,8 +155,8 @@ func parseIgnore(content []byte, fn func(line string)) {
 // from. Paths are matched from from, so that an ancestor's anchored
 // patterns ("/build") keep their meaning. from "" is dir itself.
 func parentRules(dir, from string) (*ignoreRules, prio, []string) {
-	rel, err := filepath.Rel(from, dir)
-	if from == "" || err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	rel, ok := beneath.Rel(dir, from)
+	if from == "" || !ok {
 		return newRules(gitAbove(filepath.Dir(dir), dir)), 0, nil
 	}
 	var comps []string

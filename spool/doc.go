@@ -42,6 +42,13 @@
 // daemon's socket and log go there too. A session's directories are
 // removed also when a command left one it may not enter (remove_*.go).
 //
+// The files, one idea each: root.go where the root is, that it is private,
+// its lock; spool.go the Manager (open, close, the sweep of dead daemons'
+// directories); dir.go a session's Dir; file.go a File written; quota.go
+// the quotas' reservations and evictions; errors.go the errors;
+// groups.go the process groups a Dir records and the sweep ends;
+// tempdir.go the TMPDIRs; remove_*.go the removal of what a command left.
+//
 // A root that cannot be made (no permission, no inodes) does not stop the
 // daemon: Start returns a Manager that tries again at each session, whose
 // Dirs meanwhile cannot create files, so that exec gives its previews with

@@ -47,10 +47,14 @@ var startFlags = []daemonFlag{
 	}, func(_ *options, d *protocol.DaemonSettings) string { return strconv.Itoa(d.MaxConns) }},
 }
 
+// autoIdle is the idle timeout of a daemon --remote=auto starts, when
+// --idle-timeout gives none.
+const autoIdle = time.Minute
+
 // idleOf is the idle timeout a daemon that o starts gets.
 func idleOf(o *options) time.Duration {
 	if o.idle == 0 {
-		return time.Minute
+		return autoIdle
 	}
 	return o.idle
 }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/toold/toold/index"
+	"github.com/toold/toold/lifecycle"
 	"github.com/toold/toold/protocol"
+	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/spool"
 )
 
@@ -64,14 +66,15 @@ func spoolFlag(fs *flag.FlagSet, o *options) {
 
 // connFlags are the flags of a daemon's connections: the serve command's.
 func connFlags(fs *flag.FlagSet, o *options) {
-	fs.DurationVar(&o.writeTimeout, "write-timeout", 0, "end a connection whose client has not read a reply for this long (default 1m)")
-	fs.IntVar(&o.maxConns, "max-conns", 0, "serve --listen: connections of one uid served at once; more are refused with -32006 (default 1024, at most half the open-files limit)")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", 0, "end a connection whose client has not read a reply for this long (default "+shortDuration(rpc.DefaultWriteTimeout)+")")
+	fs.IntVar(&o.maxConns, "max-conns", 0, fmt.Sprintf("serve --listen: connections of one uid served at once; more are refused with %d (default %d, at most half the open-files limit)",
+		protocol.CodeTooManyConnections, lifecycle.DefaultMaxConnsPerUID))
 }
 
 // remoteFlags are the flags of the commands that can use the shared daemon.
 func remoteFlags(fs *flag.FlagSet, o *options) {
 	fs.StringVar(&o.remote, "remote", "", `use the shared daemon: "auto" (the socket of this build, `+defaultSocketHint()+`, started if none answers) or a socket path`)
-	fs.DurationVar(&o.idle, "idle-timeout", 0, "the shared daemon exits after this long with no clients (0: 1m for a daemon --remote=auto starts, else never)")
+	fs.DurationVar(&o.idle, "idle-timeout", 0, "the shared daemon exits after this long with no clients (0: "+shortDuration(autoIdle)+" for a daemon --remote=auto starts, else never)")
 }
 
 // sandboxFlags are initialize's sandbox as flags (serve's default for its
@@ -143,55 +146,74 @@ type limitFlags struct {
 }
 
 func (l *limitFlags) define(fs *flag.FlagSet) {
-	fs.Var(&l.readLimit, "read.limit", "read: default `lines` per window (daemon default 2000)")
-	fs.Var(&l.readMaxBytes, "read.max-bytes", "read: default `bytes` per window (daemon default 51200, cap 262144)")
-	fs.Var(&l.readMaxLineChars, "read.max-line-chars", "read: lines longer than this many `chars` are clipped (daemon default 2000; 0: never)")
-	fs.Var(&l.readBytesMaxBytes, "readbytes.max-bytes", "readBytes: default `bytes` per window (daemon default 65536, cap 262144)")
-	fs.Var(&l.execMaxLines, "exec.max-lines", "exec: `lines` shown per stream (daemon default 2000)")
-	fs.Var(&l.execMaxBytes, "exec.max-bytes", "exec: `bytes` shown per stream (daemon default 51200, cap 262144)")
-	fs.Var(&l.execTimeout, "exec.timeout", "exec: default timeout, a `duration` such as 5m (daemon default 2m; 0: none)")
+	d := protocol.DefaultLimits
+	fs.Var(&l.readLimit, "read.limit", fmt.Sprintf("read: default `lines` per window (daemon default %d)", d.Read.Limit))
+	fs.Var(&l.readMaxBytes, "read.max-bytes", fmt.Sprintf("read: default `bytes` per window (daemon default %d, cap %d)", d.Read.MaxBytes, protocol.MaxWindowBytes))
+	fs.Var(&l.readMaxLineChars, "read.max-line-chars", fmt.Sprintf("read: lines longer than this many `chars` are clipped (daemon default %d; 0: never)", d.Read.MaxLineChars))
+	fs.Var(&l.readBytesMaxBytes, "readbytes.max-bytes", fmt.Sprintf("readBytes: default `bytes` per window (daemon default %d, cap %d)", d.ReadBytes.MaxBytes, protocol.MaxWindowBytes))
+	fs.Var(&l.execMaxLines, "exec.max-lines", fmt.Sprintf("exec: `lines` shown per stream (daemon default %d)", d.Exec.MaxLines))
+	fs.Var(&l.execMaxBytes, "exec.max-bytes", fmt.Sprintf("exec: `bytes` shown per stream (daemon default %d, cap %d)", d.Exec.MaxBytes, protocol.MaxExecBytes))
+	fs.Var(&l.execTimeout, "exec.timeout", "exec: default timeout, a `duration` such as 5m (daemon default "+
+		shortDuration(time.Duration(d.Exec.TimeoutMs)*time.Millisecond)+"; 0: none)")
 }
 
-// params are the limits given, shaped as initialize's limits param; nil
-// when none is.
-func (l *limitFlags) params() (map[string]any, error) {
-	out := map[string]any{}
-	set := func(group, field, flagName string, v optInt) error {
-		if !v.set {
-			return nil
-		}
-		if v.v < 0 {
-			return fmt.Errorf("--%s: %d is negative", flagName, v.v)
-		}
-		g, _ := out[group].(map[string]any)
-		if g == nil {
-			g = map[string]any{}
-			out[group] = g
-		}
-		g[field] = v.v
-		return nil
+// shortDuration is d as help writes it: 1m, not 1m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
 	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// params are the limits given, as initialize's limits param; nil when
+// none is.
+func (l *limitFlags) params() (*protocol.LimitsParams, error) {
 	if l.execTimeout.v < 0 {
 		return nil, fmt.Errorf("--exec.timeout: %s is negative", l.execTimeout.v)
 	}
 	timeout := optInt{v: int(l.execTimeout.v.Milliseconds()), set: l.execTimeout.set}
-	for _, e := range []error{
-		set("read", "limit", "read.limit", l.readLimit),
-		set("read", "maxBytes", "read.max-bytes", l.readMaxBytes),
-		set("read", "maxLineChars", "read.max-line-chars", l.readMaxLineChars),
-		set("readBytes", "maxBytes", "readbytes.max-bytes", l.readBytesMaxBytes),
-		set("exec", "maxLines", "exec.max-lines", l.execMaxLines),
-		set("exec", "maxBytes", "exec.max-bytes", l.execMaxBytes),
-		set("exec", "timeoutMs", "exec.timeout", timeout),
+	var p protocol.LimitsParams
+	read, readBytes, exec := &protocol.ReadLimitsParams{}, &protocol.ReadBytesLimitsParams{}, &protocol.ExecLimitsParams{}
+	given := false
+	for _, f := range []struct {
+		dst  **protocol.Num
+		name string
+		v    optInt
+	}{
+		{&read.Limit, "read.limit", l.readLimit},
+		{&read.MaxBytes, "read.max-bytes", l.readMaxBytes},
+		{&read.MaxLineChars, "read.max-line-chars", l.readMaxLineChars},
+		{&readBytes.MaxBytes, "readbytes.max-bytes", l.readBytesMaxBytes},
+		{&exec.MaxLines, "exec.max-lines", l.execMaxLines},
+		{&exec.MaxBytes, "exec.max-bytes", l.execMaxBytes},
+		{&exec.TimeoutMs, "exec.timeout", timeout},
 	} {
-		if e != nil {
-			return nil, e
+		if !f.v.set {
+			continue
 		}
+		if f.v.v < 0 {
+			return nil, fmt.Errorf("--%s: %d is negative", f.name, f.v.v)
+		}
+		n := protocol.Num(f.v.v)
+		*f.dst, given = &n, true
 	}
-	if len(out) == 0 {
+	if !given {
 		return nil, nil
 	}
-	return out, nil
+	if *read != (protocol.ReadLimitsParams{}) {
+		p.Read = read
+	}
+	if *readBytes != (protocol.ReadBytesLimitsParams{}) {
+		p.ReadBytes = readBytes
+	}
+	if *exec != (protocol.ExecLimitsParams{}) {
+		p.Exec = exec
+	}
+	return &p, nil
 }
 
 // optInt is an int flag that knows whether it was given: its default is

@@ -25,3 +25,15 @@ func Any(path string, dirs []string) bool {
 	}
 	return false
 }
+
+// Rel is path relative to dir ("." for dir itself) when path is dir or
+// lies beneath it, with true; "" and false when it does not: a caller that
+// wants the relative path asks here rather than judging filepath.Rel's
+// answer itself.
+func Rel(path, dir string) (string, bool) {
+	if !Dir(path, dir) {
+		return "", false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return rel, err == nil
+}

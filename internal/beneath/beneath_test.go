@@ -29,9 +29,16 @@ func TestDir(t *testing.T) {
 		{"/a//b", "/a", true},
 		{"/b", "/a/..", true},
 		{"/", "/a", false},
+		{"/a/..b", "/a", true},
+		{"/..b", "/", true},
+		{"a/b", "a", true},
+		{"ab", "a", false},
 	} {
 		if got := Dir(tt.path, tt.dir); got != tt.want {
 			t.Errorf("Dir(%q, %q) = %v, want %v", tt.path, tt.dir, got, tt.want)
+		}
+		if _, ok := Rel(tt.path, tt.dir); ok != tt.want {
+			t.Errorf("Rel(%q, %q) says %v, want %v", tt.path, tt.dir, ok, tt.want)
 		}
 	}
 	if !Any("/c/d", []string{"/a", "/c"}) || Any("/cd", []string{"/a", "/c"}) || Any("/a", nil) {
@@ -53,5 +60,22 @@ func FuzzDir(f *testing.F) {
 		if got := Dir(path, dir); got != want {
 			t.Errorf("Dir(%q, %q) = %v, filepath.Rel says %q", path, dir, got, rel)
 		}
+		if got, ok := Rel(path, dir); ok != want || ok && got != rel {
+			t.Errorf("Rel(%q, %q) = %q, %v; filepath.Rel says %q", path, dir, got, ok, rel)
+		}
 	})
+}
+
+func TestRel(t *testing.T) {
+	for _, tt := range []struct{ path, dir, want string }{
+		{"/a", "/a", "."},
+		{"/a/b/c", "/a", "b/c"},
+		{"/a/..b", "/a", "..b"},
+		{"/x", "/", "x"},
+		{"src/x.go", "src", "x.go"},
+	} {
+		if got, ok := Rel(tt.path, tt.dir); !ok || got != tt.want {
+			t.Errorf("Rel(%q, %q) = %q, %v; want %q", tt.path, tt.dir, got, ok, tt.want)
+		}
+	}
 }

@@ -1,11 +1,11 @@
-package methods
+package seen
 
 import (
 	"slices"
 	"sort"
 )
 
-// alignWindow matches the lines of a window (hashes nw, lines start..) to
+// align matches the lines of a window (hashes nw, lines start..) to
 // the lines a session saw (old, at line numbers oldLines) by content, as
 // an anchored diff does (Heckel; Go's internal/diff): lines found once in
 // each are anchors, the longest run of anchors in the same order is kept,
@@ -17,24 +17,24 @@ import (
 // line number, or the number it maps to by its nearest match (seen
 // reports that); else the session never read it: unseen. Time and memory
 // are linear in the lines.
-func alignWindow(old []uint64, oldLines []int64, nw []uint64, start int64, seen func(int64) bool) seenResult {
+func align(old []uint64, oldLines []int64, nw []uint64, start int64, seen func(int64) bool) Result {
 	match := matchLines(old, oldLines, nw, start)
-	res := seenResult{unchanged: true}
+	res := Result{Unchanged: true}
 	shift := mapShifts(match, oldLines, start)
 	for ni, oi := range match {
 		n := start + int64(ni)
 		switch {
 		case oi >= 0:
-			res.known = true
+			res.Known = true
 			if oldLines[oi] != n {
-				res.unchanged, res.moved = false, true
+				res.Unchanged, res.Moved = false, true
 			}
 		case seen(n) || shift[ni] != 0 && seen(n+shift[ni]):
-			res.known, res.unchanged = true, false
-			res.changed = addLine(res.changed, n)
+			res.Known, res.Unchanged = true, false
+			res.Changed = addLine(res.Changed, n)
 		default:
-			res.unchanged = false
-			res.unseen = addLine(res.unseen, n)
+			res.Unchanged = false
+			res.Unseen = addLine(res.Unseen, n)
 		}
 	}
 	return res

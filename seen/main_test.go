@@ -1,0 +1,9 @@
+package seen
+
+import (
+	"testing"
+
+	"github.com/toold/toold/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
