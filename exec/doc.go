@@ -16,11 +16,10 @@
 // goroutine (highlight.Parallel), the classification of the lines staying
 // on the scanner's: once the copy is done, both cores search.
 //
-// The preview is made from what the detector found (PreviewFound, span.go):
-// its groups in highlight.Rank's order, each with its reason, the groups of
-// reason "rare" given at most RareBytes (protocol.RareBytes) of it.
-// ScanRange runs the same clean-up and detector over output read back from
-// a spool, for the process methods' reads.
+// The clean-up and detector (preview.LineScan) and the preview made from
+// what the detector found (preview.Found) are package preview's, which the
+// process methods use too for output read back from a spool; preview.go
+// keeps the names methods calls them by (KeepBytes, Preview, PreviewFound).
 //
 // A command may instead run on a pseudo-terminal of its own (Spec.TTY,
 // tty.go, with github.com/creack/pty): the master is then its one output
