@@ -21,11 +21,13 @@ import (
 // channel hand-offs than one job per file.
 const batchSize = 32
 
-// fileJob is a batch of files of one directory to search; out gets their
-// outcomes, in order. A job without files ends the walk.
-type fileJob struct {
+// batch is up to batchSize files of one directory to search (targets): a
+// worker's unit of work, so the channels and variables that carry one call
+// it a job. out gets their outcomes, in order. A batch without files ends
+// the walk.
+type batch struct {
 	dir   *dirHandle
-	files []jobFile
+	files []target
 	out   chan []outcome
 	// ignored is the walk's final count of ignored entries, in the last job.
 	ignored int
@@ -38,8 +40,8 @@ type fileJob struct {
 	next, done atomic.Int32
 }
 
-// jobFile is one file of a job.
-type jobFile struct {
+// target is one file of a batch: a file to search.
+type target struct {
 	// dir is the path of its directory relative to the searched one: its
 	// own path is joined only where it is needed (a match, a symlink).
 	name, dir string
@@ -57,7 +59,7 @@ type jobFile struct {
 }
 
 // rel is the path of f relative to the searched directory.
-func (f *jobFile) rel() string { return joinRel(f.dir, f.name) }
+func (f *target) rel() string { return joinRel(f.dir, f.name) }
 
 // outcome is a searched file: its matches, or why it was skipped.
 type outcome struct {
@@ -77,7 +79,7 @@ const (
 // order, so the outcome does not depend on which worker ends first. At
 // most cap(pending) jobs are in flight, which bounds memory.
 func grepTree(ctx context.Context, m *Matcher, dir string, opt *GrepOptions) (*GrepResult, error) {
-	return grepJobs(ctx, m, dir, opt, func(ctx context.Context, _ *os.Root, pending, jobs chan<- *fileJob) error {
+	return grepBatches(ctx, m, dir, opt, func(ctx context.Context, _ *os.Root, pending, jobs chan<- *batch) error {
 		return listFiles(ctx, dir, opt, pending, jobs)
 	})
 }
@@ -103,13 +105,13 @@ func GrepListing(ctx context.Context, m *Matcher, dir string, l *Listing, pick [
 			return nil, err
 		}
 	}
-	return grepJobs(ctx, m, dir, &opt, func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error {
+	return grepBatches(ctx, m, dir, &opt, func(ctx context.Context, root *os.Root, pending, jobs chan<- *batch) error {
 		return listGiven(ctx, root, l, pick, parts, &opt, pending, jobs)
 	})
 }
 
-// grepJobs runs the search of the files list sends as jobs.
-func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, list func(ctx context.Context, root *os.Root, pending, jobs chan<- *fileJob) error) (*GrepResult, error) {
+// grepBatches runs the search of the files list sends as jobs.
+func grepBatches(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, list func(ctx context.Context, root *os.Root, pending, jobs chan<- *batch) error) (*GrepResult, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -120,14 +122,14 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan *fileJob, 16)
+	jobs := make(chan *batch, 16)
 	// pending is how far the workers may run ahead of the collector, which
 	// waits for the jobs in walk order: past a file of tens of megabytes
 	// (the kernel's asic_reg headers), a few thousand small files.
-	pending := make(chan *fileJob, 256)
+	pending := make(chan *batch, 256)
 	// help offers a job whose files are being searched to an idle worker;
 	// never closed, since a worker may offer one after the walk ends.
-	help := make(chan *fileJob, 4)
+	help := make(chan *batch, 4)
 	var wg sync.WaitGroup
 	ahead := newAhead(opt)
 	for range runtime.GOMAXPROCS(0) {
@@ -150,7 +152,7 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 	}()
 	c := &collector{opt: opt}
 	for j := range pending {
-		if !c.addJob(j, <-j.out) {
+		if !c.addBatch(j, <-j.out) {
 			cancel()
 			for range pending {
 			}
@@ -170,9 +172,9 @@ func grepJobs(ctx context.Context, m *Matcher, dir string, opt *GrepOptions, lis
 
 // listFiles walks dir and sends batches of the files to search to both
 // pending (in walk order, for the collector) and jobs (for the workers).
-func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs chan<- *batch) error {
 	g := newGlob(opt.Glob)
-	send := func(j *fileJob, ch chan<- *fileJob) error {
+	send := func(j *batch, ch chan<- *batch) error {
 		select {
 		case ch <- j:
 			return nil
@@ -180,7 +182,7 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 			return ctx.Err()
 		}
 	}
-	var cur *fileJob
+	var cur *batch
 	var seq int64
 	flush := func() error {
 		j := cur
@@ -221,16 +223,16 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 		}
 		if cur == nil {
 			h.acquire()
-			cur = &fileJob{dir: h, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
+			cur = &batch{dir: h, files: make([]target, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
 			seq++
 		}
-		cur.files = append(cur.files, jobFile{name: e.name, dir: dirRel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
+		cur.files = append(cur.files, target{name: e.name, dir: dirRel, symlink: e.typ&fs.ModeSymlink != 0, ignored: ignored})
 		return nil
 	})
 	if ferr := flush(); err == nil {
 		err = ferr
 	}
-	last := &fileJob{ignored: ignored, out: make(chan []outcome, 1)}
+	last := &batch{ignored: ignored, out: make(chan []outcome, 1)}
 	last.out <- nil
 	if serr := send(last, pending); err == nil {
 		err = serr
@@ -242,13 +244,13 @@ func listFiles(ctx context.Context, dir string, opt *GrepOptions, pending, jobs 
 // jobs: each opened beneath the tree's directory, opened once through the
 // root, by its whole path in one openat2 (openBeneath), a symlinked file
 // (or every file, without openat2) through the root.
-func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts []FileParts, opt *GrepOptions, pending, jobs chan<- *fileJob) error {
+func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, parts []FileParts, opt *GrepOptions, pending, jobs chan<- *batch) error {
 	g := newGlob(opt.Glob)
 	top := openListedDir(root)
 	defer top.release()
 	beneath := top != nil && beneathOK()
-	send := func(j *fileJob) error {
-		for _, ch := range []chan<- *fileJob{pending, jobs} {
+	send := func(j *batch) error {
+		for _, ch := range []chan<- *batch{pending, jobs} {
 			select {
 			case ch <- j:
 			case <-ctx.Done():
@@ -261,7 +263,7 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 		}
 		return nil
 	}
-	var cur *fileJob
+	var cur *batch
 	var seq int64
 	for _, i := range pick {
 		f := &l.Files[i]
@@ -277,10 +279,10 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 		}
 		if cur == nil {
 			top.acquire()
-			cur = &fileJob{dir: top, files: make([]jobFile, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
+			cur = &batch{dir: top, files: make([]target, 0, batchSize), out: make(chan []outcome, 1), seq: seq}
 			seq++
 		}
-		cur.files = append(cur.files, jobFile{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: fp, ignored: f.Ignored,
+		cur.files = append(cur.files, target{name: f.Rel, symlink: f.Symlink || !beneath, beneath: true, parts: fp, ignored: f.Ignored,
 			text: opt.Text != nil && opt.Text(i)})
 		if len(cur.files) == batchSize {
 			j := cur
@@ -295,7 +297,7 @@ func listGiven(ctx context.Context, root *os.Root, l *Listing, pick []int32, par
 			return err
 		}
 	}
-	last := &fileJob{ignored: l.Ignored, out: make(chan []outcome, 1)}
+	last := &batch{ignored: l.Ignored, out: make(chan []outcome, 1)}
 	last.out <- nil
 	select {
 	case pending <- last:

@@ -46,8 +46,8 @@ func (c *collector) add(path string, fm FileMatches, hit0 LimitKind) bool {
 	return hit == LimitNone
 }
 
-// addJob merges the outcomes of a job; false when a limit is reached.
-func (c *collector) addJob(j *fileJob, outs []outcome) bool {
+// addBatch merges the outcomes of a job; false when a limit is reached.
+func (c *collector) addBatch(j *batch, outs []outcome) bool {
 	if len(j.files) == 0 {
 		c.res.Skipped.Ignored = j.ignored
 		return true

@@ -21,8 +21,8 @@ type worker struct {
 	beneath beneathCache
 	// help takes the job being searched (job) when one of its files is
 	// large, for an idle worker to share.
-	help  chan *fileJob
-	job   *fileJob
+	help  chan *batch
+	job   *batch
 	ahead *ahead
 	text  bool // the file being searched is known text: not judged
 }
@@ -30,9 +30,9 @@ type worker struct {
 // run searches the jobs sent on jobs, and those offered on help, until
 // jobs is closed. A job offered on help always has a worker that goes on
 // with it: none needs a helper to end.
-func (w *worker) run(jobs <-chan *fileJob) {
+func (w *worker) run(jobs <-chan *batch) {
 	for {
-		var j *fileJob
+		var j *batch
 		select {
 		case jj, ok := <-jobs:
 			if !ok {
@@ -52,7 +52,7 @@ func (w *worker) run(jobs <-chan *fileJob) {
 // may hold large files only: the kernel's asic_reg/dcn holds 121 MB in
 // 28 files, one job, which another worker shares once the first large
 // file is met.
-func (w *worker) search(j *fileJob) {
+func (w *worker) search(j *batch) {
 	w.job = j
 	defer func() { w.job = nil }()
 	for {
@@ -90,13 +90,13 @@ func (w *worker) share() {
 	}
 }
 
-func (w *worker) searchFile(dir *dirHandle, f *jobFile) outcome {
+func (w *worker) searchFile(dir *dirHandle, f *target) outcome {
 	if err := w.ctx.Err(); err != nil {
 		return outcome{skip: skipOther}
 	}
 	w.text = f.text
 	if f.symlink {
-		r, size, err := openJob(w.ctx, w.root, dir, f)
+		r, size, err := openTarget(w.ctx, w.root, dir, f)
 		if err != nil {
 			return outcome{skip: skipOther}
 		}
@@ -222,10 +222,10 @@ type readerAtCloser interface {
 	io.Closer
 }
 
-// openJob opens a regular file of the tree without blocking (a FIFO) and
+// openTarget opens a regular file of the tree without blocking (a FIFO) and
 // without leaving the tree: a plain file beneath its directory, a symlink
 // through the tree's root, which refuses links that lead out of it.
-func openJob(ctx context.Context, root *os.Root, dir *dirHandle, f *jobFile) (readerAtCloser, int64, error) {
+func openTarget(ctx context.Context, root *os.Root, dir *dirHandle, f *target) (readerAtCloser, int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
