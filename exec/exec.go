@@ -160,8 +160,8 @@ type Runner struct {
 	closed bool
 	wg     sync.WaitGroup // Runs, and every goroutine they start
 
-	orphans orphans // escaped descendants: see AdoptOrphans
-	sb      sandboxes
+	orphans orphans      // escaped descendants: see AdoptOrphans
+	sb      sandbox.Pool // the sessions' sandboxes (warm.go)
 }
 
 // NewRunner returns a Runner that logs to logger (nil: no logs).
@@ -169,7 +169,9 @@ func NewRunner(logger *slog.Logger) *Runner {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{log: logger, done: make(chan struct{})}
+	r := &Runner{log: logger, done: make(chan struct{})}
+	r.sb.Start, r.sb.Waited = r.startChild, r.orphans.waited // its launchers
+	return r
 }
 
 // Running returns how many commands are running.
@@ -187,10 +189,11 @@ func (r *Runner) Close() error {
 	if !r.closed {
 		r.closed = true
 		close(r.done)
+		r.sb.Stop()
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
-	r.endSandboxes(func(*sandboxEntry) bool { return true })
+	r.sb.Close()
 	// Only now: until the groups are gone, their zombies must be reaped.
 	r.orphans.stopReaping()
 	return nil

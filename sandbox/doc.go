@@ -29,6 +29,10 @@
 // command's environment only at its exec. A policy is resolved once
 // (Resolve: paths and identities) and the launcher opens its dirs without
 // following symlinks, leaving out one that is not what was resolved.
+// A Pool (pool.go) keeps the daemon's launchers, one per session policy:
+// started on first use or ahead at initialize, ended with their session
+// (End), and set aside with their PID namespace when a command of the
+// session killed its launcher (Retire); exec's Runner holds one.
 //
 // Probe says what this system can enforce (TOOLD_SANDBOX_ABI and
 // TOOLD_SANDBOX_USERNS=0 take away), Sandboxed tells the shared daemon a
