@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/highlight"
+	"github.com/toold/toold/orphans"
 	"github.com/toold/toold/sandbox"
 	"github.com/toold/toold/truncate"
 )
@@ -160,8 +161,8 @@ type Runner struct {
 	closed bool
 	wg     sync.WaitGroup // Runs, and every goroutine they start
 
-	orphans orphans      // escaped descendants: see AdoptOrphans
-	sb      sandbox.Pool // the sessions' sandboxes (warm.go)
+	orphans orphans.Reaper // escaped descendants: see AdoptOrphans
+	sb      sandbox.Pool   // the sessions' sandboxes (warm.go)
 }
 
 // NewRunner returns a Runner that logs to logger (nil: no logs).
@@ -170,7 +171,7 @@ func NewRunner(logger *slog.Logger) *Runner {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	r := &Runner{log: logger, done: make(chan struct{})}
-	r.sb.Start, r.sb.Waited = r.startChild, r.orphans.waited // its launchers
+	r.sb.Start, r.sb.Waited = r.startChild, r.orphans.Waited // its launchers
 	return r
 }
 
@@ -195,7 +196,7 @@ func (r *Runner) Close() error {
 	r.wg.Wait()
 	r.sb.Close()
 	// Only now: until the groups are gone, their zombies must be reaped.
-	r.orphans.stopReaping()
+	r.orphans.Stop()
 	return nil
 }
 

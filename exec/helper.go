@@ -12,7 +12,7 @@ func (r *Runner) Start(cmd *osexec.Cmd) (wait func() error, err error) {
 	}
 	return func() error {
 		err := cmd.Wait()
-		r.orphans.waited(cmd.Process.Pid)
+		r.orphans.Waited(cmd.Process.Pid)
 		return err
 	}, nil
 }
@@ -20,7 +20,7 @@ func (r *Runner) Start(cmd *osexec.Cmd) (wait func() error, err error) {
 // startChild starts cmd as a child the orphan reaper leaves to os/exec (a
 // helper, a sandbox's launcher): the reaper must not take its wait.
 func (r *Runner) startChild(cmd *osexec.Cmd) error {
-	started := r.orphans.forking()
+	started := r.orphans.Forking()
 	if err := cmd.Start(); err != nil {
 		started(0)
 		return err

@@ -90,7 +90,7 @@ func (r *Runner) start(spec Spec) (*process, error) {
 	p := newProcess(cmd, pp)
 	p.tty = tty
 	cmd.Env, p.marker = r.mark(spec, cmd.Env)
-	started := r.orphans.forking()
+	started := r.orphans.Forking()
 	if err := cmd.Start(); err != nil {
 		started(0)
 		pp.closeAll()
@@ -160,7 +160,7 @@ func (r *Runner) begin(spec Spec, p *process) {
 		r.record(spec, p)
 		waitExit(p.pgid)
 		err := cmd.Wait()
-		r.orphans.waited(p.pgid)
+		r.orphans.Waited(p.pgid)
 		p.exited <- err
 	})
 }

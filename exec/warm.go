@@ -60,7 +60,7 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 			pp.closeAll()
 			return nil, err
 		}
-		started := r.orphans.spawning()
+		started := r.orphans.Spawning()
 		pid, err := in.Spawn(req, [3]*os.File{stdin, pp.outW, stderr})
 		var proc *os.Process
 		if err == nil {

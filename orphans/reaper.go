@@ -1,4 +1,4 @@
-package exec
+package orphans
 
 import (
 	"crypto/rand"
@@ -15,31 +15,28 @@ import (
 	"github.com/toold/toold/internal/proc"
 )
 
-// A command's descendants that leave its process group (setsid, set -m, a
-// daemonizing tool) are not ended with the group. Two things find them:
-//
-//   - a marker, MarkerVar=<random id>, in every command's environment,
-//     which descendants inherit wherever they move (Jenkins finds a build's
-//     processes the same way);
-//   - the daemon as a child subreaper (AdoptOrphans): a descendant whose
-//     parent dies comes back to the daemon instead of init, so the daemon's
-//     own children are the only candidates to look at, and it reaps them.
-//
-// The marker is also written with the group's record (Spec.Groups), so
-// that the sweep after a daemon's death ends escaped descendants too.
-
 // MarkerVar names the environment entry that marks a command's processes.
 const MarkerVar = "TOOLD_EXEC"
 
-// GroupRecorder keeps a note of a command's process group and marker where
-// the sweep after the daemon's death finds it; *spool.Dir satisfies it.
-type GroupRecorder interface {
-	RecordGroup(pgid int, env string) (forget func(), err error)
+// Mark returns env (the daemon's own when nil) with a new marker,
+// MarkerVar=<random id>, and the marker.
+func Mark(env []string) ([]string, string) {
+	var b [16]byte
+	rand.Read(b[:])
+	marker := MarkerVar + "=" + hex.EncodeToString(b[:])
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(slices.Clip(env), marker), marker
 }
 
-// orphans is the Runner's part that adopts and reaps escaped descendants.
-type orphans struct {
-	adopting bool // set once by AdoptOrphans, before any Run
+// Reaper adopts and reaps a process's escaped descendants, and finds those
+// of a command by its marker. Its zero value adopts none: every method but
+// Adopt then does nothing. Every child of the process is to be started
+// between a Forking or Spawning and its end, and told Waited once os/exec
+// reaped it: the reaper reaps every other child that exits.
+type Reaper struct {
+	adopting bool // set once by Adopt, before any command starts
 
 	// reapMu: a Run holds it shared from before its fork until its
 	// leader's pid is in leaders; reap holds it alone. So reap never takes
@@ -65,34 +62,26 @@ type orphans struct {
 	reaper   sync.WaitGroup
 }
 
-// CanAdoptOrphans reports whether AdoptOrphans can work here: Linux's
-// child subreaper; not on macOS or FreeBSD, nor with -tags toold_portable.
-const CanAdoptOrphans = canAdoptOrphans
+// CanAdopt reports whether Adopt can work here: Linux's child subreaper;
+// not on macOS or FreeBSD, nor with -tags toold_portable.
+const CanAdopt = canAdopt
 
-// AdoptOrphans makes this process a child subreaper (Linux's
+// Adopt makes this process a child subreaper (Linux's
 // PR_SET_CHILD_SUBREAPER) and starts reaping the orphans that come back to
-// it, so that each command's escaped descendants are ended with it. Call it
-// before the first Run, and only in a process whose every child is started
-// by this Runner: every other child that exits is reaped, and os/exec's Wait
-// of such a child would fail. Where there is no subreaper (macOS, FreeBSD,
-// the portable build: subreaper_other.go) it fails with
-// errors.ErrUnsupported and the Runner ends process groups only.
-func (r *Runner) AdoptOrphans() error {
+// it, until Stop. Call it once, before the first command starts. Where
+// there is no subreaper (macOS, FreeBSD, the portable build:
+// subreaper_other.go) it fails with errors.ErrUnsupported and adopts none.
+func (o *Reaper) Adopt() error {
 	if err := becomeSubreaper(); err != nil {
-		return fmt.Errorf("exec: becoming a child subreaper: %w", err)
+		return fmt.Errorf("becoming a child subreaper: %w", err)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return fmt.Errorf("%w: runner closed", ErrStart)
-	}
-	r.orphans.adopting = true
-	r.orphans.leaders = make(map[int]struct{})
-	r.orphans.stop = make(chan struct{})
-	r.orphans.kick = make(chan struct{}, 1)
+	o.adopting = true
+	o.leaders = make(map[int]struct{})
+	o.stop = make(chan struct{})
+	o.kick = make(chan struct{}, 1)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, unix.SIGCHLD)
-	r.orphans.reaper.Go(func() {
+	o.reaper.Go(func() {
 		defer signal.Stop(sigs)
 		var due <-chan time.Time // a reap is pending
 		for {
@@ -107,11 +96,11 @@ func (r *Runner) AdoptOrphans() error {
 				}
 			case <-due:
 				due = nil
-				r.reap()
-			case <-r.orphans.kick:
-				r.reap()
-			case <-r.orphans.stop:
-				r.reap() // what exited since the last SIGCHLD was read
+				o.reap()
+			case <-o.kick:
+				o.reap()
+			case <-o.stop:
+				o.reap() // what exited since the last SIGCHLD was read
 				return
 			}
 		}
@@ -120,12 +109,17 @@ func (r *Runner) AdoptOrphans() error {
 }
 
 // reapDelay is how long after a SIGCHLD the reaper looks: the orphans'
-// zombies wait that long more (finish polls a group every pollGroup).
+// zombies wait that long more (exec polls a group every 20 ms).
 const reapDelay = 5 * time.Millisecond
 
-// stopReaping ends the reaper, once every other goroutine of the Runner
-// has ended (see Close).
-func (o *orphans) stopReaping() {
+// Adopting reports whether Adopt succeeded: whether escaped descendants
+// come back to this process, to be found (Escaped).
+func (o *Reaper) Adopting() bool { return o.adopting }
+
+// Stop ends the reaper, once nothing waits any more for a zombie that
+// only it reaps (a member of a command's group counts until it is
+// reaped: exec's Runner.Close stops it last).
+func (o *Reaper) Stop() {
 	if !o.adopting {
 		return
 	}
@@ -139,11 +133,10 @@ func (o *orphans) stopReaping() {
 // for no scan of /proc: a leader started during the scan has been named
 // (forking holds the lock's read side until then) by the time the lock is
 // held, and one started after is not listed.
-func (r *Runner) reap() {
-	if !exitedChild() {
+func (o *Reaper) reap() {
+	if !ExitedChild() {
 		return // no zombie: nothing to list
 	}
-	o := &r.orphans
 	pids, _ := proc.Children()
 	o.reapMu.Lock()
 	defer o.reapMu.Unlock()
@@ -162,16 +155,16 @@ func (r *Runner) reap() {
 	}
 }
 
-func (o *orphans) isLeader(pid int) bool {
+func (o *Reaper) isLeader(pid int) bool {
 	o.lmu.Lock()
 	defer o.lmu.Unlock()
 	_, ok := o.leaders[pid]
 	return ok
 }
 
-// forking is held around a command's start; its end names the leader
+// Forking is held around a child's start; its end names the child
 // (0 when the start failed).
-func (o *orphans) forking() (started func(pid int)) {
+func (o *Reaper) Forking() (started func(pid int)) {
 	if !o.adopting {
 		return func(int) {}
 	}
@@ -186,10 +179,10 @@ func (o *orphans) forking() (started func(pid int)) {
 	}
 }
 
-// spawning is held around a sandboxed command's start, whose pid is known
+// Spawning is held around a sandboxed command's start, whose pid is known
 // only at its end (0 when the start failed): no reap runs meanwhile, but
 // without holding reapMu, which every other start needs.
-func (o *orphans) spawning() (started func(pid int)) {
+func (o *Reaper) Spawning() (started func(pid int)) {
 	if !o.adopting {
 		return func(int) {}
 	}
@@ -215,8 +208,8 @@ func (o *orphans) spawning() (started func(pid int)) {
 	}
 }
 
-// waited forgets a leader that os/exec has reaped.
-func (o *orphans) waited(pid int) {
+// Waited forgets a child that os/exec has reaped.
+func (o *Reaper) Waited(pid int) {
 	if o.adopting {
 		o.lmu.Lock()
 		delete(o.leaders, pid)
@@ -224,84 +217,16 @@ func (o *orphans) waited(pid int) {
 	}
 }
 
-// mark gives cmd's environment a new marker when the Runner looks for
-// escaped descendants or spec records its group, and returns it ("" when
-// neither).
-func (r *Runner) mark(spec Spec, env []string) ([]string, string) {
-	if !r.orphans.adopting && spec.Groups == nil {
-		return env, ""
-	}
-	var b [16]byte
-	rand.Read(b[:])
-	marker := MarkerVar + "=" + hex.EncodeToString(b[:])
-	if env == nil {
-		env = os.Environ()
-	}
-	return append(slices.Clip(env), marker), marker
-}
-
-// record notes p's group with spec's recorder; p.forget undoes it.
-func (r *Runner) record(spec Spec, p *process) {
-	p.forget = func() {}
-	if spec.Groups == nil {
-		return
-	}
-	forget, err := spec.Groups.RecordGroup(p.pgid, p.marker)
-	if err != nil {
-		r.log.Debug("exec: recording the group", "pid", p.pgid, "err", err)
-		return
-	}
-	p.forget = forget
-}
-
-// finish ends what is left of p once its leader has exited: its group
-// (terminating already, or ended here) and, when the Runner adopts orphans,
-// its escaped descendants, SIGTERM then SIGKILL after killDelay as for the
-// group; then it forgets p's record. It goes on in a tracked goroutine
-// unless p's group is gone and none of p's descendants can have left it:
-// the listing of the daemon's children that finds those (a few dozen
-// reads of /proc) is no part of the reply to a command that left nothing,
-// and it signals them from that goroutine anyway.
-func (r *Runner) finish(p *process) {
-	if !groupAlive(p.pgid) && (!r.orphans.adopting || p.marker == "") {
-		p.forget()
-		return
-	}
-	r.goTracked(func() {
-		defer p.forget()
-		deadline := time.Now().Add(killDelay)
-		termed := make(map[int]uint64) // pid → start time, when sent SIGTERM
-		tick := time.NewTicker(pollGroup)
-		defer tick.Stop()
-		done := r.done
-		for {
-			left, unsure := r.signalEscaped(p, termed, time.Now().After(deadline))
-			if left == 0 && !unsure && !groupAlive(p.pgid) {
-				return
-			}
-			if time.Now().After(deadline.Add(killDelay)) {
-				r.log.Warn("exec: processes of a command outlive SIGKILL", "pid", p.pgid)
-				return
-			}
-			select {
-			case <-tick.C:
-			case <-done:
-				// The daemon stops: no more grace. Once, so that the
-				// deadline does not move on with every turn.
-				deadline, done = time.Now(), nil
-			}
-		}
-	})
-}
-
-// signalEscaped sends SIGTERM to the escaped descendants of p not sent one
-// yet, and SIGKILL to all when kill; it returns how many it found, and
-// escaped's unsure. It holds reapMu shared, so that none is reaped, and its
-// pid reused, meanwhile.
-func (r *Runner) signalEscaped(p *process, termed map[int]uint64, kill bool) (int, bool) {
-	r.orphans.reapMu.RLock()
-	defer r.orphans.reapMu.RUnlock()
-	pids, unsure := r.escaped(p)
+// SignalEscaped sends SIGTERM to the escaped descendants of the command of
+// marker not sent one yet (termed: pid → start time, when sent it), and
+// SIGKILL to all when kill; it returns how many it found, and escaped's
+// unsure. initPid is the command's PID namespace's init, where its orphans
+// go, 0 for this process. It holds reapMu shared, so that none is reaped,
+// and its pid reused, meanwhile.
+func (o *Reaper) SignalEscaped(marker string, initPid int, termed map[int]uint64, kill bool) (int, bool) {
+	o.reapMu.RLock()
+	defer o.reapMu.RUnlock()
+	pids, unsure := o.escaped(marker, initPid)
 	for _, pid := range pids {
 		info, err := proc.Stat(pid)
 		if err != nil {
@@ -317,26 +242,27 @@ func (r *Runner) signalEscaped(p *process, termed map[int]uint64, kill bool) (in
 	return len(pids), unsure
 }
 
-// escaped lists the daemon's children that carry p's marker and have not
-// exited: p's descendants that left its group and came back to the daemon.
+// escaped lists the daemon's children (and initPid's) that carry marker
+// and have not exited: the command's descendants that left its group and
+// came back to the daemon.
 // unsure reports a child whose environment could not be read (one in the
 // middle of an execve shows none for a moment) or that exited since it was
 // listed: its own children came back to the daemon after the listing, so
 // look again. (finish's sweep took such a round, the SIGTERMed escapee a
 // zombie and its children not yet listed, for its last, and left them
 // running: a double fork's two sleeps outlived their exec under load.)
-func (r *Runner) escaped(p *process) (pids []int, unsure bool) {
-	if !r.orphans.adopting || p.marker == "" {
+func (o *Reaper) escaped(marker string, initPid int) (pids []int, unsure bool) {
+	if !o.adopting || marker == "" {
 		return nil, false
 	}
 	children, _ := proc.Children()
-	if p.reaper != 0 {
+	if initPid != 0 {
 		// A sandboxed command's orphans go to its PID namespace's init.
-		theirs, _ := proc.ChildrenOf(p.reaper)
+		theirs, _ := proc.ChildrenOf(initPid)
 		children = append(children, theirs...)
 	}
 	for _, pid := range children {
-		if r.orphans.isLeader(pid) {
+		if o.isLeader(pid) {
 			continue
 		}
 		info, err := proc.Stat(pid)
@@ -344,7 +270,7 @@ func (r *Runner) escaped(p *process) (pids []int, unsure bool) {
 			unsure = true
 			continue
 		}
-		switch has, ok := proc.HasEnv(pid, p.marker); {
+		switch has, ok := proc.HasEnv(pid, marker); {
 		case !ok:
 			unsure = true
 		case has:
