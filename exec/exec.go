@@ -142,6 +142,9 @@ type Stream struct {
 	SpoolError string
 }
 
+// Kind is a shape of the failure lines of an output (highlight.Kind).
+type Kind = highlight.Kind
+
 // SpoolRef names the spool file that holds a stream's raw output.
 type SpoolRef struct {
 	ID     string

@@ -21,6 +21,3 @@ type Preview = preview.Result
 func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to int64) []byte, opt truncate.PreviewOptions) Preview {
 	return preview.Found(o, found, lines, opt)
 }
-
-// Kind is a shape of the failure lines of an output (highlight.Kind).
-type Kind = highlight.Kind
