@@ -12,6 +12,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/internal/testtext"
+	"github.com/toold/toold/preview"
 	"github.com/toold/toold/protocol"
 )
 
@@ -151,7 +152,7 @@ func BenchmarkScanSpoolCap(b *testing.B) {
 	n := min(size, protocol.MaxSpoolFileBytes)
 	b.SetBytes(n)
 	for b.Loop() {
-		if _, err := exec.ScanRange(f, 0, n, defaults); err != nil {
+		if _, err := preview.ScanRange(f, 0, n, defaults); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,20 +8,12 @@ import (
 	"sync/atomic"
 
 	"github.com/toold/toold/highlight"
+	"github.com/toold/toold/preview"
 	"github.com/toold/toold/truncate"
 )
 
 // sniffLen is how much of a stream decides whether it is binary.
 const sniffLen = 8192
-
-// minKeep is the least a capture keeps at each end, whatever MaxBytes is, so
-// that binary detection and a small preview always have bytes to work on.
-const minKeep = 64 << 10
-
-// KeepBytes is how many bytes at each end of a stream a preview of at most
-// maxBytes bytes is cut from: enough for head and tail after clean-up
-// shrinks lines, and never less than minKeep.
-func KeepBytes(maxBytes int) int { return max(4*maxBytes, minKeep) }
 
 // capture follows one output stream with bounded memory: it counts every
 // byte and line, keeps the first keep bytes (prefix) and the last keep bytes
@@ -72,7 +64,7 @@ type capture struct {
 }
 
 func newCapture(opt truncate.PreviewOptions, stream string, open func(string) (SpoolFile, error)) *capture {
-	return &capture{opt: opt, stream: stream, open: open, keep: KeepBytes(opt.MaxBytes)}
+	return &capture{opt: opt, stream: stream, open: open, keep: preview.KeepBytes(opt.MaxBytes)}
 }
 
 func (c *capture) lines() int64 {
@@ -283,7 +275,7 @@ func (c *capture) finish() Stream {
 		}
 	} else {
 		o := truncate.Output{Prefix: c.prefix, Suffix: c.tail(), TotalBytes: c.total, TotalLines: s.TotalLines, Known: known}
-		pr := PreviewFound(o, found, c.linesOf, c.opt)
+		pr := preview.Found(o, found, c.linesOf, c.opt)
 		s.Head, s.Tail = pr.Head, pr.Tail
 		s.ShownLines, s.ShownBytes, s.ClippedLines = pr.ShownLines, pr.ShownBytes, pr.ClippedLines
 		s.Truncated = pr.Truncated
@@ -393,30 +385,4 @@ func scanLines(sp SpoolFile, from, to int64) ([]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-// splitLines splits raw lines, each keeping its ending.
-func splitLines(b []byte) []string {
-	var out []string
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n') + 1
-		if i == 0 {
-			i = len(b)
-		}
-		out = append(out, string(b[:i]))
-		b = b[i:]
-	}
-	return out
-}
-
-// shownErrors reports whether a shown highlight holds an error group's hit.
-func shownErrors(shown []truncate.ShownHighlight, groups []highlight.Group) bool {
-	for _, h := range shown {
-		for _, g := range groups {
-			if g.Severity == highlight.Error && g.Hit >= h.FromLine && g.Hit <= h.ToLine {
-				return true
-			}
-		}
-	}
-	return false
 }

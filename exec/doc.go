@@ -1,12 +1,24 @@
 // Package exec owns the commands that the exec method runs: starting them in
-// a process group of their own (exec.go), feeding their stdin, ending the
-// whole group on timeout, cancel or Close (SIGTERM, then SIGKILL after
-// KillDelay, 2 s), and capturing stdout and stderr as bounded head/tail
-// previews (capture.go, KeepBytes) while the complete raw output streams to
-// a spool file. An Observer (observe.go; Meter counts for progress) follows
-// a command while it runs. Runner.Start (helper.go) starts a helper of the
-// daemon's own, such as ctags, as a child the orphan reaper leaves to
-// os/exec.
+// a process group of their own, feeding their stdin, ending the whole group
+// on timeout, cancel or Close (SIGTERM, then SIGKILL after KillDelay, 2 s),
+// and capturing stdout and stderr as bounded head/tail previews while the
+// complete raw output streams to a spool file. An Observer (observe.go;
+// Meter counts for progress) follows a command while it runs. Runner.Start
+// (helper.go) starts a helper of the daemon's own, such as ctags, as a
+// child the orphan reaper leaves to os/exec.
+//
+// Its files, an idea each: exec.go (Spec, Result, the Runner and Run),
+// command.go (the program a Spec names: its path in the command's own PATH,
+// argv, cwd), pipes.go (its stdio pipes; pipe_linux.go and pipe_bsd.go the
+// ioctls), run.go (a started command: the goroutines that read its output
+// and feed its stdin, the wait for its leader, the drain of its output, how
+// it ended), group.go (ending its process group, and what left the group:
+// the marker, the group's record, AdoptOrphans), capture.go (a stream's
+// bounded capture and its spooling), scan.go (the scanner beside each
+// stream's reader), tty.go (a command's own terminal; termios_linux.go and
+// termios_bsd.go), warm.go (a sandboxed command's start), cgroup_linux.go
+// (the start in a session's cgroup) and wait_linux.go (the wait in the
+// poller), each with its _other.go where Linux's has none elsewhere.
 //
 // The clean-up and the highlight detector run on a goroutine per stream
 // beside the reader (scan.go), so that the pipe copy and the detector each
@@ -16,11 +28,9 @@
 // goroutine (highlight.Parallel), the classification of the lines staying
 // on the scanner's: once the copy is done, both cores search.
 //
-// The preview is made from what the detector found (PreviewFound, span.go):
-// its groups in highlight.Rank's order, each with its reason, the groups of
-// reason "rare" given at most RareBytes (protocol.RareBytes) of it.
-// ScanRange runs the same clean-up and detector over output read back from
-// a spool, for the process methods' reads.
+// The clean-up and detector (preview.LineScan) and the preview made from
+// what the detector found (preview.Found) are package preview's, which the
+// process methods use too for output read back from a spool.
 //
 // A command may instead run on a pseudo-terminal of its own (Spec.TTY,
 // tty.go, with github.com/creack/pty): the master is then its one output
@@ -31,11 +41,12 @@
 // at once in a Runner.
 //
 // A sandboxed command (Spec.Sandbox) starts through its session's sandbox
-// (warm.go): a launcher of package sandbox, started by PrepareSandbox at
-// initialize, in the session's namespaces and restricted to its policy,
-// forks each command as the daemon's child and hands back its pidfd; so a
-// sandboxed Run costs about what an unsandboxed one does, and EndSandbox
-// ends the launcher and every process left in the session's PID namespace.
+// (warm.go): a launcher of package sandbox, kept by the Runner's
+// sandbox.Pool and started by PrepareSandbox at initialize, in the
+// session's namespaces and restricted to its policy, forks each command as
+// the daemon's child and hands back its pidfd; so a sandboxed Run costs
+// about what an unsandboxed one does, and EndSandbox ends the launcher and
+// every process left in the session's PID namespace.
 // A command with a Spec.Cgroup starts in the session's cgroup from its
 // first instruction (cgroup_linux.go: clone3's CLONE_INTO_CGROUP).
 //
@@ -45,9 +56,9 @@
 // not part of the reply (the group's record, the look for descendants that
 // left the group, the reaper's listing of the daemon's children) runs
 // beside the command or after the reply's path: exec of true is bash's own
-// cost and little more. It does not know sessions or JSON-RPC: the caller hands it the
-// complete environment and a function that opens spool files, and maps the
-// Result to the protocol.
+// cost and little more. It does not know sessions or JSON-RPC: the caller
+// hands it the complete environment and a function that opens spool
+// files, and maps the Result to the protocol.
 //
 // # Why not Cmd.Cancel and Cmd.WaitDelay
 //
@@ -63,9 +74,9 @@
 // # Without a child subreaper (macOS, FreeBSD; on Linux -tags toold_portable)
 //
 // The group is ended whole everywhere: kill(-pgid) is POSIX. What leaves it
-// is another matter (orphans.go, subreaper_linux.go): on Linux the daemon
-// is a child subreaper,
-// so a descendant that called setsid (set -m, a daemonizing tool, a double
+// is another matter (group.go, and package orphans' Reaper, which the
+// Runner holds): on Linux the daemon is a child subreaper, so a
+// descendant that called setsid (set -m, a daemonizing tool, a double
 // fork) comes back to it when its parent dies, carrying the command's
 // marker in its environment, and is ended with the command; the spool
 // records each group with its leader's start time, so the next daemon ends

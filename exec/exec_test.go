@@ -19,6 +19,7 @@ import (
 	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/internal/testtext"
+	"github.com/toold/toold/preview"
 	"github.com/toold/toold/spool"
 	"github.com/toold/toold/truncate"
 )
@@ -692,8 +693,8 @@ func TestRareShare(t *testing.T) {
 			}
 			rare += len(h.Text)
 		}
-		if rare > exec.RareBytes || tt.rare != (rare > 0) {
-			t.Errorf("%s: %d bytes of rare highlights (want some: %v, at most %d)", tt.name, rare, tt.rare, exec.RareBytes)
+		if rare > preview.RareBytes || tt.rare != (rare > 0) {
+			t.Errorf("%s: %d bytes of rare highlights (want some: %v, at most %d)", tt.name, rare, tt.rare, preview.RareBytes)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package exec
 
+import "github.com/toold/toold/orphans"
+
 // For the external tests: the reaper's look and the poller's wait.
 var (
-	ExitedChild = exitedChild
+	ExitedChild = orphans.ExitedChild
 	WaitExit    = waitExit
 )

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/highlight"
+	"github.com/toold/toold/preview"
 	"github.com/toold/toold/truncate"
 )
 
@@ -46,7 +47,7 @@ type scanner struct {
 	broken    bool          // the spool file could not be read: nothing found counts (the goroutine's)
 
 	// Owned by the goroutine until done is closed.
-	ls    *lineScan
+	ls    *preview.LineScan
 	res   highlight.Result
 	known []truncate.KnownLine
 }
@@ -66,7 +67,7 @@ func newScanner(opt truncate.PreviewOptions, keep int) *scanner {
 		free: make(chan []byte, scanChunks),
 		done: make(chan struct{}),
 		more: make(chan struct{}, 1),
-		ls:   newLineScan(opt, keep),
+		ls:   preview.NewLineScan(opt, keep),
 	}
 	go s.run()
 	return s
@@ -79,13 +80,13 @@ func (s *scanner) run() {
 		case m.follow != nil:
 			s.tail(m.follow, m.from)
 		case m.data == nil:
-			s.ls.skip(m.skipBytes, m.skipLines)
+			s.ls.Skip(m.skipBytes, m.skipLines)
 		default:
-			s.ls.write(m.data)
+			s.ls.Write(m.data)
 			s.free <- m.data[:0]
 		}
 	}
-	s.res, s.known = s.ls.finish()
+	s.res, s.known = s.ls.Finish()
 	if s.broken {
 		s.res, s.known = highlight.Result{}, nil
 	}
@@ -96,7 +97,7 @@ func (s *scanner) run() {
 // then the channel's close, each after the last store to avail. It closes f.
 func (s *scanner) tail(f *os.File, pos int64) {
 	defer f.Close()
-	buf := make([]byte, scanBlock)
+	buf := make([]byte, preview.ScanBlock)
 	for {
 		if !s.readTo(f, &pos, buf) {
 			for range s.ch { // a loss: wait for the end, searching nothing
@@ -112,7 +113,7 @@ func (s *scanner) tail(f *os.File, pos int64) {
 				}
 				return
 			}
-			s.ls.skip(m.skipBytes, m.skipLines)
+			s.ls.Skip(m.skipBytes, m.skipLines)
 		}
 	}
 }
@@ -130,9 +131,9 @@ func (s *scanner) readTo(f *os.File, pos *int64, buf []byte) bool {
 			return false
 		}
 		if s.stop.Load() {
-			s.ls.skip(int64(k), int64(bytes.Count(buf[:k], []byte{'\n'})))
+			s.ls.Skip(int64(k), int64(bytes.Count(buf[:k], []byte{'\n'})))
 		} else {
-			s.ls.write(buf[:k])
+			s.ls.Write(buf[:k])
 		}
 		*pos += int64(k)
 	}
@@ -159,7 +160,7 @@ func (s *scanner) follow(sp SpoolFile, from, avail int64) bool {
 // each cost it a wake-up and a read. finish wakes it for the rest.
 func (s *scanner) publish(avail int64) {
 	s.avail.Store(avail)
-	if avail-s.poked < scanBlock {
+	if avail-s.poked < preview.ScanBlock {
 		return
 	}
 	s.poked = avail

@@ -12,7 +12,6 @@ import (
 	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/internal/corpus"
 	"github.com/toold/toold/internal/testenv"
-	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/truncate"
 )
 
@@ -209,12 +208,5 @@ func TestScannerStop(t *testing.T) {
 				t.Fatalf("line %d: %q, want %q", h.FromLine+int64(i), l, lines[h.FromLine-1+int64(i)])
 			}
 		}
-	}
-}
-
-// TestRareBytes: exec's share of the rare highlights is the contract's.
-func TestRareBytes(t *testing.T) {
-	if RareBytes != protocol.RareBytes {
-		t.Errorf("exec.RareBytes %d, protocol.RareBytes %d", RareBytes, protocol.RareBytes)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	osexec "os/exec"
-	"slices"
-	"sync"
 
 	"github.com/toold/toold/sandbox"
 )
@@ -19,23 +17,8 @@ import (
 // does (no new toold runtime per command), the command's pid, group and
 // exit status are the daemon's to wait on and signal, and the session's
 // PID namespace (where there is one) ends every process the session left
-// when EndSandbox ends the sandbox.
-
-// sandboxes are the Runner's sandboxes, by policy key.
-type sandboxes struct {
-	mu      sync.Mutex
-	entries map[string]*sandboxEntry
-	// retired are sandboxes whose launcher died (a command of the session
-	// killed it): their PID namespaces live on until their session ends.
-	retired []*sandboxEntry
-}
-
-// sandboxEntry is one policy's sandbox, started on first use.
-type sandboxEntry struct {
-	tmpDir string // the session's, which EndSandbox names
-	mu     sync.Mutex
-	in     *sandbox.Instance
-}
+// when EndSandbox ends the sandbox. The launchers, one per session policy,
+// are the Runner's sandbox.Pool's; this file starts commands through them.
 
 // startSandboxed starts spec in its session's sandbox.
 func (r *Runner) startSandboxed(spec Spec) (*process, error) {
@@ -72,12 +55,12 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 	}
 	req := sandbox.Request{Path: c.Path, Argv: c.Args, Env: env, Dir: spec.Dir, Ctty: tty.master != nil}
 	for attempt := 0; ; attempt++ {
-		e, in, err := r.sandbox(spec)
+		in, err := r.sandbox(spec)
 		if err != nil {
 			pp.closeAll()
 			return nil, err
 		}
-		started := r.orphans.spawning()
+		started := r.orphans.Spawning()
 		pid, err := in.Spawn(req, [3]*os.File{stdin, pp.outW, stderr})
 		var proc *os.Process
 		if err == nil {
@@ -86,7 +69,7 @@ func (r *Runner) startSandboxed(spec Spec) (*process, error) {
 		if err != nil {
 			started(0)
 			if errors.Is(err, sandbox.ErrBroken) && attempt == 0 {
-				r.retire(e, in) // another launcher, in a PID namespace of its own
+				r.sb.Retire(spec.Sandbox, in) // another launcher, in a PID namespace of its own
 				continue
 			}
 			pp.closeAll()
@@ -118,105 +101,24 @@ func (r *Runner) PrepareSandbox(pol *sandbox.Policy, cg *sandbox.Cgroup) {
 	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
-		if _, _, err := r.sandbox(Spec{Sandbox: pol, Cgroup: cg}); err != nil {
+		if _, err := r.sandbox(Spec{Sandbox: pol, Cgroup: cg}); err != nil {
 			r.log.Debug("exec: starting a session's sandbox ahead", "err", err)
 		}
 	}()
 }
 
 // sandbox returns spec's sandbox, started now if it has none.
-func (r *Runner) sandbox(spec Spec) (*sandboxEntry, *sandbox.Instance, error) {
-	key := spec.Sandbox.Key()
-	r.sb.mu.Lock()
-	if r.sb.entries == nil {
-		r.sb.entries = make(map[string]*sandboxEntry)
+func (r *Runner) sandbox(spec Spec) (*sandbox.Instance, error) {
+	in, err := r.sb.Get(spec.Sandbox, spec.Cgroup)
+	if errors.Is(err, sandbox.ErrPoolClosed) {
+		return nil, fmt.Errorf("%w: runner closed", ErrStart)
 	}
-	e := r.sb.entries[key]
-	if e == nil {
-		e = &sandboxEntry{tmpDir: spec.Sandbox.TmpDir}
-		r.sb.entries[key] = e
-	}
-	r.sb.mu.Unlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.in != nil {
-		return e, e.in, nil
-	}
-	r.mu.Lock()
-	closed := r.closed
-	r.mu.Unlock()
-	if closed {
-		return nil, nil, fmt.Errorf("%w: runner closed", ErrStart)
-	}
-	in, err := sandbox.Start(spec.Sandbox, sandbox.StartOptions{
-		Start: func(cmd *osexec.Cmd) error {
-			started := r.orphans.forking()
-			err := cmd.Start()
-			if err != nil {
-				started(0)
-				return err
-			}
-			started(cmd.Process.Pid)
-			return nil
-		},
-		Waited: r.orphans.waited,
-		Cgroup: spec.Cgroup.Dir(),
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	e.in = in
-	return e, in, nil
-}
-
-// retire sets in aside, its launcher gone: its PID namespace's init
-// lives on with the processes left there until EndSandbox.
-func (r *Runner) retire(e *sandboxEntry, in *sandbox.Instance) {
-	e.mu.Lock()
-	if e.in == in {
-		e.in = nil
-	}
-	e.mu.Unlock()
-	r.sb.mu.Lock()
-	r.sb.retired = append(r.sb.retired, &sandboxEntry{tmpDir: e.tmpDir, in: in})
-	r.sb.mu.Unlock()
+	return in, err
 }
 
 // EndSandbox ends the sandboxes of the session whose TMPDIR is tmpDir:
 // their launchers, and every process left in their PID namespaces. The
 // session's commands should have ended first (process.Table.Close).
 func (r *Runner) EndSandbox(tmpDir string) {
-	r.endSandboxes(func(e *sandboxEntry) bool { return e.tmpDir == tmpDir })
-}
-
-// endSandboxes ends the sandboxes that match.
-func (r *Runner) endSandboxes(match func(*sandboxEntry) bool) {
-	r.sb.mu.Lock()
-	var ended []*sandboxEntry
-	for k, e := range r.sb.entries {
-		if match(e) {
-			ended = append(ended, e)
-			delete(r.sb.entries, k)
-		}
-	}
-	r.sb.retired = slices.DeleteFunc(r.sb.retired, func(e *sandboxEntry) bool {
-		if match(e) {
-			ended = append(ended, e)
-			return true
-		}
-		return false
-	})
-	r.sb.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, e := range ended {
-		wg.Go(func() {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			if e.in != nil {
-				e.in.Close()
-				e.in = nil
-			}
-		})
-	}
-	wg.Wait()
+	r.sb.End(tmpDir)
 }

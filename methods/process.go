@@ -14,6 +14,7 @@ import (
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/highlight"
 	"github.com/toold/toold/notice"
+	"github.com/toold/toold/preview"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
@@ -97,7 +98,7 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 		out := exitResult(pr.Result(), &spec)
 		for _, st := range []*protocol.Stream{&out.Stdout, &out.Stderr} {
 			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil &&
-				st.TotalBytes <= int64(exec.KeepBytes(spec.Output.MaxBytes)) {
+				st.TotalBytes <= int64(preview.KeepBytes(spec.Output.MaxBytes)) {
 				// Shown whole: the spool written for a reader is not
 				// needed, and output shown whole writes no file. (Past
 				// what exec keeps in memory it keeps the spool, as exec
@@ -110,7 +111,7 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 		return out, nil
 	}
 	close(untimed) // it is the caller's to answer or end now
-	o, err := pr.Read(nil, exec.KeepBytes(spec.Output.MaxBytes), &spec.Output)
+	o, err := pr.Read(nil, preview.KeepBytes(spec.Output.MaxBytes), &spec.Output)
 	if err != nil {
 		return nil, outputError(pr.ID, err)
 	}
@@ -154,7 +155,7 @@ func (svc *Service) spanStream(ctx context.Context, s *Session, sp *process.Span
 		w.Binary, w.Truncated = true, true
 		w.Omitted = &protocol.Omitted{FromLine: sp.FirstLine, ToLine: sp.FirstLine + sp.Lines - 1, Bytes: have}
 	} else if have > 0 {
-		var pr exec.Preview
+		var pr preview.Result
 		out := truncate.Output{Prefix: sp.Head, Suffix: sp.Tail, TotalBytes: have, TotalLines: sp.Lines}
 		if sc := sp.Scan; sc != nil {
 			out.Known = sc.Known
@@ -167,7 +168,7 @@ func (svc *Service) spanStream(ctx context.Context, s *Session, sp *process.Span
 			}
 			found := sc.Found
 			found.Groups = spanLines(found.Groups, sp.MidLine, !complete && sp.Tail[len(sp.Tail)-1] != '\n', sp.Lines)
-			pr = exec.PreviewFound(out, found, lines, o)
+			pr = preview.Found(out, found, lines, o)
 		} else {
 			pr.PreviewResult = out.Preview(nil, o)
 		}
@@ -212,7 +213,7 @@ func spanLines(gs []highlight.Group, first, last bool, lines int64) []highlight.
 // processOutput reads pr's output since the cursor and shapes the result of
 // process/read (reason "") or process/wait.
 func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
-	out, err := pr.Read(since, exec.KeepBytes(o.MaxBytes), &o)
+	out, err := pr.Read(since, preview.KeepBytes(o.MaxBytes), &o)
 	if errors.Is(err, process.ErrCursor) {
 		return nil, rpc.InvalidParams("since", "%v", err)
 	}

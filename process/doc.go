@@ -28,8 +28,8 @@
 // process's own cursor there, so reads that follow one another return every
 // byte exactly once. The preview of a read is the caller's business (Span
 // gives it the first and last bytes, the line count, the spool and, when
-// asked, what exec's clean-up and highlight detector find in the span, read
-// back from the spool a block at a time: exec.ScanRange). Wait (wait.go)
+// asked, what a capture's clean-up and highlight detector find in the span,
+// read back from the spool a block at a time: preview.ScanRange). Wait (wait.go)
 // waits for the exit, a line that matches a pattern or idle output.
 //
 // # Waiting for input

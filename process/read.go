@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/preview"
 	"github.com/toold/toold/truncate"
 )
 
@@ -67,7 +68,7 @@ type Span struct {
 	// Scan is what exec's clean-up and highlight detector found in the
 	// bytes the spool holds (lines numbered from 1 at From); nil when Read
 	// was not asked to scan or there was nothing to scan.
-	Scan *exec.Scan
+	Scan *preview.Scan
 	// MidLine is set when From falls inside a line: the span's first line
 	// is the end of the output's line FirstLine.
 	MidLine bool
@@ -179,7 +180,7 @@ func (sp *Span) load(keep int, nl int64, scan *truncate.PreviewOptions) error {
 		sp.MidLine = b[0] != '\n'
 	}
 	if scan != nil {
-		sc, err := exec.ScanRange(f, sp.From, end, *scan)
+		sc, err := preview.ScanRange(f, sp.From, end, *scan)
 		if err != nil {
 			return err
 		}

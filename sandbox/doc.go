@@ -29,6 +29,10 @@
 // command's environment only at its exec. A policy is resolved once
 // (Resolve: paths and identities) and the launcher opens its dirs without
 // following symlinks, leaving out one that is not what was resolved.
+// A Pool (pool.go) keeps the daemon's launchers, one per session policy:
+// started on first use or ahead at initialize, ended with their session
+// (End), and set aside with their PID namespace when a command of the
+// session killed its launcher (Retire); exec's Runner holds one.
 //
 // The rules of a session's policy are here too (policyrules.go): what
 // each mode writes and reads beneath (NewPolicy), which of a policy's dirs

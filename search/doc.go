@@ -39,8 +39,11 @@
 // grep to the next, close: no stat, no read that returns 0) and no
 // allocation, lines are counted with bytes.Count only up to the matches,
 // and a file is judged binary only at its first match, eight bytes at a
-// time. The workers take a directory's
-// files in batches, and share a batch once they meet a large file in it.
+// time. The API is grep.go's; the walk (or an index's listing) sends a
+// directory's files in batches (batch.go: a batch of targets) to
+// GOMAXPROCS workers (worker.go), which share a batch once they meet a
+// large file in it, and the collector merges their outcomes in walk order
+// under the limits (collect.go).
 // A line longer than a scan's buffer is held in a buffer from one budget of
 // the process (scan.go), so that many greps of long lines at once stay
 // bounded; a longer one still is searched in pieces.

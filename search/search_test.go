@@ -569,7 +569,7 @@ func TestSearchSwapped(t *testing.T) {
 	opt := &GrepOptions{}
 	w := &worker{ctx: context.Background(), s: newScanner(m, opt)}
 	for _, name := range []string{"fifo", "dir", "gone"} {
-		if o := w.searchFile(h, &jobFile{name: name}); o.skip != skipOther {
+		if o := w.searchFile(h, &target{name: name}); o.skip != skipOther {
 			t.Errorf("%s: %+v, want skipped", name, o)
 		}
 	}

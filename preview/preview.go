@@ -1,4 +1,4 @@
-package exec
+package preview
 
 import (
 	"bytes"
@@ -9,18 +9,21 @@ import (
 	"github.com/toold/toold/truncate"
 )
 
-// lineScan is the clean-up (truncate.LineStream) and the highlight detector
-// of one stream, fed its bytes in order. A capture's scanner runs one on
-// its goroutine; ScanRange runs one over output read back from a spool.
-type lineScan struct {
+// LineScan is the clean-up (truncate.LineStream) and the highlight detector
+// of one stream, fed its bytes in order. exec's capture runs one on its
+// scanner's goroutine; ScanRange runs one over output read back from a spool.
+type LineScan struct {
 	ls    truncate.LineStream
 	det   *highlight.Parallel // its state machine on a goroutine of its own past the first MiB
 	block func(first int64, lines []byte)
 }
 
-func newLineScan(opt truncate.PreviewOptions, keep int) *lineScan {
+// NewLineScan returns the scan of a stream whose preview of opt is cut from
+// keep bytes at each end (KeepBytes). Finish ends it, and the detector's
+// goroutine with it.
+func NewLineScan(opt truncate.PreviewOptions, keep int) *LineScan {
 	maxLine := scanLine(opt, keep)
-	s := &lineScan{
+	s := &LineScan{
 		ls:  truncate.LineStream{Clean: opt.Clean, MaxLine: maxLine, LongLine: int64(keep) / 4, PrefixLen: int64(keep)},
 		det: highlight.NewParallel(highlight.Options{MaxLineBytes: maxLine}),
 	}
@@ -38,17 +41,18 @@ func scanLine(opt truncate.PreviewOptions, keep int) int {
 	return min(max(4*opt.MaxLineChars, 4096), keep)
 }
 
-func (s *lineScan) write(p []byte) { s.ls.Write(p, s.block) }
+// Write scans p, the stream's next bytes.
+func (s *LineScan) Write(p []byte) { s.ls.Write(p, s.block) }
 
-// skip passes n bytes holding newlines '\n' unread.
-func (s *lineScan) skip(n, newlines int64) {
+// Skip passes n bytes holding newlines '\n' unread.
+func (s *LineScan) Skip(n, newlines int64) {
 	s.ls.Skip(n, newlines)
 	s.det.Gap()
 }
 
-// finish ends the stream and returns what the detector found and the long
+// Finish ends the stream and returns what the detector found and the long
 // lines that passed.
-func (s *lineScan) finish() (highlight.Result, []truncate.KnownLine) {
+func (s *LineScan) Finish() (highlight.Result, []truncate.KnownLine) {
 	s.ls.Close(s.block)
 	var known []truncate.KnownLine
 	if k := s.ls.First; k != nil {
@@ -67,41 +71,39 @@ type Scan struct {
 	Newlines int64                // '\n' bytes in the run
 }
 
-// scanBlock is the size of ScanRange's reads.
-const scanBlock = 256 << 10
+// ScanBlock is the size of a read of output back from a spool: ScanRange's,
+// and exec's scanner's once it follows a spool file.
+const ScanBlock = 256 << 10
 
 // ScanRange runs a capture's clean-up and highlight detector over the bytes
-// [from, to) of r, a block at a time in bounded memory, as a capture of a
-// preview of opt runs them over a stream: what exec finds as output passes,
+// [from, to) of r, a block at a time in bounded memory, as exec's capture of
+// a preview of opt runs them over a stream: what exec finds as output passes,
 // for output read back from its spool (a background process's new output).
 // Bytes past r's end count as none.
 func ScanRange(r io.ReaderAt, from, to int64, opt truncate.PreviewOptions) (Scan, error) {
-	s := newLineScan(opt, KeepBytes(opt.MaxBytes))
+	s := NewLineScan(opt, KeepBytes(opt.MaxBytes))
 	var sc Scan
-	buf := make([]byte, min(scanBlock, max(to-from, 0)))
+	buf := make([]byte, min(ScanBlock, max(to-from, 0)))
 	for off := from; off < to; {
 		b := buf[:min(int64(len(buf)), to-off)]
 		k, err := r.ReadAt(b, off)
 		sc.Newlines += int64(bytes.Count(b[:k], []byte{'\n'}))
-		s.write(b[:k])
+		s.Write(b[:k])
 		if err == io.EOF || k == 0 {
 			break
 		}
 		if err != nil {
-			s.finish() // ends the detector's goroutine
-			return Scan{}, fmt.Errorf("exec: scanning the output: %w", err)
+			s.Finish() // ends the detector's goroutine
+			return Scan{}, fmt.Errorf("preview: scanning the output: %w", err)
 		}
 		off += int64(k)
 	}
-	sc.Found, sc.Known = s.finish()
+	sc.Found, sc.Known = s.Finish()
 	return sc, nil
 }
 
-// Kind is a shape of the failure lines of an output (highlight.Kind).
-type Kind = highlight.Kind
-
-// Preview is an output's preview with the groups the detector found in it.
-type Preview struct {
+// Result is an output's preview with the groups the detector found in it.
+type Result struct {
 	truncate.PreviewResult
 	// Errors is set when a shown highlight holds an error group's hit
 	// (else the highlights are warnings).
@@ -113,13 +115,13 @@ type Preview struct {
 	Kinds []highlight.Kind
 }
 
-// PreviewFound renders o's preview with the groups found in it: in the order
+// Found renders o's preview with the groups found in it: in the order
 // highlight.Rank gives, each verdict's evidence (the log lines of a failed
 // go test, which have left the detector's memory) read by lines just before
 // it, and the groups the detector found but did not keep counted as left
 // out. lines returns the raw lines from..to (1-based, inclusive, as found
 // numbers them), or nil when it cannot.
-func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to int64) []byte, opt truncate.PreviewOptions) Preview {
+func Found(o truncate.Output, found highlight.Result, lines func(from, to int64) []byte, opt truncate.PreviewOptions) Result {
 	var ranked []truncate.Highlight
 	rare := RareBytes // what is left of the rare groups' share
 	for _, i := range highlight.Rank(found.Groups) {
@@ -140,8 +142,8 @@ func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to
 		ranked = append(ranked, truncate.Highlight{FromLine: g.FromLine, ToLine: g.ToLine, Lines: g.Lines, Hit: g.Hit,
 			Spare: g.Spare, Reason: g.Reason, Weight: w})
 	}
-	preview := func(opt truncate.PreviewOptions) Preview {
-		pr := Preview{PreviewResult: o.Preview(ranked, opt)}
+	preview := func(opt truncate.PreviewOptions) Result {
+		pr := Result{PreviewResult: o.Preview(ranked, opt)}
 		if pr.Omitted != nil {
 			pr.HighlightsOmitted += max(found.Found-failureGroups(found.Groups), 0)
 		}
@@ -164,8 +166,17 @@ func PreviewFound(o truncate.Output, found highlight.Result, lines func(from, to
 
 // RareBytes is the most bytes of a stream's preview that go to the
 // highlights of reason "rare" (protocol.RareBytes: TestRareBytes holds
-// them equal; exec does not import protocol).
+// them equal; preview does not import protocol).
 const RareBytes = 1024
+
+// minKeep is the least a capture keeps at each end, whatever MaxBytes is, so
+// that binary detection and a small preview always have bytes to work on.
+const minKeep = 64 << 10
+
+// KeepBytes is how many bytes at each end of a stream a preview of at most
+// maxBytes bytes is cut from: enough for head and tail after clean-up
+// shrinks lines, and never less than minKeep.
+func KeepBytes(maxBytes int) int { return max(4*maxBytes, minKeep) }
 
 // failureGroups counts the groups of gs whose reason is not "rare": those
 // the detector counts as found (Result.Found).
@@ -203,7 +214,7 @@ func fitRare(g highlight.Group, left *int) highlight.Group {
 
 // fitKinds returns the first of ks whose texts (a line each) fit in
 // maxBytes, and their size.
-func fitKinds(ks []Kind, maxBytes int) ([]Kind, int) {
+func fitKinds(ks []highlight.Kind, maxBytes int) ([]highlight.Kind, int) {
 	size := 0
 	for i, k := range ks {
 		if size+len(k.Text)+1 > maxBytes {
@@ -212,4 +223,30 @@ func fitKinds(ks []Kind, maxBytes int) ([]Kind, int) {
 		size += len(k.Text) + 1
 	}
 	return ks, size
+}
+
+// splitLines splits raw lines, each keeping its ending.
+func splitLines(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n') + 1
+		if i == 0 {
+			i = len(b)
+		}
+		out = append(out, string(b[:i]))
+		b = b[i:]
+	}
+	return out
+}
+
+// shownErrors reports whether a shown highlight holds an error group's hit.
+func shownErrors(shown []truncate.ShownHighlight, groups []highlight.Group) bool {
+	for _, h := range shown {
+		for _, g := range groups {
+			if g.Severity == highlight.Error && g.Hit >= h.FromLine && g.Hit <= h.ToLine {
+				return true
+			}
+		}
+	}
+	return false
 }

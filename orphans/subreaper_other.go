@@ -1,10 +1,10 @@
 //go:build !linux || toold_portable
 
-package exec
+package orphans
 
 import "errors"
 
-const canAdoptOrphans = false
+const canAdopt = false
 
 // becomeSubreaper fails: macOS has no child subreaper, and FreeBSD's
 // (procctl PROC_REAP_ACQUIRE) is not used, since finding the escaped

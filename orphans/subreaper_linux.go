@@ -1,10 +1,10 @@
 //go:build !toold_portable
 
-package exec
+package orphans
 
 import "golang.org/x/sys/unix"
 
-const canAdoptOrphans = true
+const canAdopt = true
 
 // becomeSubreaper makes this process a child subreaper: the orphans of its
 // descendants come back to it, not to init.
