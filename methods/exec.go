@@ -177,13 +177,14 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, startError(err, &spec)
 	}
-	return exitResult(res, &spec), nil
+	return exitResult(res, &spec, s.SpoolsGone), nil
 }
 
-// exitResult maps the result of a command that has ended, with its notice.
-func exitResult(res *exec.Result, spec *exec.Spec) *protocol.ExecResult {
+// exitResult maps the result of a command that has ended, with its notice;
+// spoolsGone is the session's Settings.SpoolsGone.
+func exitResult(res *exec.Result, spec *exec.Spec, spoolsGone bool) *protocol.ExecResult {
 	out := toResult(res)
-	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
+	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout, SpoolsGone: spoolsGone,
 		StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
 		StdoutErrors: res.Stdout.HighlightErrors, StderrErrors: res.Stderr.HighlightErrors,
 		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip,

@@ -94,7 +94,7 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	stop()
 	if !pr.Running() {
 		s.Procs.Forget(pr.ID)
-		out := exitResult(pr.Result(), &spec)
+		out := exitResult(pr.Result(), &spec, s.SpoolsGone)
 		for _, st := range []*protocol.Stream{&out.Stdout, &out.Stderr} {
 			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil &&
 				st.TotalBytes <= int64(exec.KeepBytes(spec.Output.MaxBytes)) {

@@ -336,17 +336,31 @@ func TestMessages(t *testing.T) {
 	}
 }
 
-// TestDropSpool: toold call's notice names no spool of its ended session:
-// not for omitted lines, not for a clipped line.
-func TestDropSpool(t *testing.T) {
-	sp := &protocol.SpoolRef{ID: "ab12", Path: "/run/toold/ab12.stdout.log"}
-	for _, n := range []string{
-		"[stdout: 1 line clipped; page spool=ab12 startByte=100 reads clipped line 1 on]",
-		"[stdout: 5000 lines, 50.0 KB; lines 3-4998 (49.0 KB) omitted; read them with page spool=ab12 offset=3]",
-	} {
-		got := DropSpool(n, sp)
-		if strings.Contains(got, "ab12") || !strings.Contains(got, SpoolNotKept) {
-			t.Errorf("DropSpool(%q) = %q", n, got)
+// TestExecSpoolsGone: toold call's notice, composed with SpoolsGone, names
+// no spool of its ended session (not for binary output, omitted lines, a
+// clipped line or a whole stream) and says it was not kept; without
+// SpoolsGone each names it.
+func TestExecSpoolsGone(t *testing.T) {
+	sp := &protocol.SpoolRef{ID: "ab12", Path: "/run/toold/ab12.stdout.log", Capped: true, Bytes: 1 << 20}
+	tests := []struct {
+		name   string
+		stdout protocol.Stream
+		clip   *truncate.Clip
+	}{
+		{"binary", protocol.Stream{Binary: true, TotalBytes: 300, Spool: sp}, nil},
+		{"clipped", protocol.Stream{ClippedLines: 1, Spool: sp}, &truncate.Clip{StartByte: 100, Line: 1}},
+		{"omitted", protocol.Stream{TotalLines: 5000, TotalBytes: 50000, Spool: sp,
+			Omitted: &protocol.Omitted{FromLine: 3, ToLine: 4998, Bytes: 49000}}, nil},
+		{"clipped and omitted", protocol.Stream{TotalLines: 5000, TotalBytes: 50000, ClippedLines: 1, Spool: sp,
+			Omitted: &protocol.Omitted{FromLine: 3, ToLine: 4998, Bytes: 49000}}, &truncate.Clip{StartByte: 100, Line: 1}},
+	}
+	for _, tt := range tests {
+		for _, gone := range []bool{false, true} {
+			got := Exec(ExecFacts{Result: &protocol.ExecResult{Stdout: tt.stdout}, StdoutClip: tt.clip, SpoolsGone: gone})
+			names := strings.Contains(got, "ab12")
+			if names == gone || strings.Contains(got, SpoolNotKept) != gone {
+				t.Errorf("%s, SpoolsGone %v: %q", tt.name, gone, got)
+			}
 		}
 	}
 }

@@ -74,7 +74,7 @@ func Process(f ProcessFacts) string {
 		lost int64
 		errs bool
 	}{{"stdout", &o.Stdout, f.LostStdout, f.StdoutErrors}, {"stderr", &o.Stderr, f.LostStderr, f.StderrErrors}} {
-		p := stream(s.name, s.st, "", s.errs, nil)
+		p := stream(s.name, s.st, "", s.errs, nil, false)
 		if s.lost > 0 {
 			if p == "" {
 				p = s.name
