@@ -57,6 +57,9 @@ type Settings struct {
 	// results are read (initialize's notices.spoolsKept false): notices
 	// name no spool.
 	SpoolsGone bool
+	// ToolNames is set when notices name the methods as toold mcp's tools
+	// (initialize's notices.toolNames).
+	ToolNames bool
 	protocol.Limits
 }
 

@@ -42,6 +42,8 @@ type ExecFacts struct {
 	// notice is read (toold call's session ends with the call): the notice
 	// says so where it would name a spool.
 	SpoolsGone bool
+	// ToolNames names the methods as toold mcp's tools (Method).
+	ToolNames bool
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -63,7 +65,7 @@ func Exec(f ExecFacts) string {
 		parts = append(parts, s)
 	}
 	if f.NeedsTerminal != "" {
-		parts = append(parts, NeedsTerminal(f.NeedsTerminal))
+		parts = append(parts, NeedsTerminal(f.NeedsTerminal, f.ToolNames))
 	}
 	if len(parts) == 0 {
 		return ""

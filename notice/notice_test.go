@@ -135,9 +135,16 @@ func TestMessages(t *testing.T) {
 			"[Changed since your last read: line 5 (1 line); not read before: lines 11-40 (30 lines)]"},
 		{"re-read, changed", func() string { return Reread(1, 600, [][2]int64{{100, 100}, {500, 501}}, nil, false) },
 			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},
-		{"tool names", func() string {
-			return ToolNames("[Process p1 is running; process/read or process/wait again goes on from cursor=c; process/write, process/kill, process/list]")
-		}, "[Process p1 is running; process_read or process_wait again goes on from cursor=c; process_write, process_kill, process_list]"},
+		{"process, methods", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "c"}})
+		}, "[Process p1 is running; process/read or process/wait again goes on from cursor=c]"},
+		{"process, tool names", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "c"}, ToolNames: true})
+		}, "[Process p1 is running; process_read or process_wait again goes on from cursor=c]"},
+		{"waiting, tool names", func() string {
+			return Waiting(WaitingFacts{ID: "p1", Waiting: &protocol.WaitingForInput{Prompt: "> ", Echo: true}, ToolNames: true}, false)
+		}, "Process p1 waits for input; its prompt: \"> \". Answer with process_write id=p1 stdin=\"...\\n\" (close: true ends its input); process_wait then returns at its next prompt, its exit or a line matching until.pattern; process_kill ends it"},
+		{"needs a terminal, tool names", func() string { return NeedsTerminal("stdin is not a tty", true) }, "The command wanted a terminal (\"stdin is not a tty\"): run it again with tty: true, and answer its prompts with process_write"},
 		{"process line", func() string {
 			return ProcessLine(protocol.ProcessInfo{ID: "p2", Command: "npm run dev", ExitCode: ptr(1), StartedMs: 1700000000000})
 		}, "p2  exited, status 1  started 2023-11-14 22:13:20Z  npm run dev"},

@@ -23,6 +23,10 @@ type NoticeParams struct {
 	// notice then says the output was not kept instead of naming a spool
 	// to page. Default true.
 	SpoolsKept *bool `json:"spoolsKept"`
+	// ToolNames, true, says that the reader calls the methods as toold
+	// mcp's tools: notices name process/read as process_read (MCP tool
+	// names allow no "/"). Default false.
+	ToolNames bool `json:"toolNames"`
 }
 
 // The sandbox modes.
