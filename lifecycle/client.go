@@ -292,6 +292,10 @@ func newSettings(p *protocol.InitializeParams, side *protocol.ClientParams, box 
 	if err := sessionSandbox(cfg, p.Sandbox, box, prev); err != nil {
 		return nil, err
 	}
+	if n := p.Notices; n != nil {
+		cfg.SpoolsGone = n.SpoolsKept != nil && !*n.SpoolsKept
+		cfg.ToolNames = n.ToolNames
+	}
 	return cfg, nil
 }
 

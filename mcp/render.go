@@ -21,7 +21,8 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 
 // renderFitted is render, with an exec's or a process's streams fitted in
 // budget bytes (fitStreams); 0 is no budget.
-// Notices name the tools as toold mcp names them (notice.ToolNames).
+// Notices name the tools as toold mcp names them: its session is
+// initialized with notices.toolNames (Server.sessionInit).
 func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content, error) {
 	switch method {
 	case protocol.MethodRead, protocol.MethodReadBytes, protocol.MethodPage:
@@ -29,14 +30,12 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return nil, fmt.Errorf("decoding the window: %w", err)
 		}
-		w.Notice = toolNames(w.Notice)
 		return renderWindow(&w)
 	case protocol.MethodExec:
 		var r protocol.ExecResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the exec result: %w", err)
 		}
-		r.Notice = toolNames(r.Notice)
 		if budget > 0 {
 			return []sdk.Content{&sdk.TextContent{Text: fitStreams(notice.Ended(&r), &r.Stdout, &r.Stderr, r.Notice, budget)}}, nil
 		}
@@ -46,7 +45,6 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the process output: %w", err)
 		}
-		r.Notice = toolNames(r.Notice)
 		if budget > 0 {
 			return []sdk.Content{&sdk.TextContent{Text: fitStreams(notice.ProcessState(&r), &r.Stdout, &r.Stderr, r.Notice, budget)}}, nil
 		}
@@ -56,14 +54,12 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the grep result: %w", err)
 		}
-		r.Notice = toolNames(r.Notice)
 		return []sdk.Content{&sdk.TextContent{Text: grepText(&r)}}, nil
 	case protocol.MethodFind, protocol.MethodLs:
 		var r protocol.EntriesResult
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the %s result: %w", method, err)
 		}
-		r.Notice = toolNames(r.Notice)
 		return []sdk.Content{&sdk.TextContent{Text: entriesText(&r)}}, nil
 	case protocol.MethodProcessKill:
 		var p protocol.ProcessInfo
@@ -78,7 +74,7 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		}
 		text := notice.Written(r.Written)
 		if r.Notice != nil {
-			text += "\n" + *toolNames(r.Notice)
+			text += "\n" + *r.Notice
 		}
 		return []sdk.Content{&sdk.TextContent{Text: text}}, nil
 	case protocol.MethodProcessList:
@@ -94,16 +90,6 @@ func renderFitted(method string, raw json.RawMessage, budget int) ([]sdk.Content
 		return nil, fmt.Errorf("decoding the result: %w", err)
 	}
 	return []sdk.Content{&sdk.TextContent{Text: b.String()}}, nil
-}
-
-// toolNames is notice n with the methods it names as tools
-// (notice.ToolNames); nil stays nil.
-func toolNames(n *string) *string {
-	if n == nil {
-		return nil
-	}
-	s := notice.ToolNames(*n)
-	return &s
 }
 
 // processListText is process_list's processes, one a line, oldest first.

@@ -23,8 +23,10 @@ import (
 type Server struct {
 	// Init are the initialize params each daemon session starts with (the
 	// command line's roots and limits), sent again with the roots the MCP
-	// client announces, which narrow Init's roots. connect must have sent
-	// them already; nil means none.
+	// client announces, which narrow Init's roots. connect may have sent
+	// them already (so that a refused session is known before Run serves);
+	// Run sends them again with the notices' facts (sessionInit). nil
+	// means none.
 	Init map[string]any
 	// Structured makes tools declare their outputSchema and results carry
 	// the JSON result as structuredContent beside the text (toold mcp
@@ -84,6 +86,15 @@ func (s *Server) Run(parent context.Context, in io.ReadCloser, out io.WriteClose
 	}()
 
 	init := s.sessionInit()
+	if err := client.Call(ctx, protocol.MethodInitialize, init, nil); err != nil {
+		if perr := parent.Err(); perr != nil {
+			return perr
+		}
+		if errors.As(err, &refused) {
+			return s.RunRefusing(parent, in, out, fmt.Errorf("the daemon refused the session: %w", err))
+		}
+		return fmt.Errorf("%w: %w", errDaemonGone, err)
+	}
 	names := &namer{s: s, client: client, init: init}
 	roots := newRoots(client, init)
 	srv := sdk.NewServer(&sdk.Implementation{Name: "toold", Version: s.version}, &sdk.ServerOptions{

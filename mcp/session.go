@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
 
@@ -51,12 +52,16 @@ func (n *namer) name(ctx context.Context, info *sdk.Implementation, viaRoots boo
 	})
 }
 
-// sessionInit is a copy of Init for one session, which name may change.
+// sessionInit is a copy of Init for one session, which name may change,
+// with the facts the daemon composes its notices with: toold mcp's model
+// calls the methods as tools (process_read), so notices name them so.
 func (s *Server) sessionInit() map[string]any {
-	if s.Init == nil {
-		return map[string]any{}
+	init := map[string]any{}
+	if s.Init != nil {
+		init = maps.Clone(s.Init)
 	}
-	return maps.Clone(s.Init)
+	init["notices"] = protocol.NoticeParams{ToolNames: true}
+	return init
 }
 
 // quiet is l for the MCP SDK, whose INFO lines (a session's connecting,

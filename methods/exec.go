@@ -177,13 +177,14 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, startError(err, &spec)
 	}
-	return exitResult(res, &spec), nil
+	return exitResult(res, &spec, s.Settings), nil
 }
 
-// exitResult maps the result of a command that has ended, with its notice.
-func exitResult(res *exec.Result, spec *exec.Spec) *protocol.ExecResult {
+// exitResult maps the result of a command that has ended, with its notice;
+// st are the session's settings, for the facts of its reader.
+func exitResult(res *exec.Result, spec *exec.Spec, st *Settings) *protocol.ExecResult {
 	out := toResult(res)
-	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout,
+	if n := notice.Exec(notice.ExecFacts{Result: out, Timeout: spec.Timeout, SpoolsGone: st.SpoolsGone, ToolNames: st.ToolNames,
 		StdoutSpoolError: res.Stdout.SpoolError, StderrSpoolError: res.Stderr.SpoolError,
 		StdoutErrors: res.Stdout.HighlightErrors, StderrErrors: res.Stderr.HighlightErrors,
 		StdoutClip: res.Stdout.Clip, StderrClip: res.Stderr.Clip,

@@ -95,7 +95,7 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	stop()
 	if !pr.Running() {
 		s.Procs.Forget(pr.ID)
-		out := exitResult(pr.Result(), &spec)
+		out := exitResult(pr.Result(), &spec, s.Settings)
 		for _, st := range []*protocol.Stream{&out.Stdout, &out.Stderr} {
 			if !st.Truncated && st.ClippedLines == 0 && !st.Binary && st.Spool != nil &&
 				st.TotalBytes <= int64(preview.KeepBytes(spec.Output.MaxBytes)) {
@@ -128,7 +128,7 @@ func (svc *Service) execBackground(ctx context.Context, s *Session, p *protocol.
 	} else {
 		out.WaitingForInput = toWaiting(pr.WaitingForInput())
 	}
-	n := notice.ExecRunning(notice.ExecFacts{Result: out, StdoutErrors: outErrs, StderrErrors: errErrs, TTY: pr.TTY,
+	n := notice.ExecRunning(notice.ExecFacts{Result: out, StdoutErrors: outErrs, StderrErrors: errErrs, TTY: pr.TTY, ToolNames: s.ToolNames,
 		Sandbox: sandboxDenial(spec.Sandbox, spec.Dir, &out.Stdout, &out.Stderr)}, max(yield, 0))
 	out.Notice = &n
 	return out, nil
@@ -237,7 +237,7 @@ func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.P
 		r.WaitingForInput = toWaiting(pr.WaitingForInput())
 	}
 	n := notice.Process(notice.ProcessFacts{Out: r, Timeout: timeout, LostStdout: out.Stdout.Lost, LostStderr: out.Stderr.Lost, TTY: pr.TTY,
-		StdoutErrors: outErrs, StderrErrors: errErrs, Sandbox: sandboxDenial(s.SandboxPolicy(), s.Cwd, &r.Stdout, &r.Stderr)})
+		ToolNames: s.ToolNames, StdoutErrors: outErrs, StderrErrors: errErrs, Sandbox: sandboxDenial(s.SandboxPolicy(), s.Cwd, &r.Stdout, &r.Stderr)})
 	r.Notice = &n
 	return r, nil
 }

@@ -54,6 +54,13 @@ type Settings struct {
 	// daemon's --sandbox): a re-initialize that names no sandbox keeps
 	// them, and one that does may not loosen them. nil when off.
 	SandboxParams *protocol.SandboxParams
+	// SpoolsGone is set when the session's spools are gone by the time its
+	// results are read (initialize's notices.spoolsKept false): notices
+	// name no spool.
+	SpoolsGone bool
+	// ToolNames is set when notices name the methods as toold mcp's tools
+	// (initialize's notices.toolNames).
+	ToolNames bool
 	protocol.Limits
 }
 

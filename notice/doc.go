@@ -5,7 +5,10 @@
 // for input, of what a sandbox refused, of an outline, of a grep, find or
 // ls, of a binary or image file and of a spool evicted, and the lines
 // toold mcp renders around a result. Each is a pure function over facts: no
-// I/O, no state.
+// I/O, no state. What the reader can do is one of those facts (SpoolsGone:
+// toold call's spools end with its session; ToolNames: toold mcp's model
+// calls process/read as the tool process_read, Method), so that no caller
+// edits a notice as a string after it is written.
 //
 // # Why one place
 //

@@ -2,7 +2,6 @@ package notice
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +38,12 @@ type ExecFacts struct {
 	NeedsTerminal string
 	// TTY is set for a command on a terminal of its own.
 	TTY bool
+	// SpoolsGone is set when the streams' spools are gone by the time the
+	// notice is read (toold call's session ends with the call): the notice
+	// says so where it would name a spool.
+	SpoolsGone bool
+	// ToolNames names the methods as toold mcp's tools (Method).
+	ToolNames bool
 }
 
 // Exec returns the one line that says how the command ended, when that is
@@ -60,7 +65,7 @@ func Exec(f ExecFacts) string {
 		parts = append(parts, s)
 	}
 	if f.NeedsTerminal != "" {
-		parts = append(parts, NeedsTerminal(f.NeedsTerminal))
+		parts = append(parts, NeedsTerminal(f.NeedsTerminal, f.ToolNames))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -72,20 +77,23 @@ func Exec(f ExecFacts) string {
 // it shows, and where the rest is kept.
 func streamParts(f ExecFacts) []string {
 	var parts []string
-	if p := stream("stdout", &f.Result.Stdout, f.StdoutSpoolError, f.StdoutErrors, f.StdoutClip); p != "" {
+	if p := stream("stdout", &f.Result.Stdout, f.StdoutSpoolError, f.StdoutErrors, f.StdoutClip, f.SpoolsGone); p != "" {
 		parts = append(parts, p+skipped(f.StdoutSkipped))
 	}
-	if p := stream("stderr", &f.Result.Stderr, f.StderrSpoolError, f.StderrErrors, f.StderrClip); p != "" {
+	if p := stream("stderr", &f.Result.Stderr, f.StderrSpoolError, f.StderrErrors, f.StderrClip, f.SpoolsGone); p != "" {
 		parts = append(parts, p+skipped(f.StderrSkipped))
 	}
 	return parts
 }
 
 // stream says what stream name left out, which lines of the middle it
-// shows, and where the rest is kept.
-func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *truncate.Clip) string {
+// shows, and where the rest is kept (gone: SpoolNotKept instead of the
+// spool).
+func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *truncate.Clip, gone bool) string {
 	var p string
 	switch {
+	case s.Binary && s.Spool != nil && spoolErr == "" && gone:
+		return fmt.Sprintf("%s is binary (%s): not shown%s", name, Size(s.TotalBytes), SpoolNotKept)
 	case s.Binary && s.Spool != nil && spoolErr == "":
 		return fmt.Sprintf("%s is binary (%s): not shown; the raw bytes are in %s", name, Size(s.TotalBytes), s.Spool.Path)
 	case s.Binary:
@@ -96,6 +104,9 @@ func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *t
 		p += highlights(s, errs)
 	case s.ClippedLines > 0:
 		p = fmt.Sprintf("%s: %d %s clipped", name, s.ClippedLines, plural(s.ClippedLines, "line", "lines"))
+	}
+	if clip != nil && s.Spool != nil && spoolErr == "" && gone {
+		return p + SpoolNotKept
 	}
 	if clip != nil && s.Spool != nil && spoolErr == "" {
 		p += fmt.Sprintf("; page spool=%s startByte=%d reads clipped line %d on", s.Spool.ID, clip.StartByte, clip.Line)
@@ -109,6 +120,8 @@ func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *t
 			p = name
 		}
 		p += "; the full output could not be kept: " + spoolErr
+	case s.Spool != nil && p != "" && gone:
+		p += SpoolNotKept
 	case s.Spool != nil && p != "":
 		if s.Omitted != nil {
 			p += fmt.Sprintf("; read them with page spool=%s offset=%d", s.Spool.ID, s.Omitted.FromLine)
@@ -122,19 +135,10 @@ func stream(name string, s *protocol.Stream, spoolErr string, errs bool, clip *t
 	return p
 }
 
-// SpoolNotKept replaces what an exec notice says of a stream's spool when
-// that spool is gone with its session (toold call ends its session as it
-// exits).
+// SpoolNotKept is what an exec notice says of a stream's spool when that
+// spool is gone with its session (toold call ends its session as it
+// exits), in place of the page call that would read it.
 const SpoolNotKept = "; not kept: toold call's session, and its spool, ended with the call"
-
-// DropSpool returns notice n without the sentence that sends the reader to
-// spool s (as stream writes it), SpoolNotKept in its place.
-func DropSpool(n string, s *protocol.SpoolRef) string {
-	re := regexp.MustCompile(`; (read them with|all of it is in) page spool=` + regexp.QuoteMeta(s.ID) +
-		`( offset=\d+)?( \(the spool stops at [^)]*\))?|; the raw bytes are in ` + regexp.QuoteMeta(s.Path) +
-		`|; page spool=` + regexp.QuoteMeta(s.ID) + ` startByte=\d+ reads clipped line \d+ on`)
-	return re.ReplaceAllLiteralString(n, SpoolNotKept)
-}
 
 // UnknownParams says which params a method ignored, each with the known one
 // nearest in spelling ("" when none), so that a misspelt offset never

@@ -135,9 +135,16 @@ func TestMessages(t *testing.T) {
 			"[Changed since your last read: line 5 (1 line); not read before: lines 11-40 (30 lines)]"},
 		{"re-read, changed", func() string { return Reread(1, 600, [][2]int64{{100, 100}, {500, 501}}, nil, false) },
 			"[Changed since your last read: lines 100, 500-501 (3 lines)]"},
-		{"tool names", func() string {
-			return ToolNames("[Process p1 is running; process/read or process/wait again goes on from cursor=c; process/write, process/kill, process/list]")
-		}, "[Process p1 is running; process_read or process_wait again goes on from cursor=c; process_write, process_kill, process_list]"},
+		{"process, methods", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "c"}})
+		}, "[Process p1 is running; process/read or process/wait again goes on from cursor=c]"},
+		{"process, tool names", func() string {
+			return Process(ProcessFacts{Out: &protocol.ProcessOutput{ID: "p1", Running: true, Cursor: "c"}, ToolNames: true})
+		}, "[Process p1 is running; process_read or process_wait again goes on from cursor=c]"},
+		{"waiting, tool names", func() string {
+			return Waiting(WaitingFacts{ID: "p1", Waiting: &protocol.WaitingForInput{Prompt: "> ", Echo: true}, ToolNames: true}, false)
+		}, "Process p1 waits for input; its prompt: \"> \". Answer with process_write id=p1 stdin=\"...\\n\" (close: true ends its input); process_wait then returns at its next prompt, its exit or a line matching until.pattern; process_kill ends it"},
+		{"needs a terminal, tool names", func() string { return NeedsTerminal("stdin is not a tty", true) }, "The command wanted a terminal (\"stdin is not a tty\"): run it again with tty: true, and answer its prompts with process_write"},
 		{"process line", func() string {
 			return ProcessLine(protocol.ProcessInfo{ID: "p2", Command: "npm run dev", ExitCode: ptr(1), StartedMs: 1700000000000})
 		}, "p2  exited, status 1  started 2023-11-14 22:13:20Z  npm run dev"},
@@ -336,17 +343,31 @@ func TestMessages(t *testing.T) {
 	}
 }
 
-// TestDropSpool: toold call's notice names no spool of its ended session:
-// not for omitted lines, not for a clipped line.
-func TestDropSpool(t *testing.T) {
-	sp := &protocol.SpoolRef{ID: "ab12", Path: "/run/toold/ab12.stdout.log"}
-	for _, n := range []string{
-		"[stdout: 1 line clipped; page spool=ab12 startByte=100 reads clipped line 1 on]",
-		"[stdout: 5000 lines, 50.0 KB; lines 3-4998 (49.0 KB) omitted; read them with page spool=ab12 offset=3]",
-	} {
-		got := DropSpool(n, sp)
-		if strings.Contains(got, "ab12") || !strings.Contains(got, SpoolNotKept) {
-			t.Errorf("DropSpool(%q) = %q", n, got)
+// TestExecSpoolsGone: toold call's notice, composed with SpoolsGone, names
+// no spool of its ended session (not for binary output, omitted lines, a
+// clipped line or a whole stream) and says it was not kept; without
+// SpoolsGone each names it.
+func TestExecSpoolsGone(t *testing.T) {
+	sp := &protocol.SpoolRef{ID: "ab12", Path: "/run/toold/ab12.stdout.log", Capped: true, Bytes: 1 << 20}
+	tests := []struct {
+		name   string
+		stdout protocol.Stream
+		clip   *truncate.Clip
+	}{
+		{"binary", protocol.Stream{Binary: true, TotalBytes: 300, Spool: sp}, nil},
+		{"clipped", protocol.Stream{ClippedLines: 1, Spool: sp}, &truncate.Clip{StartByte: 100, Line: 1}},
+		{"omitted", protocol.Stream{TotalLines: 5000, TotalBytes: 50000, Spool: sp,
+			Omitted: &protocol.Omitted{FromLine: 3, ToLine: 4998, Bytes: 49000}}, nil},
+		{"clipped and omitted", protocol.Stream{TotalLines: 5000, TotalBytes: 50000, ClippedLines: 1, Spool: sp,
+			Omitted: &protocol.Omitted{FromLine: 3, ToLine: 4998, Bytes: 49000}}, &truncate.Clip{StartByte: 100, Line: 1}},
+	}
+	for _, tt := range tests {
+		for _, gone := range []bool{false, true} {
+			got := Exec(ExecFacts{Result: &protocol.ExecResult{Stdout: tt.stdout}, StdoutClip: tt.clip, SpoolsGone: gone})
+			names := strings.Contains(got, "ab12")
+			if names == gone || strings.Contains(got, SpoolNotKept) != gone {
+				t.Errorf("%s, SpoolsGone %v: %q", tt.name, gone, got)
+			}
 		}
 	}
 }

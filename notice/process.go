@@ -14,13 +14,14 @@ import (
 // what each stream left out so far, as Exec does.
 func ExecRunning(f ExecFacts, yield time.Duration) string {
 	if w := f.Result.WaitingForInput; w != nil {
-		parts := []string{Waiting(WaitingFacts{ID: *f.Result.Process, TTY: f.TTY, Waiting: w}, true)}
+		parts := []string{Waiting(WaitingFacts{ID: *f.Result.Process, TTY: f.TTY, Waiting: w, ToolNames: f.ToolNames}, true)}
 		parts = append(parts, streamParts(f)...)
 		return "[" + strings.Join(parts, ". ") + "]"
 	}
 	parts := []string{fmt.Sprintf("Still running after %s as process %s: %s waits for it (its exit, a line matching until.pattern, or until.idleMs without output), "+
 		"%s reads what it prints next, %s answers a prompt, %s ends it",
-		yield, *f.Result.Process, protocol.MethodProcessWait, protocol.MethodProcessRead, protocol.MethodProcessWrite, protocol.MethodProcessKill)}
+		yield, *f.Result.Process, Method(protocol.MethodProcessWait, f.ToolNames), Method(protocol.MethodProcessRead, f.ToolNames),
+		Method(protocol.MethodProcessWrite, f.ToolNames), Method(protocol.MethodProcessKill, f.ToolNames))}
 	parts = append(parts, streamParts(f)...)
 	if s := Sandbox(f.Sandbox); s != "" {
 		parts = append(parts, s)
@@ -46,6 +47,8 @@ type ProcessFacts struct {
 	Sandbox *SandboxDenial
 	// TTY is set for a process on a terminal of its own.
 	TTY bool
+	// ToolNames names the methods as toold mcp's tools (Method).
+	ToolNames bool
 }
 
 // Process returns the notice of a process's new output: how the wait
@@ -59,10 +62,10 @@ func Process(f ProcessFacts) string {
 	}
 	switch {
 	case o.Running && o.WaitingForInput != nil:
-		parts = append(parts, Waiting(WaitingFacts{ID: o.ID, TTY: f.TTY, Waiting: o.WaitingForInput}, false))
+		parts = append(parts, Waiting(WaitingFacts{ID: o.ID, TTY: f.TTY, Waiting: o.WaitingForInput, ToolNames: f.ToolNames}, false))
 	case o.Running:
 		parts = append(parts, fmt.Sprintf("Process %s is running; %s or %s again goes on from cursor=%s", o.ID,
-			protocol.MethodProcessRead, protocol.MethodProcessWait, o.Cursor))
+			Method(protocol.MethodProcessRead, f.ToolNames), Method(protocol.MethodProcessWait, f.ToolNames), o.Cursor))
 	case o.Signal != nil:
 		parts = append(parts, fmt.Sprintf("Process %s was killed by %s", o.ID, *o.Signal))
 	case o.ExitCode != nil:
@@ -74,7 +77,7 @@ func Process(f ProcessFacts) string {
 		lost int64
 		errs bool
 	}{{"stdout", &o.Stdout, f.LostStdout, f.StdoutErrors}, {"stderr", &o.Stderr, f.LostStderr, f.StderrErrors}} {
-		p := stream(s.name, s.st, "", s.errs, nil)
+		p := stream(s.name, s.st, "", s.errs, nil, false)
 		if s.lost > 0 {
 			if p == "" {
 				p = s.name
@@ -136,18 +139,16 @@ func IndexProgressMessage(p *protocol.IndexProgress) string {
 	return fmt.Sprintf("indexing lines: %s of %s", Size(p.BytesDone), Size(p.BytesTotal))
 }
 
-// processMethods are the process methods, as notices name them.
-var processMethods = []string{protocol.MethodProcessRead, protocol.MethodProcessWait, protocol.MethodProcessWrite,
-	protocol.MethodProcessKill, protocol.MethodProcessList}
-
-// ToolNames is notice s with the methods it names as toold mcp's tools are
-// named (process/read is the tool process_read: MCP tool names allow no
-// "/"). The other methods are named alike in both.
-func ToolNames(s string) string {
-	for _, m := range processMethods {
-		s = strings.ReplaceAll(s, m, strings.ReplaceAll(m, "/", "_"))
+// Method is method as a notice names it: as toold mcp's tool (process/read
+// is the tool process_read: MCP tool names allow no "/") when toolNames,
+// else as the JSON-RPC method. The others are named alike in both. The
+// reader's names are a fact a notice is composed with, so that no caller
+// rewrites a notice written for the other.
+func Method(method string, toolNames bool) string {
+	if toolNames {
+		return strings.ReplaceAll(method, "/", "_")
 	}
-	return s
+	return method
 }
 
 // ProcessLine is one process of process/list rendered for a model: its id,

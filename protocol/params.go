@@ -10,6 +10,23 @@ type InitializeParams struct {
 	// Sandbox confines the session's commands (PROTOCOL.md, "Sandbox");
 	// nil means the daemon's default (off unless serve's --sandbox).
 	Sandbox *SandboxParams `json:"sandbox"`
+	// Notices are facts about the client that the daemon's notices are
+	// composed with; nil is the default of each.
+	Notices *NoticeParams `json:"notices"`
+}
+
+// NoticeParams are initialize's notices: what the reader of a result can
+// do, so that a notice says only what it can.
+type NoticeParams struct {
+	// SpoolsKept, false, says that the session's spools are gone when its
+	// results are read (toold call ends its session with its one call): a
+	// notice then says the output was not kept instead of naming a spool
+	// to page. Default true.
+	SpoolsKept *bool `json:"spoolsKept"`
+	// ToolNames, true, says that the reader calls the methods as toold
+	// mcp's tools: notices name process/read as process_read (MCP tool
+	// names allow no "/"). Default false.
+	ToolNames bool `json:"toolNames"`
 }
 
 // The sandbox modes.

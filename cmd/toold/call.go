@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/toold/toold/notice"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 	"github.com/toold/toold/schema"
@@ -58,7 +57,10 @@ func runCall(o *options, args []string) int {
 		}
 	}
 	return withConnect(o, func(ctx context.Context, connect connectFunc) int {
-		client, err := connect(ctx, nil)
+		// The session ends with this call, and its spools with it: the
+		// daemon's notices say so instead of naming a spool.
+		kept := false
+		client, err := connect(ctx, map[string]any{"notices": protocol.NoticeParams{SpoolsKept: &kept}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "toold call:", err)
 			return 1
@@ -85,20 +87,14 @@ func runCall(o *options, args []string) int {
 }
 
 // dropSpools removes from an exec result the spools that will not exist
-// once toold call exits, and says so in the notice instead of naming them.
+// once toold call exits (its notice, composed with notices.spoolsKept
+// false, names none already).
 func dropSpools(raw json.RawMessage) json.RawMessage {
 	var r protocol.ExecResult
 	if json.Unmarshal(raw, &r) != nil {
 		return raw
 	}
 	for _, s := range []*protocol.Stream{&r.Stdout, &r.Stderr} {
-		if s.Spool == nil {
-			continue
-		}
-		if r.Notice != nil {
-			n := notice.DropSpool(*r.Notice, s.Spool)
-			r.Notice = &n
-		}
 		s.Spool = nil
 	}
 	out, err := json.Marshal(&r)
