@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/proc"
+	"github.com/toold/toold/internal/testenv"
 )
 
 // Bad neighbours: clients that send much and read nothing.
@@ -321,7 +322,7 @@ func startNonReader(t *testing.T, requests int) *nonReader {
 // flood waits for the commands to run, sends the requests and closes the
 // daemon's input.
 func (nr *nonReader) flood(t *testing.T) {
-	waitFor(t, 10*time.Second, "the commands to start", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "the commands to start", func() bool {
 		entries, _ := os.ReadDir(nr.started)
 		return len(entries) == 3
 	})
@@ -361,16 +362,6 @@ func withEnv(entry string) []int {
 		}
 	}
 	return pids
-}
-
-// waitFor polls cond until it holds, failing the test after d.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", d, what)
-		}
-	}
 }
 
 // TestDaemonSIGTERMDuringFlood: a daemon whose connection is paused at its

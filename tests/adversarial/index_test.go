@@ -130,7 +130,7 @@ func daemonAs(t testing.TB, u asUser, env []string, args ...string) (*daemonProc
 		argv = append([]string{"setpriv", fmt.Sprintf("--reuid=%d", u.uid), fmt.Sprintf("--regid=%d", u.uid),
 			"--clear-groups", "--"}, argv...)
 	}
-	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &testenv.Buffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p.cmd.Env = append(os.Environ(), "HOME=/nonexistent", "TMPDIR=/tmp")
