@@ -16,7 +16,7 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// TestLateWriteEventExtends is issue 8 item 13: the Write event of an
+// TestLateWriteEventExtends: the Write event of an
 // append arrives after a read already indexed the grown file. The next read
 // of the same state checks the tail instead of building from scratch; main
 // counted a miss and an invalidation, a full build of the file.

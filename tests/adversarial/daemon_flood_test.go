@@ -264,7 +264,7 @@ func TestDaemonFloodSocket(t *testing.T) {
 	checkFloodRSS(t, p, paused)
 }
 
-// TestDaemonStdioNonReaderEnds: issue 8 item 11 and issue 15 item 5a. A
+// TestDaemonStdioNonReaderEnds: A
 // stdio client starts commands and sends requests, closes its input and
 // never reads: the daemon ends within a few seconds of the end of its input,
 // its commands killed, instead of living on blocked on replies nobody reads

@@ -14,7 +14,7 @@ import (
 
 // TestSessionDirsLockedOut: a session's TMPDIR and spool directory go at
 // session/close whatever modes its commands left on the directories in
-// them (issue 27: a chmod 000 directory kept a sandboxed session's TMPDIR
+// them (a chmod 000 directory kept a sandboxed session's TMPDIR
 // for good). As root the modes deny nothing: TestLockedOutAsNobody runs
 // it as uid 65534.
 func TestSessionDirsLockedOut(t *testing.T) {

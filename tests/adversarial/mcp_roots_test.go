@@ -58,7 +58,7 @@ func mcpRead(t *testing.T, cs *sdk.ClientSession, path string) string {
 // TestMCPClientRootSymlink: an MCP client's root that is a symlink inside
 // --root narrows the roots to where the link leads only when that is
 // inside --root too: a link to a directory outside does not widen them
-// (issue 27 item 3a: roots were compared as strings, and the daemon then
+// (roots were compared as strings, and the daemon then
 // followed the link).
 func TestMCPClientRootSymlink(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others

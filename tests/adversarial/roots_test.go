@@ -148,7 +148,7 @@ func TestRootsPaths(t *testing.T) {
 	}
 }
 
-// TestRootsSymlinkSwap is issue 8 item 1: a directory under the root is
+// TestRootsSymlinkSwap: a directory under the root is
 // swapped (renameat2 RENAME_EXCHANGE) with a symlink to a directory outside
 // while reads go on; no read may return the file outside. Main returned it
 // for some hundreds of reads in 35,000. TOOLD_LONG=1 makes 100,000 reads.

@@ -14,7 +14,7 @@ import (
 	"github.com/toold/toold/internal/testenv"
 )
 
-// Ways out of the sandbox (issue 27, items 1-5 and 14), each a real
+// Ways out of the sandbox, each a real
 // attack on the built daemon, as root and (TestSandboxAsNobody) as uid
 // 65534.
 

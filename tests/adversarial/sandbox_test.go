@@ -20,7 +20,7 @@ import (
 	"github.com/toold/toold/internal/testenv"
 )
 
-// The sandbox (issue 15): the built daemon, on every transport, runs a
+// The sandbox: the built daemon, on every transport, runs a
 // session's commands under workspace-write with roots = a temp project, and
 // each probe tries a way out. A probe asserts the command's error and that
 // nothing outside the project changed.

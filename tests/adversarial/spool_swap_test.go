@@ -120,7 +120,7 @@ func waitPlanted(t *testing.T, dir string) {
 // TestSpoolSwappedEvidence: a command whose failed go test's log lines
 // have left the detector's memory swaps its spool before it exits; exec
 // reads that evidence back from the spool, and must not read the planted
-// file instead (issue 27 item 6: exec's evidence was read by path).
+// file instead (exec's evidence was read by path).
 func TestSpoolSwappedEvidence(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	outside := spoolSecret(t)

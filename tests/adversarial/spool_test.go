@@ -24,7 +24,7 @@ func execBig(t *testing.T, c *client) execResult {
 	return res
 }
 
-// TestNoSpoolRoot is issue 8 item 7: a spool root that cannot be created
+// TestNoSpoolRoot: a spool root that cannot be created
 // (here it would be under a regular file) no longer stops the daemon: read
 // works, and exec gives its preview with a notice that the output could not
 // be kept. Main exited at start.
@@ -223,7 +223,7 @@ func TestSharedDaemonRelativeSocket(t *testing.T) {
 	waitSocket(t, d, filepath.Join(dir, "s"))
 }
 
-// TestSpoolRootOpenMode is issue 15 item 5b: a spool root toold-UID that
+// TestSpoolRootOpenMode: a spool root toold-UID that
 // exists already with mode 0755 is made 0700 before anything is spooled in
 // it (main refused it and kept no output, the issue saw it used as it was);
 // one owned by another uid is refused, and exec then keeps no output.
