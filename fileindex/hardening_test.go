@@ -130,7 +130,7 @@ func TestOpenFileAdopts(t *testing.T) {
 	}
 }
 
-// TestHardLinksIndexOnce is issue 8 item 14's index side: entries are keyed
+// TestHardLinksIndexOnce: hard links cost one index: entries are keyed
 // by device and inode, so the names of one file share one index; main built
 // and kept one per name. A Write event on any name marks the shared entry.
 func TestHardLinksIndexOnce(t *testing.T) {

@@ -66,7 +66,7 @@ func TestSessionDirsLockedOut(t *testing.T) {
 	}
 }
 
-// TestBoundsAsNobody runs issue 27's cases whose outcome could depend on
+// TestBoundsAsNobody runs the locked-out and swapped-spool cases whose outcome could depend on
 // privilege again as uid 65534: TestSessionDirsLockedOut (the modes deny
 // that user, not root), the spools swapped (the spool dir's modes), the
 // option files of ctags and its sandbox (seccomp without privilege).

@@ -149,7 +149,7 @@ func (a *asker) finish(t *testing.T) {
 	}
 }
 
-// TestDaemonMemoryBounds: the probes of issue 27's memory, each against a
+// TestDaemonMemoryBounds: the probes of a daemon's memory bounds, each against a
 // shared daemon of its own (its VmHWM is the probe's), with another
 // session asking throughout.
 func TestDaemonMemoryBounds(t *testing.T) {

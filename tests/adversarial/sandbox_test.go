@@ -240,7 +240,8 @@ func deref2(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-// TestSandboxWorkspaceWrite: issue 15's probes, on every transport.
+// TestSandboxWorkspaceWrite: the sandbox's probes (writeProbes), on every
+// transport: a workspace-write session reaches no further than it says.
 func TestSandboxWorkspaceWrite(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports, sock := sandboxTransports(t)

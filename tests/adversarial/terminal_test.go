@@ -175,7 +175,7 @@ func TestTerminalSignal(t *testing.T) {
 	}
 }
 
-// TestMCPRepliesBeforeEOF is issue 27 item 11's last part: `printf
+// TestMCPRepliesBeforeEOF: `printf
 // 'initialize\ntools/list\n' | toold mcp` answered nothing, since the SDK
 // ends a session at the end of its input at once, cancelling what is in
 // flight. The replies to the calls sent before the end must be written,
