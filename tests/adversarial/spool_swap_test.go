@@ -60,8 +60,8 @@ func spoolSession(t *testing.T) (*rawClient, string) {
 
 // TestSpoolSwappedBackground: a background command swaps its own spool for
 // a symlink to an outside file, a FIFO or another file; process/read and
-// process/wait neither show what was planted nor hang (main
-// they opened the spool by path, following the link and blocking on the
+// process/wait neither show what was planted nor hang (before, they
+// opened the spool by path, following the link and blocking on the
 // FIFO). What the command printed before and after stays the daemon's.
 func TestSpoolSwappedBackground(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
