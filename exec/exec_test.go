@@ -665,7 +665,7 @@ func TestHighlightsLeftOutForTheBudget(t *testing.T) {
 	}
 }
 
-// TestRareShare: issue 28's share of the rare: a clean output cut in the
+// TestRareShare: the share of the rare lines in a cut output: a clean output cut in the
 // middle shows at most RareBytes of lines of rare shapes (here 60 lines of
 // a shape each, among 6,000 of one), all of reason "rare", and head and
 // tail keep what is left; seq 1 300000, all of one shape, shows none.

@@ -98,7 +98,7 @@ func pidOf(cmdline string) string {
 	return ""
 }
 
-// BenchmarkExecTrueSandboxed is item 4 of issue 15: Runner.Run of `true`
+// BenchmarkExecTrueSandboxed measures what the sandbox costs a command: Runner.Run of `true`
 // (through bash -c, as exec runs a command string) without a sandbox and
 // with one (workspace-write, network off, at what this kernel has, as
 // TOOLD_SANDBOX_ABI and TOOLD_SANDBOX_USERNS say), interleaved in one loop

@@ -19,18 +19,6 @@ import (
 	"github.com/toold/toold/internal/testenv"
 )
 
-// waitFor polls cond until it holds or ten seconds pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func appendFile(t *testing.T, path string, b []byte) {
 	t.Helper()
 	w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
@@ -110,7 +98,7 @@ func TestChangesAreSeen(t *testing.T) {
 		{"atomic save by rename", func(t *testing.T, path string) []byte {
 			b := []byte("saved\nby\nrename\n")
 			tmp := path + ".tmp"
-			writeFile(t, tmp, b)
+			testenv.WriteFile(t, tmp, b)
 			if err := os.Rename(tmp, path); err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +107,7 @@ func TestChangesAreSeen(t *testing.T) {
 		{"atomic save by rename, same size", func(t *testing.T, path string) []byte {
 			b := []byte(strings.Repeat("x\n", len(old)/2+1)[:len(old)])
 			tmp := path + ".tmp"
-			writeFile(t, tmp, b)
+			testenv.WriteFile(t, tmp, b)
 			if err := os.Rename(tmp, path); err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +130,7 @@ func TestChangesAreSeen(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := []byte("recreated\n")
-			writeFile(t, path, b)
+			testenv.WriteFile(t, path, b)
 			return b
 		}, false},
 	}
@@ -155,7 +143,7 @@ func TestChangesAreSeen(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				c := newCache(t, Options{Spacing: 16, noWatch: !watch})
 				path := filepath.Join(t.TempDir(), "f.txt")
-				writeFile(t, path, old)
+				testenv.WriteFile(t, path, old)
 				check(t, open(t, c, path), old, true)
 
 				want := tc.change(t, path)
@@ -181,12 +169,12 @@ func TestWriteEventSameStat(t *testing.T) {
 	c := newCache(t, Options{Spacing: 8})
 	path := filepath.Join(t.TempDir(), "f.txt")
 	old, next := []byte("aaaa\nbbbb\n"), []byte("a\nb\nc\nd\ne\n")
-	writeFile(t, path, old)
+	testenv.WriteFile(t, path, old)
 	check(t, open(t, c, path), old, true)
 
 	writeInPlace(t, path, next)
 	e := entryOf(c, path)
-	waitFor(t, "the Write event", e.suspect.Load)
+	testenv.WaitFor(t, 10*time.Second, "the Write event", e.suspect.Load)
 	// Make the cached index's stat equal the new one.
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -209,7 +197,7 @@ func TestGrowingLog(t *testing.T) {
 	c := newCache(t, Options{Spacing: 64})
 	path := filepath.Join(t.TempDir(), "log")
 	var content []byte
-	writeFile(t, path, nil)
+	testenv.WriteFile(t, path, nil)
 	for i := range 50 {
 		line := []byte(strings.Repeat("entry ", i%7+1) + "\n")
 		if i%3 == 2 {
@@ -236,7 +224,7 @@ func TestOlderHandle(t *testing.T) {
 	c := newCache(t, Options{Spacing: 8, noWatch: true})
 	path := filepath.Join(t.TempDir(), "log")
 	first := []byte("one\ntwo\nthree\nfo")
-	writeFile(t, path, first)
+	testenv.WriteFile(t, path, first)
 	older, err := c.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -259,12 +247,12 @@ func TestWatcherDropsEntries(t *testing.T) {
 	c := newCache(t, Options{})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
-	writeFile(t, path, []byte("a\n"))
+	testenv.WriteFile(t, path, []byte("a\n"))
 	open(t, c, path)
 	if err := os.Rename(path, path+".moved"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "rename to drop the entry", func() bool { return c.Stats().Entries == 0 })
+	testenv.WaitFor(t, 10*time.Second, "rename to drop the entry", func() bool { return c.Stats().Entries == 0 })
 	if st := c.Stats(); st.Invalidations != 1 || st.IndexBytes != 0 {
 		t.Errorf("after rename: %+v", st)
 	}
@@ -276,25 +264,25 @@ func TestWatcherDropsEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	inSub := filepath.Join(sub, "g")
-	writeFile(t, inSub, []byte("b\n"))
+	testenv.WriteFile(t, inSub, []byte("b\n"))
 	open(t, c, inSub)
 	if err := os.RemoveAll(sub); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the directory's removal to drop the entry", func() bool { return c.Stats().Entries == 0 })
+	testenv.WaitFor(t, 10*time.Second, "the directory's removal to drop the entry", func() bool { return c.Stats().Entries == 0 })
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, inSub, []byte("c\nd\n"))
+	testenv.WriteFile(t, inSub, []byte("c\nd\n"))
 	check(t, open(t, c, inSub), []byte("c\nd\n"), true)
 	if !slices.Contains(c.watcher.WatchList(), sub) {
 		t.Errorf("recreated directory not watched: %v", c.watcher.WatchList())
 	}
-	writeFile(t, inSub+".new", []byte("x"))
+	testenv.WriteFile(t, inSub+".new", []byte("x"))
 	if err := os.Rename(inSub+".new", inSub); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the rename in the recreated directory", func() bool { return c.Stats().Entries == 0 })
+	testenv.WaitFor(t, 10*time.Second, "the rename in the recreated directory", func() bool { return c.Stats().Entries == 0 })
 }
 
 func TestOverflowFlushes(t *testing.T) {
@@ -304,7 +292,7 @@ func TestOverflowFlushes(t *testing.T) {
 	// drop an entry of its own.
 	names := []string{"a", "b", "c"}
 	for _, name := range names {
-		writeFile(t, filepath.Join(dir, name), []byte(name+"\n"))
+		testenv.WriteFile(t, filepath.Join(dir, name), []byte(name+"\n"))
 	}
 	for _, name := range names {
 		open(t, c, filepath.Join(dir, name))
@@ -324,7 +312,7 @@ func TestWatchesFollowEntries(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	paths := []string{filepath.Join(a, "1"), filepath.Join(a, "2"), filepath.Join(b, "3")}
 	for _, p := range paths {
-		writeFile(t, p, []byte("x\n"))
+		testenv.WriteFile(t, p, []byte("x\n"))
 	}
 	for _, p := range paths {
 		open(t, c, p)
@@ -357,7 +345,7 @@ func TestLRUBounds(t *testing.T) {
 	paths := make([]string, 4)
 	for i := range paths {
 		paths[i] = filepath.Join(dir, string(rune('a'+i)))
-		writeFile(t, paths[i], []byte(strings.Repeat("line\n", 200))) // 1000 bytes
+		testenv.WriteFile(t, paths[i], []byte(strings.Repeat("line\n", 200))) // 1000 bytes
 	}
 
 	t.Run("entries", func(t *testing.T) {
@@ -411,7 +399,7 @@ func TestLRUBounds(t *testing.T) {
 func TestInvalidate(t *testing.T) {
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "spool")
-	writeFile(t, path, []byte("out\n"))
+	testenv.WriteFile(t, path, []byte("out\n"))
 	open(t, c, path)
 	c.Invalidate(path)
 	c.Invalidate(path + ".unknown")
@@ -432,7 +420,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	unreadable := filepath.Join(dir, "secret")
-	writeFile(t, unreadable, []byte("x"))
+	testenv.WriteFile(t, unreadable, []byte("x"))
 	if err := os.Chmod(unreadable, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +459,7 @@ func TestOpenErrors(t *testing.T) {
 func TestCancelledBuild(t *testing.T) {
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, []byte(strings.Repeat("x\n", 1<<20)))
+	testenv.WriteFile(t, path, []byte(strings.Repeat("x\n", 1<<20)))
 	f, err := c.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -497,7 +485,7 @@ func TestCancelledBuild(t *testing.T) {
 func TestLazyIndex(t *testing.T) {
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, []byte("a\nb"))
+	testenv.WriteFile(t, path, []byte("a\nb"))
 	f, err := c.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -526,7 +514,7 @@ func TestConcurrentOpens(t *testing.T) {
 	c := newCache(t, Options{Spacing: 4096})
 	path := filepath.Join(t.TempDir(), "f")
 	content := []byte(strings.Repeat("some line of text\n", 1<<16))
-	writeFile(t, path, content)
+	testenv.WriteFile(t, path, content)
 	const n = 16
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -567,7 +555,7 @@ func TestCloseStopsWatcher(t *testing.T) {
 		t.Skip("no inotify here")
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, []byte("x\n"))
+	testenv.WriteFile(t, path, []byte("x\n"))
 	f, err := c.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -589,7 +577,7 @@ func TestCloseStopsWatcher(t *testing.T) {
 	if _, err := c.Open(context.Background(), path); !errors.Is(err, fs.ErrClosed) {
 		t.Fatalf("Open after Close: %v", err)
 	}
-	waitFor(t, "the watcher's goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
+	testenv.WaitFor(t, 10*time.Second, "the watcher's goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
 }
 
 func TestNewRejectsNegative(t *testing.T) {
@@ -605,7 +593,7 @@ func TestNewRejectsNegative(t *testing.T) {
 func TestShrunkUnderFile(t *testing.T) {
 	c := newCache(t, Options{Spacing: 4, noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, []byte("aaa\nbbb\nccc\nddd\n"))
+	testenv.WriteFile(t, path, []byte("aaa\nbbb\nccc\nddd\n"))
 	f := open(t, c, path)
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)

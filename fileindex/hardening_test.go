@@ -4,18 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/toold/toold/internal/testenv"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
+
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sync/semaphore"
 )
 
-// TestLateWriteEventExtends is issue 8 item 13: the Write event of an
+// TestLateWriteEventExtends: the Write event of an
 // append arrives after a read already indexed the grown file. The next read
 // of the same state checks the tail instead of building from scratch; main
 // counted a miss and an invalidation, a full build of the file.
@@ -76,7 +77,7 @@ func TestSizeLies(t *testing.T) {
 func TestShortReadIsChange(t *testing.T) {
 	c := newCache(t, Options{noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, bytes.Repeat([]byte("x\n"), 5000))
+	testenv.WriteFile(t, path, bytes.Repeat([]byte("x\n"), 5000))
 	f, err := c.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +106,7 @@ func TestOpenFileAdopts(t *testing.T) {
 	c := newCache(t, Options{noWatch: true})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
-	writeFile(t, path, []byte("one\ntwo\n"))
+	testenv.WriteFile(t, path, []byte("one\ntwo\n"))
 	osf, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestOpenFileAdopts(t *testing.T) {
 	}
 }
 
-// TestHardLinksIndexOnce is issue 8 item 14's index side: entries are keyed
+// TestHardLinksIndexOnce: hard links cost one index: entries are keyed
 // by device and inode, so the names of one file share one index; main built
 // and kept one per name. A Write event on any name marks the shared entry.
 func TestHardLinksIndexOnce(t *testing.T) {
@@ -139,7 +140,7 @@ func TestHardLinksIndexOnce(t *testing.T) {
 	// 300 lines (3,000 with TOOLD_LONG=1): the size is not what is
 	// checked here, and each name's check reads the file over again.
 	content := bytes.Repeat([]byte("shared line\n"), testenv.Size(300, 3000))
-	writeFile(t, path, content)
+	testenv.WriteFile(t, path, content)
 	names := []string{path}
 	for _, n := range []string{"link1", "link2", "sub/link3"} {
 		name := filepath.Join(dir, n)
@@ -197,7 +198,7 @@ func indexedLog(t *testing.T) (*Cache, string, []byte) {
 	// 120 lines (2 KiB, 34 of the index's 64-byte spacings) in the quick
 	// run, whose checks visit every byte offset; 1000 with TOOLD_LONG=1.
 	content := bytes.Repeat([]byte("a line of the log\n"), testenv.Size(120, 1000))
-	writeFile(t, path, content)
+	testenv.WriteFile(t, path, content)
 	check(t, open(t, c, path), content, false)
 	return c, path, content
 }
@@ -208,9 +209,9 @@ func indexedLog(t *testing.T) (*Cache, string, []byte) {
 // (5 MB) at once held 650 MiB.
 func TestSnapshotBudget(t *testing.T) {
 	big := filepath.Join(t.TempDir(), "big")
-	writeFile(t, big, bytes.Repeat([]byte("line\n"), 200_000)) // 1 MB
+	testenv.WriteFile(t, big, bytes.Repeat([]byte("line\n"), 200_000)) // 1 MB
 	small := filepath.Join(t.TempDir(), "small")
-	writeFile(t, small, []byte("small\n"))
+	testenv.WriteFile(t, small, []byte("small\n"))
 	c := &Cache{snaps: semaphore.NewWeighted(snapshotBudget)}
 	read := func(ctx context.Context, path string) ([]byte, int64, error) {
 		f, err := os.Open(path)
@@ -249,7 +250,7 @@ func TestSnapshotBudget(t *testing.T) {
 // TestReadSnapshotCap: a file read to EOF stops at the cap and says so.
 func TestReadSnapshotCap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, []byte("0123456789abcdef"))
+	testenv.WriteFile(t, path, []byte("0123456789abcdef"))
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -174,13 +174,6 @@ func open(t testing.TB, c *Cache, path string) *File {
 	return f
 }
 
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func testdata(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "fileindex", name))
@@ -216,7 +209,7 @@ func TestIndexMatchesReference(t *testing.T) {
 		for i, tc := range cases {
 			t.Run(tc.name+"/spacing="+itoa(spacing), func(t *testing.T) {
 				path := filepath.Join(dir, itoa(int64(i)))
-				writeFile(t, path, tc.content)
+				testenv.WriteFile(t, path, tc.content)
 				check(t, open(t, c, path), tc.content, true)
 			})
 		}
@@ -249,7 +242,7 @@ func TestIndexLongLines(t *testing.T) {
 		for i, tc := range cases {
 			t.Run(tc.name+"/spacing="+itoa(spacing), func(t *testing.T) {
 				path := filepath.Join(dir, itoa(int64(i)))
-				writeFile(t, path, tc.content)
+				testenv.WriteFile(t, path, tc.content)
 				check(t, open(t, c, path), tc.content, false)
 			})
 		}
@@ -282,7 +275,7 @@ func FuzzIndex(f *testing.F) {
 			k = int(cut) % (len(data) + 1)
 		}
 		path := filepath.Join(t.TempDir(), "f")
-		writeFile(t, path, data[:k])
+		testenv.WriteFile(t, path, data[:k])
 		check(t, open(t, c, path), data[:k], true)
 
 		w, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)

@@ -58,7 +58,7 @@ func TestParallelBuild(t *testing.T) {
 	t.Cleanup(func() { ParallelMin = old })
 	c := newCache(t, Options{Spacing: 4096, noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, mixed)
+	testenv.WriteFile(t, path, mixed)
 	check(t, open(t, c, path), mixed, false)
 }
 
@@ -96,7 +96,7 @@ func TestFeed(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789abcdef line\n"), 200000) // 4.4 MB: many blocks
 	c := newCache(t, Options{noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
-	writeFile(t, path, data)
+	testenv.WriteFile(t, path, data)
 	var got bytes.Buffer
 	fd := &Feed{W: &got}
 	f, err := c.Open(context.Background(), path)
@@ -128,13 +128,13 @@ func TestSameFile(t *testing.T) {
 	c := newCache(t, Options{noWatch: true})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
-	writeFile(t, path, []byte("a\n"))
+	testenv.WriteFile(t, path, []byte("a\n"))
 	f := open(t, c, path)
 	fi, err := os.Stat(path)
 	if err != nil || !f.SameFile(fi) {
 		t.Fatalf("the file itself: %v", err)
 	}
-	writeFile(t, path+".new", []byte("b\n"))
+	testenv.WriteFile(t, path+".new", []byte("b\n"))
 	if err := os.Rename(path+".new", path); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestBuildProgress: a build reports how far it has read, forward, ending at
@@ -15,7 +17,7 @@ func TestBuildProgress(t *testing.T) {
 	c := newCache(t, Options{})
 	path := filepath.Join(t.TempDir(), "f")
 	size := 3*readBufSize + 123
-	writeFile(t, path, []byte(strings.Repeat("y", size-1)+"\n"))
+	testenv.WriteFile(t, path, []byte(strings.Repeat("y", size-1)+"\n"))
 
 	index := func() [][2]int64 {
 		t.Helper()

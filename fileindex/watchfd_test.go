@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/internal/watchcost"
 )
 
@@ -19,9 +20,9 @@ func TestWatchBudget(t *testing.T) {
 		t.Skip("inotify: a watch holds no descriptor of its own (run with -tags toold_portable)")
 	}
 	small, big := t.TempDir(), t.TempDir()
-	writeFile(t, filepath.Join(small, "f"), []byte("one\n"))
+	testenv.WriteFile(t, filepath.Join(small, "f"), []byte("one\n"))
 	for i := range 30 {
-		writeFile(t, filepath.Join(big, fmt.Sprint(i)), []byte("line\n"))
+		testenv.WriteFile(t, filepath.Join(big, fmt.Sprint(i)), []byte("line\n"))
 	}
 	before := watchcost.Used()
 	defer watchcost.SetBudget(before + watchcost.Of(small) + 5)()
@@ -38,7 +39,7 @@ func TestWatchBudget(t *testing.T) {
 		t.Errorf("charged %d descriptors, want %d", used, watchcost.Of(small))
 	}
 	// Not watched, yet not served stale: the stat checks see the change.
-	writeFile(t, bigFile, []byte("line\nline\nand more\n"))
+	testenv.WriteFile(t, bigFile, []byte("line\nline\nand more\n"))
 	if f := open(t, c, bigFile); f.Lines() != 3 {
 		t.Errorf("%s rewritten: %d lines, want 3", bigFile, f.Lines())
 	}

@@ -243,7 +243,7 @@ func BenchmarkDetectErrorDense(b *testing.B) {
 	}
 }
 
-// kvLog is text like bench/driver's genlog -style kv (issue 28's log): a
+// kvLog is text like bench/driver's genlog -style kv: a
 // time, a level drawn from DEBUG, INFO, WARN and ERROR alike, a component,
 // then random words and key=number pairs. Half the lines are hits, every
 // one of a shape never seen before.
@@ -276,7 +276,7 @@ func kvLog(size int) []byte {
 	return b
 }
 
-// BenchmarkDetectKV is the detector over issue 28's log (see kvLog): the
+// BenchmarkDetectKV is the detector over a kv log (see kvLog): the
 // target is exec of cat at 0.8x of the pipe copy or better.
 func BenchmarkDetectKV(b *testing.B) {
 	data := kvLog(32 << 20)

@@ -16,7 +16,7 @@ func repeated(b *strings.Builder, from, to int) {
 	}
 }
 
-// TestUnusualLines: issue 28's model on outputs that say what went wrong
+// TestUnusualLines: a model's view of outputs that say what went wrong
 // in their own words, each among thousands of lines of a few repeated
 // shapes: the lines a model must see are in a group, of the reason that
 // says why, and a clean output of repeated shapes has no group at all.

@@ -32,7 +32,7 @@ func TestTemplatesPruned(t *testing.T) {
 // TestTemplatesSkipClosedBucket: once the table is full, a bucket left
 // with fewer than maxBucket templates takes no new one either, so it is
 // skipped after bucketMisses lines in a row that join none of its
-// templates, as a full bucket is (issue 28's log has more buckets than
+// templates, as a full bucket is (a kv log has more buckets than
 // the table has room for: comparing them was a third of its detector's
 // work). A line that joins a template before that still joins it.
 func TestTemplatesSkipClosedBucket(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"github.com/toold/toold/search"
 )
 
-// The index file's faults (issue 27, items 8 and 9): a file truncated
+// The index file's faults: a file truncated
 // under the mapping, a file whose checksum holds but whose structure does
 // not, files of the tree that are no files by the time the build opens
 // them.

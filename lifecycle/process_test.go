@@ -1,14 +1,12 @@
 package lifecycle
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,20 +14,6 @@ import (
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
-
-// alive reports whether pid runs; a zombie its new parent has yet to reap
-// does not.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return !(i > 0 && len(b) > i+2 && b[i+2] == 'Z')
-}
 
 // startProcs starts n background processes in c's session, each a shell
 // with a background child, and returns the pids of both.
@@ -66,10 +50,10 @@ func wantGone(t *testing.T, how string, pids []int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
+		for testenv.Alive(pid) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if alive(pid) {
+		if testenv.Alive(pid) {
 			t.Errorf("%s: process %d is still alive", how, pid)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/lifecycle"
 	"github.com/toold/toold/rpc"
 )
@@ -146,13 +147,10 @@ func structured(t *testing.T, res *sdk.CallToolResult, v any) {
 	}
 }
 
+// writeFile writes content to name in a new temporary directory.
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testenv.WriteFile(t, filepath.Join(t.TempDir(), name), []byte(content))
 }
 
 func TestListTools(t *testing.T) {

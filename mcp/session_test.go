@@ -1,37 +1,18 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/lifecycle"
 )
-
-// syncBuffer is a log a daemon writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The toold session is named after the MCP client (its initialize's
 // clientInfo), once at INFO, whether the client has roots (the roots sync
@@ -45,7 +26,7 @@ func TestSessionNamedAfterClient(t *testing.T) {
 		protocol  string // 2026-07-28: no handshake, clientInfo in each request's _meta
 	}{{false, "2025-11-25"}, {true, "2025-11-25"}, {false, "2026-07-28"}} {
 		withRoots := tc.withRoots
-		var log syncBuffer
+		var log testenv.Buffer
 		logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 		d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: filepath.Join(t.TempDir(), "spool"), Logger: logger})
 		if err != nil {

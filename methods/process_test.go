@@ -249,7 +249,7 @@ func TestBackgroundFastExit(t *testing.T) {
 
 // TestProcessKillSignal: process/kill's signal is a name or a number, as
 // its doc and its error say; a JSON number was refused as "must be a
-// string" (issue 15, item 5c).
+// string".
 func TestProcessKillSignal(t *testing.T) {
 	svc, s := newExecService(t, nil)
 	for _, tc := range []struct {

@@ -93,12 +93,9 @@ func walkLines(t testing.TB, svc *Service, path string, lr lineRequest) []byte {
 	}
 }
 
+// writeFile writes data to a file of its own in a new temporary directory.
 func writeFile(t testing.TB, data []byte) string {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testenv.WriteFile(t, filepath.Join(t.TempDir(), "f"), data)
 }
 
 var walkFiles = map[string][]byte{

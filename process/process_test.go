@@ -330,20 +330,6 @@ func TestWriteBlocked(t *testing.T) {
 	}
 }
 
-// alive reports whether pid runs: a zombie that its new parent has yet to
-// reap does not.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return !(i > 0 && len(b) > i+2 && b[i+2] == 'Z')
-}
-
 // TestKill: the three kinds of kill run in parallel, so that the one that
 // waits out the kill delay (a signal the group ignores) overlaps the others.
 func TestKill(t *testing.T) {
@@ -361,7 +347,7 @@ func TestKill(t *testing.T) {
 		if err != nil || res == nil || res.Signal == nil || *res.Signal != "SIGTERM" {
 			t.Fatalf("kill: %+v %v", res, err)
 		}
-		for deadline := time.Now().Add(5 * time.Second); alive(child); {
+		for deadline := time.Now().Add(5 * time.Second); testenv.Alive(child); {
 			if time.Now().After(deadline) {
 				t.Fatalf("the group's background child %d outlived the kill", child)
 			}
@@ -468,10 +454,10 @@ func TestCloseLeavesNothing(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second) // signals are delivered asynchronously
 	for _, pid := range pids {
-		for alive(pid) && time.Now().Before(deadline) {
+		for testenv.Alive(pid) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if alive(pid) {
+		if testenv.Alive(pid) {
 			t.Errorf("child %d outlived Close", pid)
 		}
 	}

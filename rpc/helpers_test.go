@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // failAfter bounds every wait in these tests so that a bug fails the test
@@ -140,24 +142,6 @@ func (h *testHandler) Handle(ctx context.Context, req *Request) (any, error) {
 	return nil, MethodNotFound(req.Method)
 }
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // served is a server on one end of a socket pair and a raw client on the other.
 type served struct {
 	t       *testing.T
@@ -165,7 +149,7 @@ type served struct {
 	framing Framing
 	fr      *frameReader
 	h       *testHandler
-	logs    *syncBuffer
+	logs    *testenv.Buffer
 	cancel  context.CancelFunc
 	done    chan error // ServeConn's result
 }
@@ -173,7 +157,7 @@ type served struct {
 // serve starts srv (Handler and Logger filled in when nil) on a socket pair.
 func serve(t *testing.T, framing Framing, srv *Server) *served {
 	t.Helper()
-	s := &served{t: t, framing: framing, h: newTestHandler(), logs: &syncBuffer{}, done: make(chan error, 1)}
+	s := &served{t: t, framing: framing, h: newTestHandler(), logs: &testenv.Buffer{}, done: make(chan error, 1)}
 	if srv == nil {
 		srv = &Server{}
 	}

@@ -12,7 +12,7 @@ import (
 
 // TestRemoveLockedOut: a session's TMPDIR and spool directory go at
 // Remove, and a dead daemon's at the sweep, whatever modes a command left
-// on the directories in them (issue 27: a chmod 000 directory kept the
+// on the directories in them (a chmod 000 directory kept the
 // TMPDIR forever), and a symlink among them is not followed: the modes
 // of what it leads to stay as they were. As root the modes deny nothing:
 // TestRemoveLockedOutAsNobody runs it as uid 65534.

@@ -261,19 +261,8 @@ func startSocketDaemon(t *testing.T, args ...string) (string, *exec.Cmd) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	waitFor(t, "the daemon to listen", func() bool { _, err := os.Stat(sock); return err == nil })
+	testenv.WaitFor(t, 15*time.Second, "the daemon to listen", func() bool { _, err := os.Stat(sock); return err == nil })
 	return sock, cmd
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func TestStatusStop(t *testing.T) {
@@ -309,7 +298,7 @@ func TestStatusStop(t *testing.T) {
 		t.Errorf("status with a client: %+v", st)
 	}
 	p.start("exec", map[string]any{"command": "sleep 30"}) // cancelled by stop
-	waitFor(t, "the exec to run", func() bool { st, _ := status(); return st.ExecsRunning == 1 })
+	testenv.WaitFor(t, 15*time.Second, "the exec to run", func() bool { st, _ := status(); return st.ExecsRunning == 1 })
 	text, _, _ := runBin(t, "", nil, "status", "--remote", sock)
 	for _, want := range []string{"socket    " + sock, "pid       " + strconv.Itoa(cmd.Process.Pid), "sessions  1", "running   1 command\n", "log       " + log} {
 		if !strings.Contains(text, want) {
@@ -461,7 +450,7 @@ func TestRPCTrace(t *testing.T) {
 	runBin(t, "", nil, "call", "--remote", sock, "read", `{"path":"/nonexistent"}`)
 	runBin(t, "", nil, "call", "--remote", sock, "stats")
 	var logged []byte
-	waitFor(t, "the trace", func() bool {
+	testenv.WaitFor(t, 15*time.Second, "the trace", func() bool {
 		logged, _ = os.ReadFile(log)
 		return bytes.Contains(logged, []byte("method=stats"))
 	})

@@ -659,7 +659,7 @@ func TestSignalCleansUp(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pid")
 			p.start("exec", map[string]any{"command": "sleep 60 & echo $! > " + pidFile + ".new && mv " + pidFile + ".new " + pidFile + "; wait"})
 			var pid int
-			waitFor(t, "the command's background child", func() bool {
+			testenv.WaitFor(t, 15*time.Second, "the command's background child", func() bool {
 				b, _ := os.ReadFile(pidFile)
 				pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 				return pid > 0
@@ -674,7 +674,7 @@ func TestSignalCleansUp(t *testing.T) {
 				t.Fatal("daemon did not exit on signal")
 			}
 			// Gone, or a zombie until init reaps it.
-			waitFor(t, "the background sleep to end", func() bool { return syscall.Kill(pid, 0) != nil || zombie(pid) })
+			testenv.WaitFor(t, 15*time.Second, "the background sleep to end", func() bool { return syscall.Kill(pid, 0) != nil || zombie(pid) })
 			if _, err := os.Stat(res.SpoolDir); !os.IsNotExist(err) {
 				t.Errorf("spool dir %s after %v: %v", res.SpoolDir, sig, err)
 			}

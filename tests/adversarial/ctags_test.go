@@ -50,7 +50,7 @@ func outlineOf(t *testing.T, c *rawClient, id int, path string) string {
 
 // TestCtagsOptionFiles: option files where ctags looks for them (.ctags.d
 // in the daemon's cwd, in $HOME, $CTAGS) cannot make it read a file
-// outside the roots into an outline (issue 27 item 7: an -L there listed
+// outside the roots into an outline (an -L there listed
 // the secret, and its tags were shown).
 func TestCtagsOptionFiles(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
@@ -93,7 +93,7 @@ func TestCtagsOptionFiles(t *testing.T) {
 
 // TestCtagsSwap: the file outlined is swapped for a symlink to a file
 // outside the roots and back, again and again, while it is outlined; no
-// outline shows the outside file (issue 27 item 7: ctags was given the
+// outline shows the outside file (ctags was given the
 // path, and the check after it saw the file swapped back).
 func TestCtagsSwap(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestEOFAnswersCommandsThatIgnoreTERM: the input ends while commands
@@ -57,7 +59,7 @@ func TestEOFAnswersCommandsThatIgnoreTERM(t *testing.T) {
 			c.send(rawRequest(id, "exec", params))
 		}
 		trapped := func(id string) bool { _, err := os.Stat(filepath.Join(dir, id)); return err == nil }
-		waitFor(t, 30*time.Second, tr.name+"'s shells to set their traps", func() bool {
+		testenv.WaitFor(t, 30*time.Second, tr.name+"'s shells to set their traps", func() bool {
 			return trapped("3") && (trapped("2") || time.Since(sent) > 300*time.Millisecond)
 		})
 		eof()

@@ -53,7 +53,7 @@ func daemonExec(t *testing.T, c *rawClient, id int, params map[string]any) (stdo
 	return res.Stdout.Head, res.Stderr.Head, res.ExitCode
 }
 
-// TestDaemonExecSignals: issue 8 item 5. Commands start with the signal
+// TestDaemonExecSignals: commands start with the signal
 // dispositions a shell gives them: SIGPIPE at its default, so `yes | head
 // -c1` ends quietly with yes killed by SIGPIPE (141), nothing ignored or
 // blocked. The original ignored SIGPIPE in the daemon, and commands
@@ -86,7 +86,7 @@ func TestDaemonExecSignals(t *testing.T) {
 	}
 }
 
-// TestDaemonEscapedDescendants: issue 8 item 6. Children that leave the
+// TestDaemonEscapedDescendants: children that leave the
 // command's process group (setsid, set -m, a double fork) are ended with
 // their exec, whether it exits, times out or is cancelled: the daemon is
 // their subreaper and finds them by the marker in their environment. The

@@ -201,7 +201,7 @@ func checkFloodRSS(t *testing.T, p *daemonProc, paused int64) {
 	}
 }
 
-// TestDaemonFloodStdio: issue 8 item 3 on stdio. A client pipelines
+// TestDaemonFloodStdio: a flood on stdio. A client pipelines
 // thousands of reads (1,500 of 8 KiB windows; 10,000 of 256 KiB with
 // TOOLD_LONG=1) and reads none of the replies: the daemon stops reading
 // them before their end, its peak RSS stays under 256 MiB (the original
@@ -225,7 +225,7 @@ func TestDaemonFloodStdio(t *testing.T) {
 	checkFloodRSS(t, p, paused)
 }
 
-// TestDaemonFloodSocket: issue 8 item 3 on the shared socket, where one
+// TestDaemonFloodSocket: a flood on the shared socket, where one
 // client's flood must cost the others nothing: while it is paused, another
 // client's read answers as fast as before the flood (within a generous
 // bound: the point is not to wait behind the flood).
@@ -264,7 +264,7 @@ func TestDaemonFloodSocket(t *testing.T) {
 	checkFloodRSS(t, p, paused)
 }
 
-// TestDaemonStdioNonReaderEnds: issue 8 item 11 and issue 15 item 5a. A
+// TestDaemonStdioNonReaderEnds: a
 // stdio client starts commands and sends requests, closes its input and
 // never reads: the daemon ends within a few seconds of the end of its input,
 // its commands killed, instead of living on blocked on replies nobody reads
@@ -322,7 +322,7 @@ func startNonReader(t *testing.T, requests int) *nonReader {
 // flood waits for the commands to run, sends the requests and closes the
 // daemon's input.
 func (nr *nonReader) flood(t *testing.T) {
-	waitFor(t, 10*time.Second, "the commands to start", func() bool {
+	testenv.WaitFor(t, 10*time.Second, "the commands to start", func() bool {
 		entries, _ := os.ReadDir(nr.started)
 		return len(entries) == 3
 	})
@@ -362,16 +362,6 @@ func withEnv(entry string) []int {
 		}
 	}
 	return pids
-}
-
-// waitFor polls cond until it holds, failing the test after d.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", d, what)
-		}
-	}
 }
 
 // TestDaemonSIGTERMDuringFlood: a daemon whose connection is paused at its

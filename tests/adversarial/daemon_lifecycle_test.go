@@ -134,7 +134,7 @@ func killedCommandsSwept(t *testing.T, mode string) {
 	}
 }
 
-// TestDaemonForwarderDaemonKilled: issue 8 item 12. A forwarder whose
+// TestDaemonForwarderDaemonKilled: a forwarder whose
 // daemon is killed under it answers the requests in flight with an error,
 // says so on stderr and exits non-zero (the original exited 0, silent).
 func TestDaemonForwarderDaemonKilled(t *testing.T) {

@@ -28,7 +28,7 @@ func hugeDigits() int {
 	return 1000 * rpc.MaxNumberChars
 }
 
-// TestDaemonHugeNumbers: issue 8 item 4. A param written with millions of
+// TestDaemonHugeNumbers: a param written with millions of
 // digits, or with an exponent that math/big turns into a number of a
 // billion digits, is answered at once, and the next request too. On the
 // original main three million digits took some 28 s, past each reply's
@@ -79,7 +79,7 @@ func TestDaemonHugeNumbers(t *testing.T) {
 	}
 }
 
-// TestDaemonIDCollision: issue 8 item 11. rpc/ gives requests whose ids
+// TestDaemonIDCollision: rpc/ gives requests whose ids
 // jsonrpc2 cannot hold (here -1) string ids of its own; a client that writes
 // such a string id itself must not get the other request's reply, nor be
 // able to cancel it.

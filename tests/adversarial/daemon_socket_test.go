@@ -15,7 +15,7 @@ import (
 // The shared socket: floods of connections, descriptor exhaustion, and
 // daemons that race for the socket.
 
-// TestDaemonAcceptEMFILE: issue 8 item 2. Under `ulimit -n 64`, sixty idle
+// TestDaemonAcceptEMFILE: under `ulimit -n 64`, sixty idle
 // connections made accept fail with EMFILE and the daemon exit, ending
 // every session. Now it backs off and goes on; past its per-uid cap (half
 // the descriptors: 32) a connection's first request is answered -32006; and
@@ -213,7 +213,7 @@ func TestDaemonManyConnections(t *testing.T) {
 	}
 }
 
-// TestDaemonListenRace: issue 8 item 10. Daemons started together on one
+// TestDaemonListenRace: daemons started together on one
 // socket: exactly one listens, the others exit saying so, and the socket
 // the survivor serves on stays (the original let two listen, and a loser's
 // exit removed the winner's socket).

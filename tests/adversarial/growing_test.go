@@ -22,7 +22,7 @@ type cacheStats struct {
 	} `json:"cache"`
 }
 
-// TestGrowingLogPolled is issue 8 item 13: a log that grows while a reader
+// TestGrowingLogPolled: a log that grows while a reader
 // polls its end. The watcher's Write events arrive after reads that already
 // saw the new size; main took them for a rewrite and rebuilt the index from
 // scratch (150 ms on 1 GiB). Here every read extends: one build, no

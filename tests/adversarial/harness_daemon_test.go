@@ -42,7 +42,7 @@ func daemonBinary(t testing.TB) string {
 // daemonProc is a toold process the test started.
 type daemonProc struct {
 	cmd        *exec.Cmd
-	stderr     *lockedBuffer
+	stderr     *testenv.Buffer
 	exited     chan struct{} // closed once Wait has returned
 	err        error         // Wait's; read after exited
 	afterStart []io.Closer   // the child's ends of pipes, closed here once it started
@@ -93,7 +93,7 @@ func daemonStart(t testing.TB, nofile int, args ...string) *daemonProc {
 		}
 		argv = append([]string{"prlimit", "--nofile=" + strconv.Itoa(nofile)}, argv...)
 	}
-	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &testenv.Buffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return p

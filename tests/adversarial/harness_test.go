@@ -1,7 +1,6 @@
 package adversarial
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -187,38 +185,20 @@ func (c *client) fails(method string, params any) *rpcError {
 // daemon is a toold process and what it wrote on stderr.
 type daemon struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testenv.Buffer
 	exited chan struct{} // closed once cmd.Wait returned
 }
 
 // launch starts cmd with its stderr kept and a goroutine that waits for it.
 func launch(t testing.TB, cmd *exec.Cmd) *daemon {
 	t.Helper()
-	d := &daemon{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	d := &daemon{cmd: cmd, stderr: &testenv.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = d.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { cmd.Wait(); close(d.exited) }()
 	return d
-}
-
-// lockedBuffer is a goroutine-safe buffer for a process's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // spoolArgs gives a daemon a spool root of its own unless args name one.

@@ -1,6 +1,6 @@
 package adversarial
 
-// Attacks on the search index of the shared daemon (issue 27, items 8-10):
+// Attacks on the search index of the shared daemon:
 // its directory planted by another uid or replaced by a symlink, its file
 // truncated or forged while mapped, files of the tree swapped for FIFOs
 // while it builds.
@@ -130,7 +130,7 @@ func daemonAs(t testing.TB, u asUser, env []string, args ...string) (*daemonProc
 		argv = append([]string{"setpriv", fmt.Sprintf("--reuid=%d", u.uid), fmt.Sprintf("--regid=%d", u.uid),
 			"--clear-groups", "--"}, argv...)
 	}
-	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &daemonProc{cmd: exec.Command(argv[0], argv[1:]...), stderr: &testenv.Buffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p.cmd.Env = append(os.Environ(), "HOME=/nonexistent", "TMPDIR=/tmp")
@@ -210,7 +210,7 @@ func dirState(t testing.TB, dir string) string {
 	return fmt.Sprintf("%v %v", fi.Mode(), names)
 }
 
-// TestIndexDirUnsafe is issue 27 item 10: the index directory is checked
+// TestIndexDirUnsafe: the index directory is checked
 // as the spool root is. Another uid's toold/index (0777) is not used, a
 // symlink in its place is not followed (main chmod'ed its target 0700 and
 // wrote the index into it), nor one in a toold directory another uid owns
@@ -383,7 +383,7 @@ func swapNames(a, b, tmp string) error {
 	return errors.Join(os.Rename(a, tmp), os.Rename(b, a), os.Rename(tmp, b))
 }
 
-// TestIndexBuildFIFOs is issue 27 item 9: files swapped for FIFOs while
+// TestIndexBuildFIFOs: files swapped for FIFOs while
 // the index builds. main opened each file of the build as it blocks, so
 // the build stayed "building" for ever, two threads blocked in open, and
 // then the stdio daemon did not exit at the end of its input. Now the

@@ -14,7 +14,7 @@ import (
 
 // TestSessionDirsLockedOut: a session's TMPDIR and spool directory go at
 // session/close whatever modes its commands left on the directories in
-// them (issue 27: a chmod 000 directory kept a sandboxed session's TMPDIR
+// them (a chmod 000 directory kept a sandboxed session's TMPDIR
 // for good). As root the modes deny nothing: TestLockedOutAsNobody runs
 // it as uid 65534.
 func TestSessionDirsLockedOut(t *testing.T) {
@@ -66,7 +66,7 @@ func TestSessionDirsLockedOut(t *testing.T) {
 	}
 }
 
-// TestBoundsAsNobody runs issue 27's cases whose outcome could depend on
+// TestBoundsAsNobody runs the locked-out and swapped-spool cases whose outcome could depend on
 // privilege again as uid 65534: TestSessionDirsLockedOut (the modes deny
 // that user, not root), the spools swapped (the spool dir's modes), the
 // option files of ctags and its sandbox (seccomp without privilege).

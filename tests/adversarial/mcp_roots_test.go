@@ -9,6 +9,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toold/toold/internal/testenv"
 )
 
 // mcpSession is `toold mcp` started with args, an MCP client that
@@ -18,7 +19,7 @@ func mcpSession(t *testing.T, roots []string, args ...string) *sdk.ClientSession
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	cmd := exec.Command(daemonBinary(t), append([]string{"mcp", "--spool-root", filepath.Join(t.TempDir(), "spool")}, args...)...)
-	stderr := &lockedBuffer{}
+	stderr := &testenv.Buffer{}
 	cmd.Stderr = stderr
 	client := sdk.NewClient(&sdk.Implementation{Name: "adversarial", Version: "1"}, nil)
 	for _, r := range roots {
@@ -57,7 +58,7 @@ func mcpRead(t *testing.T, cs *sdk.ClientSession, path string) string {
 // TestMCPClientRootSymlink: an MCP client's root that is a symlink inside
 // --root narrows the roots to where the link leads only when that is
 // inside --root too: a link to a directory outside does not widen them
-// (issue 27 item 3a: roots were compared as strings, and the daemon then
+// (roots were compared as strings, and the daemon then
 // followed the link).
 func TestMCPClientRootSymlink(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others

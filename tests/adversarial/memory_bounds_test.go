@@ -149,7 +149,7 @@ func (a *asker) finish(t *testing.T) {
 	}
 }
 
-// TestDaemonMemoryBounds: the probes of issue 27's memory, each against a
+// TestDaemonMemoryBounds: the probes of a daemon's memory bounds, each against a
 // shared daemon of its own (its VmHWM is the probe's), with another
 // session asking throughout.
 func TestDaemonMemoryBounds(t *testing.T) {
@@ -242,7 +242,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 
 // TestMCPReadLargeGo: a plain MCP read of a 16 MiB generated Go file,
 // which toold mcp outlines on its own (a large file, no offset or limit),
-// keeps the MCP server's peak RSS under the budget (issue 27 item 12: it
+// keeps the MCP server's peak RSS under the budget (it
 // took go/ast's 290 MiB too).
 func TestMCPReadLargeGo(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others

@@ -46,7 +46,7 @@ func symlink(t *testing.T, target, link string) {
 
 // TestRootsPaths: every way a path can lead out of the roots is -32002,
 // whether or not its target exists; ways that stay inside behave as inside.
-// The dangling-symlink cases are issue 8 item 1's existence oracle: main
+// The dangling-symlink cases close an oracle of what exists outside the roots: main
 // answered -32001 for a missing target outside, -32002 for an existing one.
 func TestRootsPaths(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
@@ -148,7 +148,7 @@ func TestRootsPaths(t *testing.T) {
 	}
 }
 
-// TestRootsSymlinkSwap is issue 8 item 1: a directory under the root is
+// TestRootsSymlinkSwap: a directory under the root is
 // swapped (renameat2 RENAME_EXCHANGE) with a symlink to a directory outside
 // while reads go on; no read may return the file outside. Main returned it
 // for some hundreds of reads in 35,000. TOOLD_LONG=1 makes 100,000 reads.

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
-// Ways out of the sandbox (issue 27, items 1-5 and 14), each a real
+// Ways out of the sandbox, each a real
 // attack on the built daemon, as root and (TestSandboxAsNobody) as uid
 // 65534.
 
@@ -48,7 +50,7 @@ fcntl.ioctl(s, termios.TIOCSCTTY, 0)
 os.execv(sys.argv[1], sys.argv[1:])
 `
 	args := []string{"-S", "-c", wrapper, daemonBinary(t), "serve", "--spool-root", filepath.Join(t.TempDir(), "spool")}
-	p := &daemonProc{cmd: exec.Command(python3Exe(), args...), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &daemonProc{cmd: exec.Command(python3Exe(), args...), stderr: &testenv.Buffer{}, exited: make(chan struct{})}
 	p.cmd.Stderr = p.stderr
 	p.cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, nil, f} // fd 9
 	in, err := p.cmd.StdinPipe()

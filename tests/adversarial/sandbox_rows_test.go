@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// The sandbox on the kernels people run (issue 30): each protection by the
+// The sandbox on the kernels people run: each protection by the
 // best mechanism the kernel has, a session refused (-32007) only when a
 // protection has none, and initialize's sandbox.unenforced exactly what is
 // left. The rows are the Landlock ABIs from 1 to this kernel's

@@ -20,7 +20,7 @@ import (
 	"github.com/toold/toold/internal/testenv"
 )
 
-// The sandbox (issue 15): the built daemon, on every transport, runs a
+// The sandbox: the built daemon, on every transport, runs a
 // session's commands under workspace-write with roots = a temp project, and
 // each probe tries a way out. A probe asserts the command's error and that
 // nothing outside the project changed.
@@ -240,7 +240,8 @@ func deref2(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-// TestSandboxWorkspaceWrite: issue 15's probes, on every transport.
+// TestSandboxWorkspaceWrite: the sandbox's probes (writeProbes), on every
+// transport: a workspace-write session reaches no further than it says.
 func TestSandboxWorkspaceWrite(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports, sock := sandboxTransports(t)

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The sandbox's review (issue 15, second pass): a session's sandbox never
+// The sandbox's review: a session's sandbox never
 // gets looser, and the daemon's --sandbox is a floor.
 
 // sandboxRefused asserts that initialize with params is -32602 naming

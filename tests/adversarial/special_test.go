@@ -136,7 +136,7 @@ func TestSpecialFilesWalk(t *testing.T) {
 	}
 }
 
-// TestTextEncodings is issue 8 item 15: a short Latin-1 file (file(1):
+// TestTextEncodings: a short Latin-1 file (file(1):
 // "ISO-8859 text") was refused as binary; it is text, shown with U+FFFD.
 // NUL bytes and control characters still make a file binary.
 func TestTextEncodings(t *testing.T) {

@@ -60,8 +60,8 @@ func spoolSession(t *testing.T) (*rawClient, string) {
 
 // TestSpoolSwappedBackground: a background command swaps its own spool for
 // a symlink to an outside file, a FIFO or another file; process/read and
-// process/wait neither show what was planted nor hang (issue 27 item 6:
-// they opened the spool by path, following the link and blocking on the
+// process/wait neither show what was planted nor hang (before, they
+// opened the spool by path, following the link and blocking on the
 // FIFO). What the command printed before and after stays the daemon's.
 func TestSpoolSwappedBackground(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
@@ -120,7 +120,7 @@ func waitPlanted(t *testing.T, dir string) {
 // TestSpoolSwappedEvidence: a command whose failed go test's log lines
 // have left the detector's memory swaps its spool before it exits; exec
 // reads that evidence back from the spool, and must not read the planted
-// file instead (issue 27 item 6: exec's evidence was read by path).
+// file instead (exec's evidence was read by path).
 func TestSpoolSwappedEvidence(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	outside := spoolSecret(t)

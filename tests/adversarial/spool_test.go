@@ -24,7 +24,7 @@ func execBig(t *testing.T, c *client) execResult {
 	return res
 }
 
-// TestNoSpoolRoot is issue 8 item 7: a spool root that cannot be created
+// TestNoSpoolRoot: a spool root that cannot be created
 // (here it would be under a regular file) no longer stops the daemon: read
 // works, and exec gives its preview with a notice that the output could not
 // be kept. Main exited at start.
@@ -62,7 +62,7 @@ func deref(s *string) string {
 	return *s
 }
 
-// TestSpoolReplaced is issue 8 item 9 and its kin: a command plants a
+// TestSpoolReplaced: a command plants a
 // symlink, another file or a symlinked directory where a spool was. page
 // refuses (-32002) and never shows what was planted; main followed the
 // symlink.
@@ -111,7 +111,7 @@ func TestSpoolReplaced(t *testing.T) {
 	})
 }
 
-// TestSpoolQuotas is issue 8 item 14's disk side: past the session quota
+// TestSpoolQuotas: a session cannot fill the disk: past the session quota
 // the session's oldest spools are evicted, and paging one says so; the
 // newest stays whole. Main had no quota (nor the flag).
 func TestSpoolQuotas(t *testing.T) {
@@ -190,7 +190,7 @@ func TestSpoolDirRemoved(t *testing.T) {
 	c.ok("exec", map[string]any{"command": "echo still here"}, &res)
 }
 
-// TestSharedDaemonCwd is issue 8 item 14's last part: a session of the
+// TestSharedDaemonCwd: a session of the
 // shared daemon that names no cwd must not get the cwd of whoever started
 // the daemon (here this test's directory); the daemon works from /.
 func TestSharedDaemonCwd(t *testing.T) {
@@ -223,7 +223,7 @@ func TestSharedDaemonRelativeSocket(t *testing.T) {
 	waitSocket(t, d, filepath.Join(dir, "s"))
 }
 
-// TestSpoolRootOpenMode is issue 15 item 5b: a spool root toold-UID that
+// TestSpoolRootOpenMode: a spool root toold-UID that
 // exists already with mode 0755 is made 0700 before anything is spooled in
 // it (main refused it and kept no output, the issue saw it used as it was);
 // one owned by another uid is refused, and exec then keeps no output.

@@ -1,7 +1,7 @@
 package adversarial
 
 // Terminals: a daemon must not take one for its controlling terminal, and
-// a user at one must be able to stop it (issue 27, item 11).
+// a user at one must be able to stop it.
 
 import (
 	"fmt"
@@ -128,7 +128,7 @@ func waitSharedSocket(t *testing.T, dir string) {
 // mcpInit is an MCP client's initialize.
 var mcpInit = map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "adversarial", "version": "1"}}
 
-// TestTerminalSignal is issue 27 item 11: a user who runs toold in a
+// TestTerminalSignal: a user who runs toold in a
 // terminal stops it with Ctrl-C or kill. main's stdio daemon read its
 // terminal's stdin with a blocking read(0), which nothing interrupts, and
 // rpc's server waits for its reader: it ignored both until Enter was
@@ -175,7 +175,7 @@ func TestTerminalSignal(t *testing.T) {
 	}
 }
 
-// TestMCPRepliesBeforeEOF is issue 27 item 11's last part: `printf
+// TestMCPRepliesBeforeEOF: `printf
 // 'initialize\ntools/list\n' | toold mcp` answered nothing, since the SDK
 // ends a session at the end of its input at once, cancelling what is in
 // flight. The replies to the calls sent before the end must be written,
