@@ -58,7 +58,7 @@ type Kind struct {
 // bucketSkip lines (counted apart, as lines that find no room): on a log
 // of random words every line misses all 16 of a bucket, and comparing
 // them was a fifth of the detector's work. A bucket the full table left
-// with fewer templates is skipped alike (issue 28's log has more buckets
+// with fewer templates is skipped alike (a key=value log of many components has more buckets
 // than the table has room for: a third of its work was comparing them).
 type bucket struct {
 	ids    []int

@@ -15,7 +15,7 @@ import (
 // timestamped lines of random words from a few components, one line in
 // -every at ERROR (an error-dense log, the case where the highlight detector
 // finds the most and works the hardest), the others at INFO, DEBUG or WARN.
-// -every 0 writes no ERROR lines. -style kv writes issue 28's log instead:
+// -every 0 writes no ERROR lines. -style kv writes a key=value log instead:
 // a level drawn from DEBUG, INFO, WARN and ERROR alike (half the lines are
 // hits), a component, then random words and key=number pairs
 // ("2026-11-22T07:00:00.049Z ERROR [auth] line=8 retrying opened

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// growMain measures issue 8's growing log: the last 100 lines of a log that
+// growMain measures a growing log: the last 100 lines of a log that
 // grows by -append-kb every -every, polled as fast as possible for -for, by
 // toold (a read for totalLines, then the read of the tail) and, between
 // polls, by tail -n 100 for a baseline. It prints a markdown table.

@@ -1,4 +1,4 @@
-// Command outline measures issue 16's figures: the first read of a 1 GiB
+// Command outline measures the outline's figures: the first read of a 1 GiB
 // file beside `wc -l`, the outlines of a 1 GiB log, a 100 MB JSON array and
 // a 50 MB Markdown book beside `ctags` and `wc -l` on the same files (time
 // and the daemon's peak RSS), and the wire size of an unchanged re-read.
@@ -60,7 +60,7 @@ func main() {
 		check(out.Close())
 	}
 	load := loadavg()
-	fmt.Printf("## Outlines, re-reads and the first read (issue 16)\n\n")
+	fmt.Printf("## Outlines, re-reads and the first read\n\n")
 	fmt.Printf("%s, %d CPUs shared with other work; medians of %d runs, each toold run a fresh daemon (cold index), interleaved with its baselines; load average %s before", goVersion(), ncpu(), *runs, load)
 	fmt.Fprintln(os.Stderr)
 

@@ -27,7 +27,8 @@ type Case struct {
 	// detector ran on it, and its score is reported apart.
 	Heldout bool
 	// Set names the evaluation set the case was made for (the first line
-	// of a file "set" in its directory: "issue 28"), "" for none: a set's
+	// of a file "set" in its directory, e.g. "issue 28", the issue whose
+	// held-out cases they are), "" for none: a set's
 	// held-out and tuned halves are scored apart.
 	Set string
 }
