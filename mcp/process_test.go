@@ -102,27 +102,30 @@ func TestProgress(t *testing.T) {
 func TestProcessTools(t *testing.T) {
 	t.Parallel()
 	s, _ := startStructured(t)
-	text, res := s.call(t, "exec", map[string]any{
+	exText, res := s.call(t, "exec", map[string]any{
 		"command":    `echo booting; sleep 0.2; echo "ready on port 4000"; while read l; do echo "echo: $l"; done`,
 		"background": true})
 	var ex struct{ Process *string }
 	structured(t, res, &ex)
 	// Notices name the tools, not the JSON-RPC methods.
-	if ex.Process == nil || !strings.Contains(text, "still running as process "+*ex.Process) || !strings.Contains(text, "process_wait") || strings.Contains(text, "process/") {
-		t.Fatalf("exec: %q", text)
+	if ex.Process == nil || !strings.Contains(exText, "still running as process "+*ex.Process) || !strings.Contains(exText, "process_wait") || strings.Contains(exText, "process/") {
+		t.Fatalf("exec: %q", exText)
 	}
 	id := *ex.Process
 	if text, _ := s.call(t, "process_list", nil); !strings.HasPrefix(text, id+"  running  started ") || !strings.HasSuffix(text, "do echo \"echo: $l\"; done") {
 		t.Fatalf("list, as text: %q", text)
 	}
-	text, _ = s.call(t, "process_wait", map[string]any{"id": id, "until": map[string]any{"pattern": `ready on port \d+`}})
+	text, _ := s.call(t, "process_wait", map[string]any{"id": id, "until": map[string]any{"pattern": `ready on port \d+`}})
 	// It reads its stdin after the line: it may be seen waiting for
-	// input by the time the wait ends on the pattern.
+	// input by the time the wait ends on the pattern. On a loaded machine
+	// exec's own reply may already have shown the line (the wait matches
+	// from where the last read ended): the wait then ends on the input.
+	onInput := strings.Contains(exText, "ready on port 4000") && strings.HasPrefix(text, "process "+id+" waiting for input (wait ended: input)")
 	ended := strings.HasPrefix(text, "process "+id+" running (wait ended: pattern)") ||
 		strings.HasPrefix(text, "process "+id+" waiting for input (wait ended: pattern)")
-	if !ended || !strings.Contains(text, "ready on port 4000") ||
-		!strings.Contains(text, "process_read or process_wait again goes on from cursor=") || strings.Contains(text, "process/") {
-		t.Fatalf("wait: %q", text)
+	if !onInput && (!ended || !strings.Contains(text, "ready on port 4000") ||
+		!strings.Contains(text, "process_read or process_wait again goes on from cursor=")) || strings.Contains(text, "process/") {
+		t.Fatalf("wait: %q (exec said %q)", text, exText)
 	}
 	s.call(t, "process_write", map[string]any{"id": id, "stdin": "hello\n"})
 	text, _ = s.call(t, "process_wait", map[string]any{"id": id, "until": map[string]any{"pattern": "^echo: hello$"}})

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -31,17 +32,25 @@ func runBin(t *testing.T, dir string, env []string, args ...string) (string, str
 
 func runExe(t *testing.T, exe, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
+	for try := 0; ; try++ {
+		cmd := exec.Command(exe, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if errors.Is(err, syscall.ETXTBSY) && try < 50 {
+			// A copy of the binary (copyBinary) was open for writing
+			// while another test forked: the child holds that fd until
+			// its exec (golang.org/issue/22315). It is gone soon.
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
 			t.Fatalf("toold %v: %v", args, err)
 		}
+		return out.String(), errb.String(), cmd.ProcessState.ExitCode()
 	}
-	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
 }
 
 // runParsed runs toold with args in this process as far as parseArgs goes,
