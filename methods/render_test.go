@@ -1,4 +1,4 @@
-package mcp
+package methods
 
 import (
 	"fmt"
@@ -30,10 +30,18 @@ func synthStream(first, total int64, head, tail int, groups [][2]int64) protocol
 		Omitted: &protocol.Omitted{FromLine: first + int64(head), ToLine: last - int64(tail), Bytes: 1000},
 		Spool:   &protocol.SpoolRef{ID: "sp1"},
 	}
-	for _, g := range groups {
-		s.Highlights = append(s.Highlights, protocol.Highlight{FromLine: g[0], ToLine: g[0] + g[1] - 1, Text: text(g[0], g[0]+g[1]-1)})
+	for i, g := range groups {
+		s.Highlights = append(s.Highlights, protocol.Highlight{FromLine: g[0], ToLine: g[0] + g[1] - 1, Text: text(g[0], g[0]+g[1]-1), Rank: i})
 	}
 	return s
+}
+
+// fitText is the rendering of head, the streams and the notice n after
+// fitStreams fitted it to budget (the streams and n are left as they were).
+func fitText(head string, stdout, stderr *protocol.Stream, n *string, budget int) string {
+	o, e := *stdout, *stderr
+	fitStreams(func() string { return notice.StreamsText(head, &o, &e, n) }, &o, &e, &n, budget)
+	return notice.StreamsText(head, &o, &e, n)
 }
 
 var (
@@ -103,11 +111,11 @@ func TestFitStreams(t *testing.T) {
 			errs := synthStream(1, 30, 30, 0, nil)
 			errs.Omitted, errs.Spool, errs.Truncated = nil, nil, false
 			n := "[stdout: lines omitted]"
-			text := fitStreams("exit status 1", &out, &errs, &n, tc.budget)
+			text := fitText("exit status 1", &out, &errs, &n, tc.budget)
 			if len(text) > tc.budget || len(text) < tc.under {
 				t.Fatalf("%d bytes, budget %d (at least %d)", len(text), tc.budget, tc.under)
 			}
-			plain := streamsText("exit status 1", &out, &errs, &n)
+			plain := notice.StreamsText("exit status 1", &out, &errs, &n)
 			if fitted := text != plain; fitted != (len(plain) > tc.budget) {
 				t.Fatalf("fitted %v, the plain text is %d bytes", fitted, len(plain))
 			}
@@ -116,7 +124,7 @@ func TestFitStreams(t *testing.T) {
 			if !strings.HasPrefix(rest, errs.Head) {
 				t.Errorf("stderr, shown whole, was cut: %q", rest)
 			}
-			if text != plain && (!strings.HasSuffix(text, "give maxBytes for more]") || !strings.Contains(text, n)) {
+			if text != plain && (!strings.HasSuffix(text, "give maxBytes for more]") || !strings.Contains(text, strings.TrimSuffix(n, "]"))) {
 				t.Errorf("a fitted text ends %q", text[max(0, len(text)-300):])
 			}
 			if tc.groups > 0 && !strings.Contains(stdout, fmt.Sprintf("%6d\tline %d\n", groups[0][0], groups[0][0])) {
@@ -140,7 +148,7 @@ func TestFitKeepsKinds(t *testing.T) {
 	}
 	var errs protocol.Stream
 	for _, budget := range []int{protocol.MCPResultBytes, 6000} {
-		text := fitStreams("exit status 1", &out, &errs, nil, budget)
+		text := fitText("exit status 1", &out, &errs, nil, budget)
 		if len(text) > budget {
 			t.Errorf("budget %d: %d bytes", budget, len(text))
 		}
@@ -151,5 +159,87 @@ func TestFitKeepsKinds(t *testing.T) {
 				t.Errorf("budget %d: no %q", budget, want)
 			}
 		}
+	}
+}
+
+// TestFitGivesUpLastRanked: the groups a fitted stream gives up are the last
+// in highlight.Rank's order (Highlight.Rank), wherever they are in the
+// output: no group kept ranks after one given up.
+func TestFitGivesUpLastRanked(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var groups [][2]int64
+		for at := int64(200); at < 90000; at += 300 {
+			groups = append(groups, [2]int64{at, 1 + rng.Int64N(3)})
+		}
+		out := synthStream(1, 100000, 20, 20, groups)
+		for i, r := range rng.Perm(len(out.Highlights)) {
+			out.Highlights[i].Rank = r
+		}
+		o, e := out, protocol.Stream{}
+		var n *string
+		fitStreams(func() string { return notice.StreamsText("exit status 1", &o, &e, n) }, &o, &e, &n, 8192)
+		if text := notice.StreamsText("exit status 1", &o, &e, n); len(text) > 8192 {
+			t.Fatalf("seed %d: %d bytes", seed, len(text))
+		}
+		kept := map[int64]bool{}
+		worstKept := -1
+		for _, h := range o.Highlights {
+			kept[h.FromLine] = true
+			worstKept = max(worstKept, h.Rank)
+		}
+		if len(kept) == 0 || len(kept) == len(out.Highlights) {
+			t.Fatalf("seed %d: %d of %d groups kept: the case tests nothing", seed, len(kept), len(out.Highlights))
+		}
+		for _, h := range out.Highlights {
+			if !kept[h.FromLine] && h.Rank < worstKept {
+				t.Errorf("seed %d: group at line %d (rank %d) given up, one of rank %d kept", seed, h.FromLine, h.Rank, worstKept)
+			}
+		}
+		if o.HighlightsOmitted != len(out.Highlights)-len(kept) {
+			t.Errorf("seed %d: %d groups counted as left out, %d were", seed, o.HighlightsOmitted, len(out.Highlights)-len(kept))
+		}
+	}
+}
+
+// TestRenderParam: exec and process/wait given render.maxBytes answer with
+// a result whose rendering (notice.ExecText, notice.ProcessText) is at
+// most that, cut where the spool keeps the lines and said so; without it
+// the same output renders longer, and a result that fits is left alone.
+func TestRenderParam(t *testing.T) {
+	svc, s := newExecService(t, nil)
+	// Error lines all through the output: highlight groups to give up.
+	const cmd = `for i in $(seq 1 3000); do echo "line $i"; if [ $((i % 37)) = 0 ]; then echo "error: failure number $i in module m$i"; fi; done`
+	for _, tc := range []struct {
+		name   string
+		budget int
+		cut    bool
+	}{
+		{"cut", 6000, true},
+		{"tiny", 1500, true},
+		{"fits", 1 << 20, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			render := map[string]any{"maxBytes": tc.budget}
+			whole := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd})
+			plain := notice.ExecText(&whole)
+			r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd, "render": render})
+			text := notice.ExecText(&r)
+			if len(text) > tc.budget {
+				t.Errorf("exec: %d bytes rendered, budget %d", len(text), tc.budget)
+			}
+			if cut := strings.Contains(text, "so that it reaches you whole"); cut != tc.cut || (tc.cut && len(plain) <= tc.budget) {
+				t.Errorf("exec: cut %v (the plain rendering is %d bytes)", cut, len(plain))
+			}
+			if !tc.cut && (r.Stdout.ShownLines != whole.Stdout.ShownLines || len(r.Stdout.Highlights) != len(whole.Stdout.Highlights)) {
+				t.Errorf("exec: a result that fits was changed")
+			}
+			b := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd, "background": true})
+			w := call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *b.Process, "render": render})
+			if text := notice.ProcessText(&w); len(text) > tc.budget || strings.Contains(text, "so that it reaches you whole") != tc.cut {
+				t.Errorf("process/wait: %d bytes rendered, budget %d", len(text), tc.budget)
+			}
+		})
 	}
 }
