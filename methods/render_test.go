@@ -243,3 +243,39 @@ func TestRenderParam(t *testing.T) {
 		})
 	}
 }
+
+// FuzzFitStreams: whatever the stream and the budget, a fitted rendering
+// accounts for every line once, in order (shown or named as omitted), and
+// is within the budget unless every line that could go has gone.
+func FuzzFitStreams(f *testing.F) {
+	f.Add(uint16(40), uint16(40), uint16(30), uint16(4000), uint64(1))
+	f.Add(uint16(0), uint16(3), uint16(200), uint16(900), uint64(2))
+	f.Add(uint16(7), uint16(0), uint16(0), uint16(100), uint64(3))
+	f.Fuzz(func(t *testing.T, head, tail, ngroups, budget uint16, seed uint64) {
+		head, tail, ngroups = head%300, tail%300, ngroups%300
+		const total = 20000
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var groups [][2]int64
+		lo, hi := int64(head)+2, int64(total)-int64(tail)-1
+		for at := lo; at < hi && len(groups) < int(ngroups); at += 1 + rng.Int64N(60) {
+			n := min(1+rng.Int64N(4), hi-at)
+			groups = append(groups, [2]int64{at, n})
+			at += n
+		}
+		out := synthStream(1, total, int(head), int(tail), groups)
+		for i, r := range rng.Perm(len(out.Highlights)) {
+			out.Highlights[i].Rank = r
+		}
+		var e protocol.Stream
+		text := fitText("exit status 1", &out, &e, nil, int(budget))
+		body, _, _ := strings.Cut(strings.TrimPrefix(text, "exit status 1\n"), "\n[Cut to ")
+		checkCover(t, body+"\n", 1, total)
+		if len(text) > int(budget) {
+			o := out
+			v := newStreamView("stdout", &o)
+			if floor := notice.StreamsText("exit status 1", ptr(v.apply(len(v.removal))), &e, ptr(notice.FittedResult(int(budget)))); len(text) > len(floor) {
+				t.Fatalf("%d bytes, budget %d, and %d with every line given up", len(text), budget, len(floor))
+			}
+		}
+	})
+}
