@@ -12,8 +12,9 @@ import (
 // So at toold mcp's default limits a result's text is at most
 // protocol.MCPResultBytes: a call that gives no size in bytes gets sizes
 // that fit (budgetArgs), and a result that still comes out longer is
-// fitted: exec and the process tools, which cannot run again, by the
-// daemon (render.maxBytes); the read-only ones by a smaller call. A call that gives maxBytes
+// fitted: exec, the process tools (which cannot run again), find and ls by
+// the daemon (render.maxBytes); read, readBytes, page and grep by a
+// smaller call. A call that gives maxBytes
 // (find and ls: limit) gets what it asks for.
 
 // sizes are a method's size params, and what toold mcp sends for them when
@@ -61,8 +62,9 @@ func budgetArgs(method string, args map[string]json.RawMessage, budget int) bool
 }
 
 // rendered are the methods whose results the daemon fits to a rendered size
-// (protocol.RenderParams): those that cannot run again.
-var rendered = map[string]bool{protocol.MethodExec: true, protocol.MethodProcessRead: true, protocol.MethodProcessWait: true}
+// (protocol.RenderParams): those that cannot run again, and find and ls.
+var rendered = map[string]bool{protocol.MethodExec: true, protocol.MethodProcessRead: true, protocol.MethodProcessWait: true,
+	protocol.MethodFind: true, protocol.MethodLs: true}
 
 // given reports whether args give name a value.
 func given(args map[string]json.RawMessage, name string) bool {
@@ -96,12 +98,6 @@ func refit(method string, args map[string]json.RawMessage, raw json.RawMessage, 
 		for _, f := range g.Files {
 			shown += len(f.Matches)
 		}
-	case protocol.MethodFind, protocol.MethodLs:
-		var e protocol.EntriesResult
-		if json.Unmarshal(raw, &e) != nil {
-			return nil
-		}
-		param, shown = "limit", len(e.Entries)
 	default:
 		return nil
 	}

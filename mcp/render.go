@@ -49,7 +49,7 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the %s result: %w", method, err)
 		}
-		return []sdk.Content{&sdk.TextContent{Text: entriesText(&r)}}, nil
+		return []sdk.Content{&sdk.TextContent{Text: notice.EntriesText(&r)}}, nil
 	case protocol.MethodProcessKill:
 		var p protocol.ProcessInfo
 		if err := json.Unmarshal(raw, &p); err != nil {
@@ -155,18 +155,6 @@ func grepText(r *protocol.GrepResult) string {
 			}
 			last = m.Line + len(m.After)
 		}
-	}
-	if r.Notice != nil {
-		b.WriteString(*r.Notice + "\n")
-	}
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// entriesText is find's or ls' entries, one a line, then the notice.
-func entriesText(r *protocol.EntriesResult) string {
-	var b strings.Builder
-	for _, e := range r.Entries {
-		b.WriteString(e + "\n")
 	}
 	if r.Notice != nil {
 		b.WriteString(*r.Notice + "\n")

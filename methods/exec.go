@@ -146,7 +146,7 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	budget, err := renderBudget(&p.OutputParams)
+	budget, err := renderBudget(p.OutputParams.Render)
 	if err != nil {
 		return nil, err
 	}

@@ -245,7 +245,7 @@ func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.P
 // fittedOutput is processOutput fitted to the rendered size p asks for
 // (protocol.RenderParams).
 func (svc *Service) fittedOutput(ctx context.Context, s *Session, p *protocol.OutputParams, pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
-	budget, err := renderBudget(p)
+	budget, err := renderBudget(p.Render)
 	if err != nil {
 		return nil, err
 	}

@@ -19,13 +19,35 @@ import (
 // then the rest of head and tail. What is given up joins the omitted
 // middle, which the rendering names with the page call that reads it.
 
-// renderBudget is the rendered size params ask for; 0 for none.
-func renderBudget(p *protocol.OutputParams) (int, error) {
-	if p.Render == nil {
+// renderBudget is the rendered size r asks for; 0 for none.
+func renderBudget(r *protocol.RenderParams) (int, error) {
+	if r == nil {
 		return 0, nil
 	}
-	n, err := count("render.maxBytes", p.Render.MaxBytes, 0, 0, math.MaxInt32)
+	n, err := count("render.maxBytes", r.MaxBytes, 0, 0, math.MaxInt32)
 	return int(n), err
+}
+
+// fitEntries gives out (find's or ls' entries, the first limit) its
+// notice, after cutting its last entries, as a smaller limit would, until
+// its rendering (notice.EntriesText) is at most budget bytes; 0 is none.
+func fitEntries(method string, out *protocol.EntriesResult, limit, ignored, budget int) {
+	out.Notice = optional(notice.Entries(method, out, limit, ignored))
+	if budget <= 0 {
+		return
+	}
+	for len(out.Entries) > 1 && len(notice.EntriesText(out)) > budget {
+		// Cut to what fits before the notice, then an entry at a time
+		// while the notice (whose numbers change) still does not fit.
+		size, n := 0, 0
+		for n < len(out.Entries)-1 && size+len(out.Entries[n])+1 <= budget-len(deref(out.Notice))-1 {
+			size += len(out.Entries[n]) + 1
+			n++
+		}
+		n = max(min(n, len(out.Entries)-1), 1)
+		out.Entries, out.LimitReached, limit = out.Entries[:n], true, n
+		out.Notice = optional(notice.Entries(method, out, limit, ignored))
+	}
 }
 
 // fitExec fits r's rendering (notice.ExecText) in budget bytes; 0 leaves

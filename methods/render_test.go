@@ -3,6 +3,8 @@ package methods
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -278,4 +280,40 @@ func FuzzFitStreams(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRenderEntries: find and ls given render.maxBytes answer with entries
+// whose rendering (notice.EntriesText) is at most that: the last entries
+// cut as a smaller limit cuts them, the notice naming the limit shown and
+// the total; a result that fits is left alone.
+func TestRenderEntries(t *testing.T) {
+	svc, s := newExecService(t, nil)
+	dir := t.TempDir()
+	for i := range 300 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d-%s", i, strings.Repeat("n", 96))), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		method Method
+		params map[string]any
+		budget int
+		shown  int // entries shown
+	}{
+		{svc.Find, map[string]any{"path": dir, "pattern": "*"}, 10000, 98},
+		{svc.Ls, map[string]any{"path": dir}, 10000, 98},
+		{svc.Ls, map[string]any{"path": dir}, 50, 1},
+		{svc.Ls, map[string]any{"path": dir, "limit": 20}, 10000, 20},
+		{svc.Find, map[string]any{"path": dir, "pattern": "*"}, 1 << 20, 300},
+	} {
+		tc.params["render"] = map[string]any{"maxBytes": tc.budget}
+		r := call[protocol.EntriesResult](t, tc.method, s, tc.params)
+		text := notice.EntriesText(&r)
+		if len(r.Entries) != tc.shown || (tc.shown > 1 && len(text) > tc.budget) {
+			t.Errorf("%v: %d entries, %d bytes, want %d entries within %d", tc.params, len(r.Entries), len(text), tc.shown, tc.budget)
+		}
+		if tc.shown < 300 && (!r.LimitReached || !strings.HasPrefix(text[len(text)-len(deref(r.Notice)):], fmt.Sprintf("[%d ", tc.shown)) || !strings.Contains(text, "(300 in all)")) {
+			t.Errorf("%v: notice %q", tc.params, deref(r.Notice))
+		}
+	}
 }

@@ -117,3 +117,15 @@ func writeLines(b *strings.Builder, text string) {
 		b.WriteByte('\n')
 	}
 }
+
+// EntriesText is find's or ls' entries, one a line, then the notice.
+func EntriesText(r *protocol.EntriesResult) string {
+	var b strings.Builder
+	for _, e := range r.Entries {
+		b.WriteString(e + "\n")
+	}
+	if r.Notice != nil {
+		b.WriteString(*r.Notice + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

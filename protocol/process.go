@@ -122,10 +122,11 @@ type OutputParams struct {
 }
 
 // RenderParams bound a result as notice renders it for a model
-// (notice.ExecText, notice.ProcessText): the daemon gives up shown lines
-// of streams whose middle a spool keeps, and highlight groups in
-// highlight.Rank's order (the last ranked first), until the rendering
-// fits, once, where the preview is made.
+// (notice.ExecText, notice.ProcessText, notice.EntriesText), once, in the
+// daemon: exec and the process methods give up shown lines of streams
+// whose middle a spool keeps, and highlight groups in highlight.Rank's
+// order (the last ranked first); find and ls give up their last entries,
+// as a smaller limit would.
 type RenderParams struct {
 	// MaxBytes is the most bytes of the rendered text.
 	MaxBytes *Num `json:"maxBytes"`

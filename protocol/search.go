@@ -59,6 +59,10 @@ type FindParams struct {
 	Type     string `json:"type"`
 	NoIgnore bool   `json:"noIgnore"`
 	Limit    *Num   `json:"limit"`
+	// Render is toold's own, as exec's (RenderParams): the result's
+	// entries are cut, as a smaller limit cuts them, until notice's
+	// rendering of it fits.
+	Render *RenderParams `json:"render"`
 }
 
 // LsParams are ls' params.
@@ -67,6 +71,8 @@ type LsParams struct {
 	Limit    *Num   `json:"limit"`
 	All      bool   `json:"all"`
 	NoIgnore bool   `json:"noIgnore"`
+	// Render is as find's.
+	Render *RenderParams `json:"render"`
 }
 
 // GrepResult is grep's result.

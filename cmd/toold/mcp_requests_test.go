@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,7 +29,7 @@ func traced(log string) int {
 // TestMCPOneDaemonRequest: each tools/call of toold mcp is one daemon
 // request (counted with --rpc.trace), including the calls whose result is
 // cut to toold mcp's budget: the daemon fits it, toold mcp only renders.
-// The read tools (read, page, grep) still fit by asking again (issue 32).
+// read, readBytes, page and grep still fit by asking again (issue 32).
 func TestMCPOneDaemonRequest(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -36,6 +37,17 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 	p := startMCPProc(t, nil, "counter", "--rpc.trace", "--logfile", log)
 	// Error lines all through: highlight groups the budget cannot all hold.
 	const noisy = `for i in $(seq 1 20000); do echo "line $i"; if [ $((i % 97)) = 0 ]; then echo "error: failure $i in module m$i"; fi; done`
+	// 400 files of 150-byte names: 250 of them (toold mcp's limit) pass
+	// the budget, which the daemon fits them to.
+	tree := filepath.Join(dir, "tree")
+	if err := os.Mkdir(tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		if err := os.WriteFile(filepath.Join(tree, fmt.Sprintf("%03d-%s", i, strings.Repeat("n", 146))), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	procRe := regexp.MustCompile(`^still running as process (\S+)`)
 	var proc string
 	cases := []struct {
@@ -51,6 +63,8 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 		}, false},
 		{"process_wait, over the budget", "process_wait", func() map[string]any { return map[string]any{"id": proc} }, true},
 		{"process_read", "process_read", func() map[string]any { return map[string]any{"id": proc} }, false},
+		{"find, over the budget", "find", func() map[string]any { return map[string]any{"path": tree, "pattern": "*"} }, false},
+		{"ls, over the budget", "ls", func() map[string]any { return map[string]any{"path": tree} }, false},
 	}
 	for _, tc := range cases {
 		before := traced(log)
@@ -66,7 +80,11 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 		if len(text) > protocol.MCPResultBytes || strings.Contains(text, "so that it reaches you whole") != tc.cut {
 			t.Errorf("%s: %d bytes of text (cut expected: %v):\n%.2000s", tc.name, len(text), tc.cut, text)
 		}
+		if (tc.tool == "find" || tc.tool == "ls") && !strings.Contains(text, " limit reached (400 in all)") {
+			t.Errorf("%s: not cut to the budget:\n%.500s", tc.name, text)
+		}
 		// The reply is traced as it is sent: wait for it.
+
 		waitFor(t, tc.name+"'s trace", func() bool { return traced(log) > before })
 		if n := traced(log) - before; n != 1 {
 			b, _ := os.ReadFile(log)
