@@ -12,8 +12,8 @@ import (
 // So at toold mcp's default limits a result's text is at most
 // protocol.MCPResultBytes: a call that gives no size in bytes gets sizes
 // that fit (budgetArgs), and a result that still comes out longer is
-// fitted: exec, the process tools (which cannot run again), find and ls by
-// the daemon (render.maxBytes); read, readBytes, page and grep by a
+// fitted: exec, the process tools (which cannot run again), grep, find and
+// ls by the daemon (render.maxBytes); read, readBytes and page by a
 // smaller call. A call that gives maxBytes
 // (find and ls: limit) gets what it asks for.
 
@@ -62,9 +62,9 @@ func budgetArgs(method string, args map[string]json.RawMessage, budget int) bool
 }
 
 // rendered are the methods whose results the daemon fits to a rendered size
-// (protocol.RenderParams): those that cannot run again, and find and ls.
+// (protocol.RenderParams): those that cannot run again, grep, find and ls.
 var rendered = map[string]bool{protocol.MethodExec: true, protocol.MethodProcessRead: true, protocol.MethodProcessWait: true,
-	protocol.MethodFind: true, protocol.MethodLs: true}
+	protocol.MethodFind: true, protocol.MethodLs: true, protocol.MethodGrep: true}
 
 // given reports whether args give name a value.
 func given(args map[string]json.RawMessage, name string) bool {
@@ -88,15 +88,6 @@ func refit(method string, args map[string]json.RawMessage, raw json.RawMessage, 
 			param, shown = "maxBytes", int(w.EndByte-w.StartByte)
 		} else {
 			param, shown = "limit", int(w.EndLine-w.StartLine+1)
-		}
-	case protocol.MethodGrep:
-		var g protocol.GrepResult
-		if json.Unmarshal(raw, &g) != nil {
-			return nil
-		}
-		param = "limit"
-		for _, f := range g.Files {
-			shown += len(f.Matches)
 		}
 	default:
 		return nil

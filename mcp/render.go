@@ -43,7 +43,7 @@ func render(method string, raw json.RawMessage) ([]sdk.Content, error) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return nil, fmt.Errorf("decoding the grep result: %w", err)
 		}
-		return []sdk.Content{&sdk.TextContent{Text: grepText(&r)}}, nil
+		return []sdk.Content{&sdk.TextContent{Text: notice.GrepText(&r)}}, nil
 	case protocol.MethodFind, protocol.MethodLs:
 		var r protocol.EntriesResult
 		if err := json.Unmarshal(raw, &r); err != nil {
@@ -132,32 +132,4 @@ func errorResult(e *rpc.Error) *sdk.CallToolResult {
 		Content: []sdk.Content{&sdk.TextContent{Text: notice.DaemonError(e.Code, e.Message)}},
 		IsError: true,
 	}
-}
-
-// grepText is grep's matches as grep -n prints them with context: a match
-// as path:line:text, a context line as path-line-text, "--" between groups
-// of lines that do not touch; then the notice.
-func grepText(r *protocol.GrepResult) string {
-	var b strings.Builder
-	for _, f := range r.Files {
-		last := -1
-		for _, m := range f.Matches {
-			first := m.Line - len(m.Before)
-			if last >= 0 && first > last+1 {
-				b.WriteString("--\n")
-			}
-			for i, l := range m.Before {
-				fmt.Fprintf(&b, "%s-%d-%s\n", f.Path, first+i, l)
-			}
-			fmt.Fprintf(&b, "%s:%d:%s\n", f.Path, m.Line, m.Text)
-			for i, l := range m.After {
-				fmt.Fprintf(&b, "%s-%d-%s\n", f.Path, m.Line+1+i, l)
-			}
-			last = m.Line + len(m.After)
-		}
-	}
-	if r.Notice != nil {
-		b.WriteString(*r.Notice + "\n")
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -264,3 +264,44 @@ func splitText(s string) []string {
 	}
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
+
+// fitGrep gives out (grep's result, of a call with facts' limits) its
+// notice, after cutting its last matches, as a smaller limit would, until
+// its rendering (notice.GrepText) is at most budget bytes (at least one
+// match is kept); 0 is none. The files' counts stay those the search saw.
+func fitGrep(out *protocol.GrepResult, facts notice.GrepFacts, budget int) {
+	facts.Result = out
+	out.Notice = optional(notice.Grep(facts))
+	shown := 0
+	for _, f := range out.Files {
+		shown += len(f.Matches)
+	}
+	if budget <= 0 || shown <= 1 || len(notice.GrepText(out)) <= budget {
+		return
+	}
+	whole := *out
+	cut := func(n int) protocol.GrepResult {
+		r := whole
+		r.Files = nil
+		for _, f := range whole.Files {
+			if n <= 0 {
+				break
+			}
+			f.Matches = f.Matches[:min(n, len(f.Matches))]
+			n -= len(f.Matches)
+			r.Files = append(r.Files, f)
+		}
+		r.LimitReached = ptr(protocol.GrepByMatches)
+		return r
+	}
+	fits := func(n int) bool {
+		r := cut(n)
+		facts.Result, facts.Limit = &r, n
+		r.Notice = optional(notice.Grep(facts))
+		return len(notice.GrepText(&r)) <= budget
+	}
+	n := max(sort.Search(shown, func(k int) bool { return k > 0 && !fits(k) })-1, 1)
+	*out = cut(n)
+	facts.Result, facts.Limit = out, n
+	out.Notice = optional(notice.Grep(facts))
+}

@@ -317,3 +317,35 @@ func TestRenderEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderGrep: grep given render.maxBytes answers with matches whose
+// rendering (notice.GrepText, grep -n's form) is at most that: the last
+// matches cut as a smaller limit cuts them, with its notice; a result that
+// fits is left alone.
+func TestRenderGrep(t *testing.T) {
+	svc, s := newExecService(t, nil)
+	path := filepath.Join(t.TempDir(), strings.Repeat("d", 150), "f.txt")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Repeat("match "+strings.Repeat("x", 40)+"\n", 500)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		budget int
+		cut    bool
+	}{{8000, true}, {100, true}, {1 << 20, false}} {
+		r := call[protocol.GrepResult](t, svc.Grep, s, map[string]any{"path": path, "pattern": "match", "context": 1, "limit": 1000, "render": map[string]any{"maxBytes": tc.budget}})
+		text := notice.GrepText(&r)
+		shown := 0
+		for _, f := range r.Files {
+			shown += len(f.Matches)
+		}
+		if tc.cut != (shown < 500) || (shown > 1 && len(text) > tc.budget) {
+			t.Errorf("budget %d: %d matches shown, %d bytes", tc.budget, shown, len(text))
+		}
+		if tc.cut && !strings.Contains(deref(r.Notice), fmt.Sprintf("[%d matches limit reached. Use limit=%d", shown, 2*shown)) {
+			t.Errorf("budget %d: notice %q", tc.budget, deref(r.Notice))
+		}
+	}
+}

@@ -61,8 +61,12 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
+	budget, err := renderBudget(p.Render)
+	if err != nil {
+		return nil, err
+	}
 	out := toGrepResult(res)
-	out.Notice = optional(notice.Grep(notice.GrepFacts{Result: out, Limit: opt.Limit, MaxBytes: opt.MaxBytes, MaxLineChars: opt.MaxLineChars}))
+	fitGrep(out, notice.GrepFacts{Limit: opt.Limit, MaxBytes: opt.MaxBytes, MaxLineChars: opt.MaxLineChars}, budget)
 	return out, nil
 }
 

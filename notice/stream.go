@@ -129,3 +129,31 @@ func EntriesText(r *protocol.EntriesResult) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// GrepText is grep's matches as grep -n prints them with context: a match
+// as path:line:text, a context line as path-line-text, "--" between groups
+// of lines that do not touch; then the notice.
+func GrepText(r *protocol.GrepResult) string {
+	var b strings.Builder
+	for _, f := range r.Files {
+		last := -1
+		for _, m := range f.Matches {
+			first := m.Line - len(m.Before)
+			if last >= 0 && first > last+1 {
+				b.WriteString("--\n")
+			}
+			for i, l := range m.Before {
+				fmt.Fprintf(&b, "%s-%d-%s\n", f.Path, first+i, l)
+			}
+			fmt.Fprintf(&b, "%s:%d:%s\n", f.Path, m.Line, m.Text)
+			for i, l := range m.After {
+				fmt.Fprintf(&b, "%s-%d-%s\n", f.Path, m.Line+1+i, l)
+			}
+			last = m.Line + len(m.After)
+		}
+	}
+	if r.Notice != nil {
+		b.WriteString(*r.Notice + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -122,11 +122,12 @@ type OutputParams struct {
 }
 
 // RenderParams bound a result as notice renders it for a model
-// (notice.ExecText, notice.ProcessText, notice.EntriesText), once, in the
+// (notice.ExecText, notice.ProcessText, notice.GrepText,
+// notice.EntriesText), once, in the
 // daemon: exec and the process methods give up shown lines of streams
 // whose middle a spool keeps, and highlight groups in highlight.Rank's
-// order (the last ranked first); find and ls give up their last entries,
-// as a smaller limit would.
+// order (the last ranked first); grep, find and ls give up their last
+// matches or entries, as a smaller limit would.
 type RenderParams struct {
 	// MaxBytes is the most bytes of the rendered text.
 	MaxBytes *Num `json:"maxBytes"`

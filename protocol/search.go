@@ -50,6 +50,9 @@ type GrepParams struct {
 	Limit        *Num   `json:"limit"`
 	MaxLineChars *Num   `json:"maxLineChars"`
 	MaxBytes     *Num   `json:"maxBytes"`
+	// Render is as find's: the last matches are cut, as a smaller limit
+	// cuts them, until notice's rendering (notice.GrepText) fits.
+	Render *RenderParams `json:"render"`
 }
 
 // FindParams are find's params.

@@ -29,7 +29,7 @@ func traced(log string) int {
 // TestMCPOneDaemonRequest: each tools/call of toold mcp is one daemon
 // request (counted with --rpc.trace), including the calls whose result is
 // cut to toold mcp's budget: the daemon fits it, toold mcp only renders.
-// read, readBytes, page and grep still fit by asking again (issue 32).
+// read, readBytes and page still fit by asking again (issue 32).
 func TestMCPOneDaemonRequest(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -48,6 +48,15 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Matches under a long path: grep -n's prefixes pass the budget that
+	// the lines alone fit.
+	deep := filepath.Join(dir, strings.Repeat("d", 200), strings.Repeat("e", 200))
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "f.txt"), []byte(strings.Repeat("match "+strings.Repeat("x", 90)+"\n", 2000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	procRe := regexp.MustCompile(`^still running as process (\S+)`)
 	var proc string
 	cases := []struct {
@@ -64,6 +73,9 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 		{"process_wait, over the budget", "process_wait", func() map[string]any { return map[string]any{"id": proc} }, true},
 		{"process_read", "process_read", func() map[string]any { return map[string]any{"id": proc} }, false},
 		{"find, over the budget", "find", func() map[string]any { return map[string]any{"path": tree, "pattern": "*"} }, false},
+		{"grep, over the budget", "grep", func() map[string]any {
+			return map[string]any{"path": filepath.Join(deep, "f.txt"), "pattern": "match"}
+		}, false},
 		{"ls, over the budget", "ls", func() map[string]any { return map[string]any{"path": tree} }, false},
 	}
 	for _, tc := range cases {
@@ -80,7 +92,8 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 		if len(text) > protocol.MCPResultBytes || strings.Contains(text, "so that it reaches you whole") != tc.cut {
 			t.Errorf("%s: %d bytes of text (cut expected: %v):\n%.2000s", tc.name, len(text), tc.cut, text)
 		}
-		if (tc.tool == "find" || tc.tool == "ls") && !strings.Contains(text, " limit reached (400 in all)") {
+		if (tc.tool == "find" || tc.tool == "ls") && !strings.Contains(text, " limit reached (400 in all)") ||
+			tc.tool == "grep" && !strings.Contains(text, " matches limit reached") {
 			t.Errorf("%s: not cut to the budget:\n%.500s", tc.name, text)
 		}
 		// The reply is traced as it is sent: wait for it.
