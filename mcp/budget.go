@@ -12,8 +12,9 @@ import (
 // So at toold mcp's default limits a result's text is at most
 // protocol.MCPResultBytes: a call that gives no size in bytes gets sizes
 // that fit (budgetArgs), and a result that still comes out longer is
-// fitted (fitStreams for exec and the process tools, which cannot run
-// again; a smaller call for the read-only ones). A call that gives maxBytes
+// fitted: exec, the process tools (which cannot run again), grep, find and
+// ls by the daemon (render.maxBytes); read, readBytes and page by a
+// smaller call. A call that gives maxBytes
 // (find and ls: limit) gets what it asks for.
 
 // sizes are a method's size params, and what toold mcp sends for them when
@@ -36,7 +37,9 @@ var sizes = map[string]map[string]int{
 // in bytes (maxBytes), or, for a method whose only size is a count (find,
 // ls), gave none. A line or match count alone asks for more lines, not for
 // more bytes: the byte size and the fitting stay.
-func budgetArgs(method string, args map[string]json.RawMessage) bool {
+// The streams' methods are also given the budget for their rendering
+// (render.maxBytes), which the daemon fits them to once (protocol.RenderParams).
+func budgetArgs(method string, args map[string]json.RawMessage, budget int) bool {
 	defaults, ok := sizes[method]
 	if !ok || args == nil {
 		return false
@@ -52,8 +55,16 @@ func budgetArgs(method string, args map[string]json.RawMessage) bool {
 			args[name] = json.RawMessage(fmt.Sprint(v))
 		}
 	}
+	if rendered[method] {
+		args["render"] = json.RawMessage(fmt.Sprintf(`{"maxBytes":%d}`, budget))
+	}
 	return true
 }
+
+// rendered are the methods whose results the daemon fits to a rendered size
+// (protocol.RenderParams): those that cannot run again, grep, find and ls.
+var rendered = map[string]bool{protocol.MethodExec: true, protocol.MethodProcessRead: true, protocol.MethodProcessWait: true,
+	protocol.MethodFind: true, protocol.MethodLs: true, protocol.MethodGrep: true}
 
 // given reports whether args give name a value.
 func given(args map[string]json.RawMessage, name string) bool {
@@ -78,21 +89,6 @@ func refit(method string, args map[string]json.RawMessage, raw json.RawMessage, 
 		} else {
 			param, shown = "limit", int(w.EndLine-w.StartLine+1)
 		}
-	case protocol.MethodGrep:
-		var g protocol.GrepResult
-		if json.Unmarshal(raw, &g) != nil {
-			return nil
-		}
-		param = "limit"
-		for _, f := range g.Files {
-			shown += len(f.Matches)
-		}
-	case protocol.MethodFind, protocol.MethodLs:
-		var e protocol.EntriesResult
-		if json.Unmarshal(raw, &e) != nil {
-			return nil
-		}
-		param, shown = "limit", len(e.Entries)
 	default:
 		return nil
 	}

@@ -155,7 +155,7 @@ func (s *Server) handler(client *rpc.Client, roots *roots, names *namer, method 
 			args["sandbox"] = json.RawMessage("true")
 		}
 		budget := 0
-		if s.Budget > 0 && budgetArgs(method, args) {
+		if s.Budget > 0 && budgetArgs(method, args, s.Budget) {
 			budget = s.Budget
 		}
 		if tok := req.Params.GetProgressToken(); tok != nil && args != nil {
@@ -270,7 +270,7 @@ func (s *Server) call(ctx context.Context, client *rpc.Client, method string, pa
 		// structuredContent must be an object, and the list is an array.
 		raw = append(append([]byte(`{"processes":`), raw...), '}')
 	}
-	content, err := renderFitted(method, raw, budget)
+	content, err := render(method, raw)
 	if err != nil {
 		s.log.Error("mcp: rendering a result", "method", method, "err", err)
 		return nil, nil, fmt.Errorf("mcp: rendering %s: %w", method, err)

@@ -23,7 +23,11 @@
 // a window's lines for it and says its verdict in the window's notice.
 // sandbox.go gives a session's sandbox policy
 // its TMPDIR and names what the sandbox refused in a command's output;
-// progress.go reports a command's progress, or a line index's build.
+// progress.go reports a command's progress, or a line index's build;
+// render.go fits an exec's, a process's, a grep's, a find's or an ls'
+// result to the rendered size its params ask for (render.maxBytes, toold
+// mcp's budget), measured on notice's rendering, giving up highlight groups
+// in the preview's rank order.
 //
 // It knows nothing of connections or framing: lifecycle owns sessions and
 // calls in here with each request's params.

@@ -45,7 +45,7 @@ func toStream(s *exec.Stream) protocol.Stream {
 		HighlightsOmitted: s.HighlightsOmitted, Kinds: toKinds(s.Kinds, 0),
 	}
 	for _, h := range s.Highlights {
-		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text, Reason: h.Reason})
+		w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine, ToLine: h.ToLine, Text: h.Text, Reason: h.Reason, Rank: h.Rank})
 	}
 	if o := s.Omitted; o != nil {
 		w.Omitted = &protocol.Omitted{FromLine: o.FromLine, ToLine: o.ToLine, Bytes: o.Bytes}
@@ -146,7 +146,20 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 	if err := rpc.DecodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	spec, err := execSpec(&p, s)
+	budget, err := renderBudget(p.OutputParams.Render)
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.exec(ctx, s, &p)
+	if r, ok := res.(*protocol.ExecResult); ok {
+		fitExec(r, budget)
+	}
+	return res, err
+}
+
+// exec runs the command of p: to its end, or as a background process.
+func (svc *Service) exec(ctx context.Context, s *Session, p *protocol.ExecParams) (any, error) {
+	spec, err := execSpec(p, s)
 	if err != nil {
 		return nil, err
 	}
@@ -164,12 +177,12 @@ func (svc *Service) Exec(ctx context.Context, s *Session, params []byte) (any, e
 		if err != nil {
 			return nil, err
 		}
-		return svc.execBackground(ctx, s, &p, spec, time.Duration(yield)*time.Millisecond)
+		return svc.execBackground(ctx, s, p, spec, time.Duration(yield)*time.Millisecond)
 	}
 	if spec.TTY != nil {
 		// It may wait for input: run as a process, which exec leaves
 		// running when it does, and answers for at its exit otherwise.
-		return svc.execBackground(ctx, s, &p, spec, untilExit)
+		return svc.execBackground(ctx, s, p, spec, untilExit)
 	}
 	stop := execProgress(ctx, &spec)
 	res, err := svc.Runner.Run(ctx, spec)

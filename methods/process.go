@@ -178,7 +178,7 @@ func (svc *Service) spanStream(ctx context.Context, s *Session, sp *process.Span
 			w.Omitted = &protocol.Omitted{FromLine: om.FromLine + shift, ToLine: om.ToLine + shift, Bytes: om.Bytes}
 		}
 		for _, h := range pr.Highlights {
-			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text, Reason: h.Reason})
+			w.Highlights = append(w.Highlights, protocol.Highlight{FromLine: h.FromLine + shift, ToLine: h.ToLine + shift, Text: h.Text, Reason: h.Reason, Rank: h.Rank})
 		}
 		w.HighlightsOmitted, errs = pr.HighlightsOmitted, pr.Errors
 		w.Kinds = toKinds(pr.Kinds, shift)
@@ -242,6 +242,20 @@ func (svc *Service) processOutput(ctx context.Context, s *Session, pr *process.P
 	return r, nil
 }
 
+// fittedOutput is processOutput fitted to the rendered size p asks for
+// (protocol.RenderParams).
+func (svc *Service) fittedOutput(ctx context.Context, s *Session, p *protocol.OutputParams, pr *process.Proc, since *process.Cursor, o truncate.PreviewOptions, reason string, timeout time.Duration) (*protocol.ProcessOutput, error) {
+	budget, err := renderBudget(p.Render)
+	if err != nil {
+		return nil, err
+	}
+	r, err := svc.processOutput(ctx, s, pr, since, o, reason, timeout)
+	if err == nil {
+		fitProcess(r, budget)
+	}
+	return r, err
+}
+
 // outputError is -32002 for a process whose spool a command replaced (a
 // symlink, a FIFO, another file in its place: never read), else err.
 func outputError(id string, err error) error {
@@ -269,7 +283,7 @@ func (svc *Service) ProcessRead(ctx context.Context, s *Session, params []byte) 
 		}
 		since = &c
 	}
-	return svc.processOutput(ctx, s, pr, since, o, "", 0)
+	return svc.fittedOutput(ctx, s, &p.OutputParams, pr, since, o, "", 0)
 }
 
 // ProcessWait answers process/wait: it returns at the process's exit, at a
@@ -308,7 +322,7 @@ func (svc *Service) ProcessWait(ctx context.Context, s *Session, params []byte) 
 	if err != nil {
 		return nil, outputError(pr.ID, err)
 	}
-	return svc.processOutput(ctx, s, pr, nil, o, reason, u.Timeout)
+	return svc.fittedOutput(ctx, s, &p.OutputParams, pr, nil, o, reason, u.Timeout)
 }
 
 // ProcessWrite answers process/write: input on the process's stdin.

@@ -61,8 +61,12 @@ func (svc *Service) Grep(ctx context.Context, s *Session, params []byte) (any, e
 	if err != nil {
 		return nil, err
 	}
+	budget, err := renderBudget(p.Render)
+	if err != nil {
+		return nil, err
+	}
 	out := toGrepResult(res)
-	out.Notice = optional(notice.Grep(notice.GrepFacts{Result: out, Limit: opt.Limit, MaxBytes: opt.MaxBytes, MaxLineChars: opt.MaxLineChars}))
+	fitGrep(out, notice.GrepFacts{Limit: opt.Limit, MaxBytes: opt.MaxBytes, MaxLineChars: opt.MaxLineChars}, budget)
 	return out, nil
 }
 
@@ -163,7 +167,11 @@ func (svc *Service) Find(ctx context.Context, s *Session, params []byte) (any, e
 		return nil, fileError(dir, err)
 	}
 	out := &protocol.EntriesResult{Entries: nonNil(res.Entries), Total: res.Total, LimitReached: res.LimitReached}
-	out.Notice = optional(notice.Entries(protocol.MethodFind, out, limit, res.Ignored))
+	budget, err := renderBudget(p.Render)
+	if err != nil {
+		return nil, err
+	}
+	fitEntries(protocol.MethodFind, out, limit, res.Ignored, budget)
 	return out, nil
 }
 
@@ -197,7 +205,11 @@ func (svc *Service) Ls(ctx context.Context, s *Session, params []byte) (any, err
 			out.Entries = append(out.Entries, e.Name)
 		}
 	}
-	out.Notice = optional(notice.Entries(protocol.MethodLs, out, limit, res.Ignored))
+	budget, err := renderBudget(p.Render)
+	if err != nil {
+		return nil, err
+	}
+	fitEntries(protocol.MethodLs, out, limit, res.Ignored, budget)
 	return out, nil
 }
 

@@ -4,7 +4,9 @@
 // kept), of a command become a background process and of one that waits
 // for input, of what a sandbox refused, of an outline, of a grep, find or
 // ls, of a binary or image file and of a spool evicted, and the lines
-// toold mcp renders around a result. Each is a pure function over facts: no
+// toold mcp renders around a result, and its rendering of an exec's or a
+// process's streams (stream.go), which the daemon measures to fit a result
+// to a rendered size. Each is a pure function over facts: no
 // I/O, no state. What the reader can do is one of those facts (SpoolsGone:
 // toold call's spools end with its session; ToolNames: toold mcp's model
 // calls process/read as the tool process_read, Method), so that no caller

@@ -116,6 +116,21 @@ type OutputParams struct {
 	Preview      *string `json:"preview"`
 	MaxLineChars *Num    `json:"maxLineChars"`
 	Clean        *bool   `json:"clean"`
+	// Render is toold's own (not in PROTOCOL.md): a bound on the result
+	// as rendered for a model (toold mcp sends it). nil: none.
+	Render *RenderParams `json:"render"`
+}
+
+// RenderParams bound a result as notice renders it for a model
+// (notice.ExecText, notice.ProcessText, notice.GrepText,
+// notice.EntriesText), once, in the
+// daemon: exec and the process methods give up shown lines of streams
+// whose middle a spool keeps, and highlight groups in highlight.Rank's
+// order (the last ranked first); grep, find and ls give up their last
+// matches or entries, as a smaller limit would.
+type RenderParams struct {
+	// MaxBytes is the most bytes of the rendered text.
+	MaxBytes *Num `json:"maxBytes"`
 }
 
 // ProcessReadParams are process/read's params.

@@ -214,6 +214,10 @@ type Highlight struct {
 	Text     string `json:"text"`
 	// Reason says why the group is shown: one of HighlightReasons.
 	Reason string `json:"reason"`
+	// Rank is the group's place in highlight.Rank's order (0 first;
+	// merged groups keep their best): the daemon's own, for fitting a
+	// rendering (RenderParams), not sent.
+	Rank int `json:"-"`
 }
 
 // The reasons of a highlight (Highlight.Reason): an error; a warning; the

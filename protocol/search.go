@@ -50,6 +50,9 @@ type GrepParams struct {
 	Limit        *Num   `json:"limit"`
 	MaxLineChars *Num   `json:"maxLineChars"`
 	MaxBytes     *Num   `json:"maxBytes"`
+	// Render is as find's: the last matches are cut, as a smaller limit
+	// cuts them, until notice's rendering (notice.GrepText) fits.
+	Render *RenderParams `json:"render"`
 }
 
 // FindParams are find's params.
@@ -59,6 +62,10 @@ type FindParams struct {
 	Type     string `json:"type"`
 	NoIgnore bool   `json:"noIgnore"`
 	Limit    *Num   `json:"limit"`
+	// Render is toold's own, as exec's (RenderParams): the result's
+	// entries are cut, as a smaller limit cuts them, until notice's
+	// rendering of it fits.
+	Render *RenderParams `json:"render"`
 }
 
 // LsParams are ls' params.
@@ -67,6 +74,8 @@ type LsParams struct {
 	Limit    *Num   `json:"limit"`
 	All      bool   `json:"all"`
 	NoIgnore bool   `json:"noIgnore"`
+	// Render is as find's.
+	Render *RenderParams `json:"render"`
 }
 
 // GrepResult is grep's result.

@@ -28,6 +28,10 @@ type ShownHighlight struct {
 	FromLine, ToLine int64
 	Text             string
 	Reason           string
+	// Rank is the group's place in the ranked order Preview was given (0
+	// first); a group merged of several keeps the best. A rendering that
+	// must give groups up gives up the last ranked first.
+	Rank int
 }
 
 // Preview renders the preview of o: as the package's Preview does, using
@@ -94,7 +98,7 @@ func (o Output) Preview(ranked []Highlight, opt PreviewOptions) PreviewResult {
 	r := w.result(hd, tl, o.TotalBytes, o.TotalLines)
 	r.Highlights = []ShownHighlight{}
 	for _, sg := range merge(taken, int64(len(hd.lines)), o.TotalLines-int64(len(tl.lines))+1) {
-		r.Highlights = append(r.Highlights, ShownHighlight{FromLine: sg.from, ToLine: sg.from + int64(len(sg.lines)) - 1, Text: strings.Join(sg.lines, ""), Reason: sg.reason})
+		r.Highlights = append(r.Highlights, ShownHighlight{FromLine: sg.from, ToLine: sg.from + int64(len(sg.lines)) - 1, Text: strings.Join(sg.lines, ""), Reason: sg.reason, Rank: sg.rank})
 		r.ShownLines += len(sg.lines)
 		r.ShownBytes += sg.shown
 		r.ClippedLines += sg.clipped
@@ -239,10 +243,10 @@ func (w walker) choose(o Output, cands []Highlight, maxLines, maxBytes int, mode
 		}
 	}
 	taken = make([]group, 0, len(picks))
-	for _, p := range picks {
+	for i, p := range picks {
 		var sg group
 		sg.from = p.g.from + int64(p.lo)
-		sg.reason, sg.weight = p.g.reason, p.g.weight
+		sg.reason, sg.weight, sg.rank = p.g.reason, p.g.weight, i // picks are in rank order
 		for j := p.lo; j < p.hi; j++ {
 			sg.add(p.g.lines[j], p.g.clip[j])
 		}
@@ -256,6 +260,7 @@ type group struct {
 	from    int64
 	reason  string
 	weight  int
+	rank    int // its place among the groups taken, in rank order
 	lines   []string
 	shown   int
 	clipped int
@@ -310,6 +315,7 @@ func merge(gs []group, headEnd, tailStart int64) []group {
 				if g.weight > last.weight {
 					last.reason, last.weight = g.reason, g.weight
 				}
+				last.rank = min(last.rank, g.rank)
 				last.lines = append(slices.Clip(last.lines), g.lines...)
 				last.clip = append(slices.Clip(last.clip), g.clip...)
 				continue

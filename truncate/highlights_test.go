@@ -433,3 +433,30 @@ func FuzzOutputPreview(f *testing.F) {
 		}
 	})
 }
+
+// TestOutputPreviewRank: each shown group carries its place in the ranked
+// order Preview was given (a merged one its best), so that a rendering that
+// must give groups up later gives up the last ranked first.
+func TestOutputPreviewRank(t *testing.T) {
+	out := lines100()
+	opt := truncate.PreviewOptions{MaxLines: 40, MaxBytes: 1000, Clean: true}
+	for _, tc := range []struct {
+		name   string
+		groups []truncate.Highlight
+		want   []int // the shown groups' ranks, in output order
+	}{
+		{"output order is not rank order", []truncate.Highlight{hl(out, 70, 71, 70), hl(out, 30, 31, 30), hl(out, 50, 51, 50)}, []int{1, 2, 0}},
+		{"merged groups keep the best", []truncate.Highlight{hl(out, 30, 31, 30), hl(out, 52, 53, 52), hl(out, 50, 51, 50)}, []int{0, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := truncate.Output{Prefix: []byte(out), TotalBytes: int64(len(out)), TotalLines: 100}.Preview(tc.groups, opt)
+			var got []int
+			for _, h := range r.Highlights {
+				got = append(got, h.Rank)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("ranks %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
