@@ -81,7 +81,14 @@ func TestProgress(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
-	result := slices.IndexFunc(wire, func(l string) bool { return strings.Contains(l, "step 8") })
+	// The result's line, not a notification's: a progress message names
+	// the last line too ("stdout 8 lines ...: step 8").
+	result := slices.IndexFunc(wire, func(l string) bool {
+		return strings.Contains(l, "step 8") && !strings.Contains(l, "notifications/progress")
+	})
+	if result < 0 {
+		t.Fatal("no result on the wire")
+	}
 	for i, l := range wire {
 		if strings.Contains(l, "notifications/progress") && i > result {
 			t.Errorf("a progress notification written after the result: %s", l)

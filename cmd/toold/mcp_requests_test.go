@@ -8,7 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 )
 
@@ -98,7 +100,7 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 		}
 		// The reply is traced as it is sent: wait for it.
 
-		waitFor(t, tc.name+"'s trace", func() bool { return traced(log) > before })
+		testenv.WaitFor(t, 15*time.Second, tc.name+"'s trace", func() bool { return traced(log) > before })
 		if n := traced(log) - before; n != 1 {
 			b, _ := os.ReadFile(log)
 			t.Errorf("%s: %d daemon requests, want 1:\n%s", tc.name, n, bytes.TrimSpace(b))
