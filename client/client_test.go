@@ -217,3 +217,7 @@ func TestSearchAndProcesses(t *testing.T) {
 		})
 	}
 }
+
+// TestBinarySources: this package's cached result depends on the sources
+// of the daemon it drives, not only on the packages it imports.
+func TestBinarySources(t *testing.T) { testenv.ConsultSources(t) }

@@ -11,7 +11,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -157,12 +159,39 @@ func hashSources(h io.Writer, root, listing string) error {
 			files = append(files, filepath.Join(fields[0], f))
 		}
 	}
+	builtFrom.Lock()
+	builtFrom.files = files
+	builtFrom.Unlock()
 	for _, f := range files {
 		if err := hashFile(h, root, f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// builtFrom is the files the last binary's key was made of.
+var builtFrom struct {
+	sync.Mutex
+	files []string
+}
+
+// ConsultSources stats the files the binary Toold or Build gave was built
+// from, in a test: go test's cache then knows the test's result depends on
+// them. A package whose tests drive the binary but import few of its
+// packages (tests/adversarial imports only testenv) was otherwise reported
+// "(cached)" after an edit of methods/, its result a binary ago. Build
+// runs in TestMain, before go test logs what a test consults.
+func ConsultSources(t testing.TB) {
+	builtFrom.Lock()
+	files := builtFrom.files
+	builtFrom.Unlock()
+	if len(files) == 0 {
+		t.Skip("no binary built by this test binary")
+	}
+	for _, f := range files {
+		os.Stat(f)
+	}
 }
 
 // hashFile adds f's name (relative to root, so clones share binaries) and

@@ -377,3 +377,7 @@ func (p *pacer) wait(i int64, stop <-chan struct{}) bool {
 		return true
 	}
 }
+
+// TestBinarySources: this package's cached result depends on the sources
+// of the binary it attacks, not only on the packages it imports.
+func TestBinarySources(t *testing.T) { testenv.ConsultSources(t) }
