@@ -178,13 +178,20 @@ func daemonStdioEnv(t testing.TB, env []string, args ...string) (*daemonProc, *r
 	if env != nil {
 		p.cmd.Env = append(os.Environ(), env...)
 	}
+	return p, p.serve(t)
+}
+
+// serve starts p with a pipe as its stdin and its stdout, and returns a
+// client on them: a daemon serving stdio.
+func (p *daemonProc) serve(t testing.TB) *rawClient {
+	t.Helper()
 	in, err := p.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := p.stdout(t)
 	p.run(t)
-	return p, newRawClient(t, in, out)
+	return newRawClient(t, in, out)
 }
 
 // daemonShared starts `toold serve --listen` on a socket in a private

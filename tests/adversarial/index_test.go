@@ -135,13 +135,7 @@ func daemonAs(t testing.TB, u asUser, env []string, args ...string) (*daemonProc
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	p.cmd.Env = append(os.Environ(), "HOME=/nonexistent", "TMPDIR=/tmp")
 	p.cmd.Env = append(p.cmd.Env, env...)
-	in, err := p.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := p.stdout(t)
-	p.run(t)
-	return p, newRawClient(t, in, out)
+	return p, p.serve(t)
 }
 
 // waitLog waits up to d for the daemon's stderr to hold s.

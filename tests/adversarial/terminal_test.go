@@ -26,13 +26,7 @@ func daemonSessionLeader(t *testing.T) (*daemonProc, *rawClient) {
 	t.Helper()
 	p := daemonStart(t, 0, "serve", "--spool-root", filepath.Join(t.TempDir(), "spool"))
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	in, err := p.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := p.stdout(t)
-	p.run(t)
-	return p, newRawClient(t, in, out)
+	return p, p.serve(t)
 }
 
 // TestTerminalNotControlling: the next of item 9's class, a special file
