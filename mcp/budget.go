@@ -11,11 +11,9 @@ import (
 // (Claude Code saves one over ~50 KB to a file and shows its first 2 KB).
 // So at toold mcp's default limits a result's text is at most
 // protocol.MCPResultBytes: a call that gives no size in bytes gets sizes
-// that fit (budgetArgs), and a result that still comes out longer is
-// fitted: exec, the process tools (which cannot run again), grep, find and
-// ls by the daemon (render.maxBytes); read, readBytes and page by a
-// smaller call. A call that gives maxBytes
-// (find and ls: limit) gets what it asks for.
+// that fit (renderArgs), and the budget for its rendering
+// (render.maxBytes), which the daemon fits the result to once. A call that
+// gives maxBytes (find and ls: limit) gets what it asks for.
 
 // sizes are a method's size params, and what toold mcp sends for them when
 // a call gives none (0: the daemon's default).
@@ -31,17 +29,39 @@ var sizes = map[string]map[string]int{
 	protocol.MethodLs:          {"limit": protocol.MCPEntries},
 }
 
-// budgetArgs gives args (a tool call's arguments, nil for none) the sizes
-// toold mcp sends for method that the call did not give, and reports
-// whether the budget applies: the method has one and the call gave no size
-// in bytes (maxBytes), or, for a method whose only size is a count (find,
-// ls), gave none. A line or match count alone asks for more lines, not for
-// more bytes: the byte size and the fitting stay.
-// The streams' methods are also given the budget for their rendering
-// (render.maxBytes), which the daemon fits them to once (protocol.RenderParams).
-func budgetArgs(method string, args map[string]json.RawMessage, budget int) bool {
+// renderArgs gives args (a tool call's arguments) the params of toold
+// mcp's rendering: the sizes it sends for method that the call did not
+// give, and render.maxBytes, when the budget applies (budget > 0, the method
+// has one and the call gave no size in bytes, maxBytes, or, for a method
+// whose only size is a count, find and ls, gave none: a line or match
+// count alone asks for more lines, not for more bytes); and for a read
+// that gives no maxBytes, render.outlineOver, so that a large file read
+// with no range is answered with its outline and first lines
+// (protocol.RenderParams).
+func renderArgs(method string, args map[string]json.RawMessage, budget int) {
+	r := map[string]int{} // protocol.RenderParams
+	if method == protocol.MethodRead && !given(args, "maxBytes") {
+		r["outlineOver"] = protocol.MCPOutlineBytes
+	}
+	if budget > 0 && budgetApplies(method, args) {
+		for name, v := range sizes[method] {
+			if v > 0 && !given(args, name) {
+				args[name] = json.RawMessage(fmt.Sprint(v))
+			}
+		}
+		r["maxBytes"] = budget
+	}
+	if len(r) > 0 {
+		b, _ := json.Marshal(r)
+		args["render"] = b
+	}
+}
+
+// budgetApplies reports whether method has a budget and args give none of
+// its size in bytes (for find and ls, none of its sizes).
+func budgetApplies(method string, args map[string]json.RawMessage) bool {
 	defaults, ok := sizes[method]
-	if !ok || args == nil {
+	if !ok {
 		return false
 	}
 	_, hasBytes := defaults["maxBytes"]
@@ -50,60 +70,11 @@ func budgetArgs(method string, args map[string]json.RawMessage, budget int) bool
 			return false
 		}
 	}
-	for name, v := range defaults {
-		if v > 0 && !given(args, name) {
-			args[name] = json.RawMessage(fmt.Sprint(v))
-		}
-	}
-	if rendered[method] {
-		args["render"] = json.RawMessage(fmt.Sprintf(`{"maxBytes":%d}`, budget))
-	}
 	return true
 }
-
-// rendered are the methods whose results the daemon fits to a rendered size
-// (protocol.RenderParams): those that cannot run again, grep, find and ls.
-var rendered = map[string]bool{protocol.MethodExec: true, protocol.MethodProcessRead: true, protocol.MethodProcessWait: true,
-	protocol.MethodFind: true, protocol.MethodLs: true, protocol.MethodGrep: true}
 
 // given reports whether args give name a value.
 func given(args map[string]json.RawMessage, name string) bool {
 	v, ok := args[name]
 	return ok && string(v) != "null"
-}
-
-// refit is, for a read-only method whose text came out longer than budget,
-// the arguments of a smaller call, or nil when it cannot be made smaller.
-// It scales what the result showed by how much the text is over, with room
-// for the notice.
-func refit(method string, args map[string]json.RawMessage, raw json.RawMessage, textLen, budget int) map[string]json.RawMessage {
-	param, shown := "", 0
-	switch method {
-	case protocol.MethodRead, protocol.MethodPage, protocol.MethodReadBytes:
-		var w protocol.Window
-		if json.Unmarshal(raw, &w) != nil || w.Image != nil {
-			return nil
-		}
-		if _, bytes := args["startByte"]; bytes || method == protocol.MethodReadBytes {
-			param, shown = "maxBytes", int(w.EndByte-w.StartByte)
-		} else {
-			param, shown = "limit", int(w.EndLine-w.StartLine+1)
-		}
-	default:
-		return nil
-	}
-	const noticeRoom = 1024
-	n := int(int64(shown) * int64(budget-noticeRoom) / int64(textLen))
-	if n >= shown {
-		n = shown - 1
-	}
-	if n < 1 {
-		return nil
-	}
-	out := make(map[string]json.RawMessage, len(args)+1)
-	for k, v := range args {
-		out[k] = v
-	}
-	out[param] = json.RawMessage(fmt.Sprint(n))
-	return out
 }

@@ -5,18 +5,16 @@
 // numbered as `cat -n` numbers them, an exec's status, head, omitted lines
 // and tail, as package notice renders the streams — in at most
 // protocol.MCPResultBytes when the call gives no size (budget.go: sizes that
-// fit, and for exec, the process tools, grep, find and ls the budget itself,
-// render.maxBytes, which the daemon applies), and with the JSON result as structuredContent only
-// when Structured is set. A read of a large file with no offset or limit
-// is answered with its outline and first lines (large.go). It keeps each
-// daemon session's roots in step with those its MCP client announces,
+// fit, and the budget itself, render.maxBytes, which the daemon applies),
+// and with the JSON result as structuredContent only when Structured is
+// set. A read of a large file with no offset or limit is answered by the
+// daemon with its outline and first lines (render.outlineOver). It keeps
+// each daemon session's roots in step with those its MCP client announces,
 // within --root (roots.go, internal/beneath), and names the session after
 // its client (session.go).
 //
-// It owns the rendering and the tool wiring: the daemon does the work,
-// cutting included, for exec, the process tools, grep, find and ls. A
-// read, readBytes or page whose text is still over the budget is still
-// asked again for less (budget.go's refit), and a large file's read makes
-// two more (large.go): moving those into the daemon too is left of issue 32. The MCP protocol itself is the
+// It owns the tool wiring and the rendering, which package notice writes:
+// the daemon does the work, cutting included, so that a tools/call is one
+// daemon request. The MCP protocol itself is the
 // SDK's (github.com/modelcontextprotocol/go-sdk).
 package mcp

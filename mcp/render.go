@@ -105,22 +105,7 @@ func renderWindow(w *protocol.Window) ([]sdk.Content, error) {
 		}
 		return c, nil
 	}
-	return []sdk.Content{&sdk.TextContent{Text: windowText(w)}}, nil
-}
-
-// windowText is a window's content numbered as `cat -n` numbers it, then its
-// notice on a line of its own. A binary window is its notice alone.
-func windowText(w *protocol.Window) string {
-	var b strings.Builder
-	writeOutline(&b, w.Outline)
-	if !w.Binary {
-		notice.NumberedLines(&b, w.StartLine, w.Content)
-	}
-	if w.Notice != nil {
-		b.WriteString(*w.Notice)
-		b.WriteByte('\n')
-	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return []sdk.Content{&sdk.TextContent{Text: notice.WindowText(w)}}, nil
 }
 
 // errorResult is a daemon's JSON-RPC error as a failed tool call, which a

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -154,40 +153,19 @@ func (s *Server) handler(client *rpc.Client, roots *roots, names *namer, method 
 			// asking: it costs a process's start, once per daemon.
 			args["sandbox"] = json.RawMessage("true")
 		}
-		budget := 0
-		if s.Budget > 0 && budgetArgs(method, args, s.Budget) {
-			budget = s.Budget
+		if args != nil {
+			renderArgs(method, args, s.Budget)
 		}
 		if tok := req.Params.GetProgressToken(); tok != nil && args != nil {
 			stop := s.relayProgress(ctx, client, req.Session, tok, args)
 			defer stop()
 		}
-		if args != nil && (len(args) > 0 || budget > 0) {
+		if len(args) > 0 {
 			params = args
 		}
-		// The daemon records the windows a session reads as what it saw
-		// (for a later ifChanged): the reads that fit a window to the
-		// budget are kept out of it (record: false, and no ifChanged),
-		// then the fitted window is read once more as the call asked, so
-		// that the session saw what the model is shown.
-		windowed := budget > 0 && args != nil && (method == protocol.MethodRead || method == protocol.MethodPage) &&
-			!isTrue(args["outline"]) && args["startByte"] == nil
-		if windowed {
-			probe := with(args, "record", "false")
-			if _, ok := args["ifChanged"]; ok {
-				probe["ifChanged"] = json.RawMessage("false")
-			}
-			params = probe
-		}
-		raw, content, fitted, err := s.fit(ctx, client, method, params, budget)
+		raw, content, err := s.call(ctx, client, method, params)
 		if err != nil {
 			return callError(err)
-		}
-		if windowed && fitted != nil {
-			final := finalRead(method, args, fitted, raw)
-			if raw, content, err = s.call(ctx, client, method, final, budget); err != nil {
-				return callError(err)
-			}
 		}
 		res := &sdk.CallToolResult{Content: content}
 		if s.Structured {
@@ -197,76 +175,17 @@ func (s *Server) handler(client *rpc.Client, roots *roots, names *namer, method 
 	}
 }
 
-// fit calls method with params and renders its result within budget: a
-// read-only call whose text is over the budget is asked again for less (its
-// notice then says where to read on). It returns the arguments of the last
-// call, nil when params are not an object.
-func (s *Server) fit(ctx context.Context, client *rpc.Client, method string, params any, budget int) (json.RawMessage, []sdk.Content, map[string]json.RawMessage, error) {
-	raw, content, err := s.call(ctx, client, method, params, budget)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	args, _ := params.(map[string]json.RawMessage)
-	for try := 0; budget > 0 && args != nil && try < 3; try++ {
-		n := textLen(content)
-		if n <= budget {
-			break
-		}
-		smaller := refit(method, args, raw, n, budget)
-		if smaller == nil {
-			break
-		}
-		if raw, content, err = s.call(ctx, client, method, smaller, budget); err != nil {
-			return nil, nil, nil, err
-		}
-		args = smaller
-	}
-	return raw, content, args, nil
-}
-
-// finalRead is the read (or page) that gives the model the window fitted
-// (the last of the fitting calls, which answered raw) as the call asked
-// it: with its ifChanged and record. A read that is answered with the
-// file's outline and first lines (isLarge) records none of its window:
-// outlineLarge reads the first lines the model is shown.
-func finalRead(method string, args, fitted map[string]json.RawMessage, raw json.RawMessage) map[string]json.RawMessage {
-	final := with(fitted, "record", cmp.Or(string(args["record"]), "true"))
-	if v, ok := args["ifChanged"]; ok {
-		final["ifChanged"] = v
-	}
-	var w protocol.Window
-	if method == protocol.MethodRead && json.Unmarshal(raw, &w) == nil && isLarge(args, &w) {
-		final["record"] = json.RawMessage("false")
-	}
-	return final
-}
-
-// with is a copy of args with name set to the JSON value v.
-func with(args map[string]json.RawMessage, name, v string) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(args)+1)
-	for k, a := range args {
-		out[k] = a
-	}
-	out[name] = json.RawMessage(v)
-	return out
-}
-
-// isTrue reports whether v is JSON true.
-func isTrue(v json.RawMessage) bool { return string(v) == "true" }
-
-// call calls method with params and renders its result within budget.
-// A daemon's error is err; so is one in rendering.
-func (s *Server) call(ctx context.Context, client *rpc.Client, method string, params any, budget int) (json.RawMessage, []sdk.Content, error) {
+// call calls method with params and renders its result: one daemon
+// request. A daemon's error is err; so is one in rendering.
+func (s *Server) call(ctx context.Context, client *rpc.Client, method string, params any) (json.RawMessage, []sdk.Content, error) {
 	var raw json.RawMessage
 	if err := client.Call(ctx, method, params, &raw); err != nil {
 		return nil, nil, err
 	}
-	if method == protocol.MethodRead && (budget > 0 || !hasArg(params, "maxBytes")) {
-		// A call that gives maxBytes asks for the lines (budget is 0 when
-		// it gave a size).
-		raw = outlineLarge(ctx, client, params, raw)
-	}
-	if method == protocol.MethodProcessList {
+	switch method {
+	case protocol.MethodRead, protocol.MethodPage:
+		raw = wholeWindow(raw)
+	case protocol.MethodProcessList:
 		// structuredContent must be an object, and the list is an array.
 		raw = append(append([]byte(`{"processes":`), raw...), '}')
 	}
@@ -278,15 +197,18 @@ func (s *Server) call(ctx context.Context, client *rpc.Client, method string, pa
 	return raw, content, nil
 }
 
-// textLen is the bytes of content's text.
-func textLen(content []sdk.Content) int {
-	n := 0
-	for _, c := range content {
-		if t, ok := c.(*sdk.TextContent); ok {
-			n += len(t.Text)
-		}
+// wholeWindow is raw, a window, with every field the tool's outputSchema
+// requires: the daemon's short form of an unchanged window
+// (protocol.UnchangedWindow) lacks some.
+func wholeWindow(raw json.RawMessage) json.RawMessage {
+	var w protocol.Window
+	if json.Unmarshal(raw, &w) != nil || !w.Unchanged {
+		return raw
 	}
-	return n
+	if b, err := json.Marshal(&w); err == nil {
+		return b
+	}
+	return raw
 }
 
 // callError turns a daemon call's error into a failed tool call (a JSON-RPC
@@ -336,19 +258,4 @@ func (s *Server) relayProgress(ctx context.Context, client *rpc.Client, ss *sdk.
 	}
 	args["workDoneToken"], _ = json.Marshal(wd)
 	return remove
-}
-
-// hasArg reports whether params (a tool call's arguments) give name.
-func hasArg(params any, name string) bool {
-	switch p := params.(type) {
-	case map[string]json.RawMessage:
-		v, ok := p[name]
-		return ok && string(v) != "null"
-	case json.RawMessage:
-		var m map[string]json.RawMessage
-		if json.Unmarshal(p, &m) == nil {
-			return hasArg(m, name)
-		}
-	}
-	return false
 }

@@ -42,10 +42,7 @@ func inputSchema(method string, props ...prop) *jsonschema.Schema {
 	if s == nil {
 		s = &jsonschema.Schema{Type: "object"}
 	}
-	// record is toold mcp's own (the reads that fit a window to the budget
-	// are kept out of what the session saw): not a model's to give.
-	delete(s.Properties, "record")
-	// render is toold mcp's own too (the budget of the rendered result).
+	// render is toold mcp's own (the budget of the rendered result).
 	delete(s.Properties, "render")
 	if method == protocol.MethodStats {
 		delete(s.Properties, "sandbox") // always asked (Server.handler)

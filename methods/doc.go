@@ -1,6 +1,8 @@
 // Package methods implements the protocol's working methods for one session,
 // the twelve Service.Methods registers: read, readBytes and page (window.go;
-// outline.go for read's and page's outline), exec (exec.go; tty.go for a
+// outline.go for read's and page's outline; windowfit.go fits a window to
+// its rendered size and answers a large file's read with its outline and
+// first lines), exec (exec.go; tty.go for a
 // command's terminal), process/read, process/wait, process/write,
 // process/kill and process/list (process.go, over process.Table), and grep,
 // find and ls (search.go, over search and the search index). For each it
@@ -27,7 +29,8 @@
 // render.go fits an exec's, a process's, a grep's, a find's or an ls'
 // result to the rendered size its params ask for (render.maxBytes, toold
 // mcp's budget), measured on notice's rendering, giving up highlight groups
-// in the preview's rank order.
+// in the preview's rank order; windowfit.go does it for a window, before
+// the window is recorded as seen, so that a session saw what it was shown.
 //
 // It knows nothing of connections or framing: lifecycle owns sessions and
 // calls in here with each request's params.

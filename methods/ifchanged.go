@@ -10,7 +10,7 @@ import (
 )
 
 // ifChanged compares window w of f with what the session saw of those
-// lines, and records them as seen. When none changed, w becomes an unchanged
+// lines; it records nothing (remember does, once w is cut). When none changed, w becomes an unchanged
 // answer: empty content, Unchanged and a notice that says so; when some
 // did, w keeps its lines and Changed names them. Lines the session never
 // read are not changed: a window with some is never unchanged, and its
@@ -19,7 +19,7 @@ import (
 func (svc *Service) ifChanged(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
 	var res seen.Result
 	err := svc.withHashes(ctx, f, w, func(hashes []uint64) {
-		res = svc.seen().Compare(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
+		res = svc.seen().Check(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)
 	})
 	if err != nil {
 		return err
@@ -41,9 +41,8 @@ func (svc *Service) ifChanged(ctx context.Context, f *fileindex.File, w *protoco
 }
 
 // remember records window w of f as what the session saw of those lines,
-// as a read with ifChanged does, for a later read with ifChanged: a
-// session remembers every window it read (the contract), not only those
-// read with ifChanged.
+// for a later read with ifChanged: a session remembers every window it
+// read (the contract), with ifChanged or not.
 func (svc *Service) remember(ctx context.Context, f *fileindex.File, w *protocol.Window, lr *lineRequest) error {
 	return svc.withHashes(ctx, f, w, func(hashes []uint64) {
 		svc.seen().Record(seen.Key{Session: lr.session, Path: f.Path()}, w.StartLine, hashes, w.TotalLines)

@@ -146,7 +146,7 @@ func TestIfChangedWindows(t *testing.T) {
 
 // TestIfChangedAfterPlainRead: a session remembers the windows it read
 // without ifChanged too (the contract: "what each file looked like when it
-// last read it"), except a read with record: false.
+// last read it"): the lines it was given, not those a render bound cut.
 func TestIfChangedAfterPlainRead(t *testing.T) {
 	svc, s := newTestService(t)
 	path := filepath.Join(s.Cwd, "f.txt")
@@ -155,10 +155,16 @@ func TestIfChangedAfterPlainRead(t *testing.T) {
 	if w := readJSON(t, svc, s, map[string]any{"path": path, "limit": 100, "ifChanged": true}); !w.Unchanged {
 		t.Fatalf("after a plain read: unchanged %v, notice %q", w.Unchanged, deref(w.Notice))
 	}
-	readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "record": false})
+	fitted := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "render": map[string]any{"maxBytes": 1500}})
+	if fitted.EndLine < 101 || fitted.EndLine >= 200 {
+		t.Fatalf("a read fitted to 1500 rendered bytes gave lines %d-%d", fitted.StartLine, fitted.EndLine)
+	}
+	if w := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": fitted.EndLine - 100, "ifChanged": true}); !w.Unchanged {
+		t.Fatalf("the lines a fitted read gave were not recorded: %q", deref(w.Notice))
+	}
 	w := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "ifChanged": true})
 	if w.Unchanged || w.Content == "" || w.Changed != nil {
-		t.Fatalf("after a read with record false: unchanged %v changed %v", w.Unchanged, w.Changed)
+		t.Fatalf("after a fitted read of lines 101-%d: unchanged %v changed %v", fitted.EndLine, w.Unchanged, w.Changed)
 	}
 	// The ifChanged read itself recorded lines 101-200.
 	if w := readJSON(t, svc, s, map[string]any{"path": path, "offset": 101, "limit": 100, "ifChanged": true}); !w.Unchanged {

@@ -25,10 +25,12 @@ type lineRequest struct {
 	outline  bool   // answer with the outline instead of lines
 	// detectPath is the path whose extension chooses the outline's format:
 	// the file's for read, "" for a spool (its content decides).
-	detectPath string
-	ifChanged  bool
-	record     bool   // remember the window as seen by the session (for a later ifChanged)
-	session    string // whose reads ifChanged compares with
+	detectPath  string
+	ifChanged   bool
+	session     string // whose reads ifChanged compares with
+	ranged      bool   // offset or limit given
+	render      int    // the most bytes of the rendered window (render.maxBytes); 0: none
+	outlineOver int64  // answer a read with no range of a larger file with its outline and first lines (isLarge)
 }
 
 // byteRequest is a window by bytes: readBytes, and page with startByte.
@@ -37,6 +39,7 @@ type byteRequest struct {
 	maxBytes  int
 	clean     bool
 	byteCall  string
+	render    int // the most bytes of the rendered window (render.maxBytes); 0: none
 }
 
 // opener opens the file a window reads; each attempt opens it anew.
@@ -86,25 +89,24 @@ func (svc *Service) windowOnce(ctx context.Context, path string, open opener, lr
 		return nil, err
 	}
 	w.TotalLines = f.Lines()
-	if lr != nil {
-		err = lineWindow(f, w, lr)
-		switch {
-		case err != nil || lr.session == "":
-		case lr.ifChanged:
-			err = svc.ifChanged(ctx, f, w, lr)
-		case lr.record:
-			err = svc.remember(ctx, f, w, lr)
+	if lr == nil {
+		return w, cutBytes(f, w, br)
+	}
+	if lr.isLarge(f) {
+		if done, err := svc.largeWindow(ctx, f, w, sniff, lr); done || err != nil {
+			return w, err
 		}
-	} else {
-		err = byteWindow(f, w, br)
 	}
-	if err != nil {
-		return nil, err
+	compare := func() error {
+		if lr.ifChanged && lr.session != "" {
+			return svc.ifChanged(ctx, f, w, lr)
+		}
+		return nil
 	}
-	if f.Cut() && w.EndByte == w.TotalBytes {
-		w.Notice = ptr(notice.Join(deref(w.Notice), notice.ReadToCap(fileindex.MaxSnapshotBytes)))
+	if err := cutLines(f, w, lr, compare); err != nil || lr.session == "" {
+		return w, err
 	}
-	return w, nil
+	return w, svc.remember(ctx, f, w, lr)
 }
 
 // deref is *s, or "" for nil.
@@ -320,8 +322,16 @@ func checkRead(p *protocol.ReadParams, l protocol.ReadLimits) (*lineRequest, err
 	if lr.MaxLineChars, err = intCount("maxLineChars", p.MaxLineChars, l.MaxLineChars, 0, protocol.MaxLineChars); err != nil {
 		return nil, err
 	}
+	if lr.render, err = renderBudget(p.Render); err != nil {
+		return nil, err
+	}
+	if p.Render != nil {
+		if lr.outlineOver, err = count("render.outlineOver", p.Render.OutlineOver, 0, 0, 1<<62); err != nil {
+			return nil, err
+		}
+	}
 	lr.outline, lr.ifChanged, lr.detectPath = p.Outline, p.IfChanged, p.Path
-	lr.record = p.Record == nil || *p.Record
+	lr.ranged = p.Offset != nil || p.Limit != nil
 	lr.readMax = l.MaxBytes
 	return &lr, nil
 }
@@ -334,6 +344,9 @@ func checkReadBytes(p *protocol.ReadBytesParams, l protocol.ReadBytesLimits) (*b
 		return nil, err
 	}
 	if br.maxBytes, err = intCount("maxBytes", p.MaxBytes, l.MaxBytes, 1, protocol.MaxWindowBytes); err != nil {
+		return nil, err
+	}
+	if br.render, err = renderBudget(p.Render); err != nil {
 		return nil, err
 	}
 	return &br, nil
@@ -399,7 +412,7 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 	var br *byteRequest
 	var err error
 	if p.StartByte != nil {
-		bp := protocol.ReadBytesParams{StartByte: p.StartByte, MaxBytes: p.MaxBytes}
+		bp := protocol.ReadBytesParams{StartByte: p.StartByte, MaxBytes: p.MaxBytes, Render: p.Render}
 		if br, err = checkReadBytes(&bp, s.Limits.ReadBytes); err != nil {
 			return nil, err
 		}

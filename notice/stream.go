@@ -7,7 +7,8 @@ import (
 	"github.com/toold/toold/protocol"
 )
 
-// The rendering of an exec's or a process's streams for a model lives here,
+// The rendering of a result for a model (an exec's or a process's streams,
+// a window, grep's matches, find's and ls' entries) lives here,
 // beside its lines, because two sides need it: toold mcp renders a result
 // with it, and the daemon measures it to fit a result to a rendered size
 // (protocol.RenderParams) once, where the preview is made.
@@ -154,6 +155,26 @@ func GrepText(r *protocol.GrepResult) string {
 	}
 	if r.Notice != nil {
 		b.WriteString(*r.Notice + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// WindowText is a window's outline entries, one a line, then its content
+// numbered as `cat -n` numbers it, then its notice on a line of its own. A
+// binary window is its notice alone; an image's text is its notice.
+func WindowText(w *protocol.Window) string {
+	var b strings.Builder
+	if w.Outline != nil {
+		for _, e := range w.Outline.Entries {
+			b.WriteString(OutlineEntry(e) + "\n")
+		}
+	}
+	if !w.Binary && w.Image == nil {
+		NumberedLines(&b, w.StartLine, w.Content)
+	}
+	if w.Notice != nil {
+		b.WriteString(*w.Notice)
+		b.WriteByte('\n')
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -100,10 +100,11 @@ type ReadParams struct {
 	// IfChanged asks for the lines only if they changed since the session
 	// last read them: Window.Unchanged, or the window and Window.Changed.
 	IfChanged bool `json:"ifChanged"`
-	// Record, false, keeps this read out of what the session saw (what a
-	// later ifChanged compares with): toold mcp's reads that fit a window
-	// to its budget, which the model is not shown. Default true.
-	Record *bool `json:"record"`
+	// Render is toold's own (not in PROTOCOL.md), as exec's
+	// (RenderParams): the window gives up its last lines (bytes, by
+	// startByte) until its rendering fits, and a read of a large file with
+	// no range can be answered with its outline and first lines.
+	Render *RenderParams `json:"render"`
 }
 
 // ReadBytesParams are readBytes' params.
@@ -111,6 +112,9 @@ type ReadBytesParams struct {
 	Path      string `json:"path"`
 	StartByte *Num   `json:"startByte"`
 	MaxBytes  *Num   `json:"maxBytes"`
+	// Render is as read's: the window gives up its last bytes until its
+	// rendering fits.
+	Render *RenderParams `json:"render"`
 }
 
 // PageParams are page's params: a spool, then read's or, with StartByte,

@@ -123,14 +123,23 @@ type OutputParams struct {
 
 // RenderParams bound a result as notice renders it for a model
 // (notice.ExecText, notice.ProcessText, notice.GrepText,
-// notice.EntriesText), once, in the
-// daemon: exec and the process methods give up shown lines of streams
-// whose middle a spool keeps, and highlight groups in highlight.Rank's
-// order (the last ranked first); grep, find and ls give up their last
-// matches or entries, as a smaller limit would.
+// notice.EntriesText, notice.WindowText), once, in the daemon: exec and the
+// process methods give up shown lines of streams whose middle a spool
+// keeps, and highlight groups in highlight.Rank's order (the last ranked
+// first); grep, find and ls give up their last matches or entries, as a
+// smaller limit would; read, readBytes and page give up their last lines
+// (bytes, by startByte), as a smaller limit (maxBytes) would. The session
+// saw (for a later ifChanged) the window it is given, no more.
 type RenderParams struct {
 	// MaxBytes is the most bytes of the rendered text.
 	MaxBytes *Num `json:"maxBytes"`
+	// OutlineOver (read only) answers a read of a text file over that
+	// many bytes that gives no offset, limit, outline or ifChanged with
+	// the file's outline (at most MCPOutlineMaxBytes) and its first lines
+	// (at most MCPFirstLines, MCPFirstBytes), as Zed's agent answers it:
+	// a model sees the file's shape before it reads a range. A file with no
+	// outline is read as asked. nil: never.
+	OutlineOver *Num `json:"outlineOver"`
 }
 
 // ProcessReadParams are process/read's params.

@@ -108,6 +108,14 @@ type Result struct {
 // hashes of a line winning), so that a re-read of any of them compares with
 // what the session was shown.
 func (st *Store) Compare(key Key, start int64, hashes []uint64, totalLines int64) Result {
+	res := st.Check(key, start, hashes, totalLines)
+	st.Record(key, start, hashes, totalLines)
+	return res
+}
+
+// Check is Compare without adding the window to what was seen: for a
+// window that may yet be cut shorter before the session is shown it.
+func (st *Store) Check(key Key, start int64, hashes []uint64, totalLines int64) Result {
 	end := start + int64(len(hashes)) - 1
 	st.mu.Lock()
 	f, ok := st.lru.Get(key)
@@ -131,7 +139,6 @@ func (st *Store) Compare(key Key, start int64, hashes []uint64, totalLines int64
 	if ok {
 		res = align(old, oldLines, hashes, start, func(n int64) bool { return inSpans(spans, n) })
 	}
-	st.Record(key, start, hashes, totalLines)
 	return res
 }
 

@@ -30,8 +30,9 @@ func traced(log string) int {
 
 // TestMCPOneDaemonRequest: each tools/call of toold mcp is one daemon
 // request (counted with --rpc.trace), including the calls whose result is
-// cut to toold mcp's budget: the daemon fits it, toold mcp only renders.
-// read, readBytes and page still fit by asking again (issue 32).
+// cut to toold mcp's budget (the daemon fits it, toold mcp only renders),
+// a read of a large file (answered with its outline and first lines) and a
+// read with ifChanged (the session saw exactly the lines it was shown).
 func TestMCPOneDaemonRequest(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -59,26 +60,51 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(deep, "f.txt"), []byte(strings.Repeat("match "+strings.Repeat("x", 90)+"\n", 2000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// 8,000 short lines: their numbers pass the budget that the bytes fit.
+	short := filepath.Join(dir, "short.txt")
+	if err := os.WriteFile(short, []byte(strings.Repeat("x\n", 8000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A Go file over MCPOutlineBytes.
+	var src strings.Builder
+	src.WriteString("package big\n")
+	for i := 0; src.Len() <= protocol.MCPOutlineBytes; i++ {
+		fmt.Fprintf(&src, "\n// F%d does little.\nfunc F%d() int {\n\treturn %d\n}\n", i, i, i)
+	}
+	big := filepath.Join(dir, "big.go")
+	if err := os.WriteFile(big, []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	procRe := regexp.MustCompile(`^still running as process (\S+)`)
-	var proc string
+	spoolRe := regexp.MustCompile(`page spool=(\S+) `)
+	var proc, spool string
 	cases := []struct {
 		name string
 		tool string
 		args func() map[string]any
 		cut  bool // the result is cut to the budget
+		want string
 	}{
-		{"exec, small", "exec", func() map[string]any { return map[string]any{"command": "echo hi"} }, false},
-		{"exec, over the budget", "exec", func() map[string]any { return map[string]any{"command": noisy} }, true},
+		{"exec, small", "exec", func() map[string]any { return map[string]any{"command": "echo hi"} }, false, "hi"},
+		{"exec, over the budget", "exec", func() map[string]any { return map[string]any{"command": noisy} }, true, "error: failure"},
+		{"page, over the budget", "page", func() map[string]any { return map[string]any{"spool": spool} }, false, "line 1\n"},
+		{"page by bytes", "page", func() map[string]any { return map[string]any{"spool": spool, "startByte": 0} }, false, "line 1\n"},
+		{"read, small", "read", func() map[string]any { return map[string]any{"path": filepath.Join(deep, "f.txt"), "limit": 3} }, false, "match x"},
+		{"read, numbers over the budget", "read", func() map[string]any { return map[string]any{"path": short} }, false, "offset="},
+		{"read again, ifChanged", "read", func() map[string]any { return map[string]any{"path": short, "ifChanged": true} }, false, "unchanged"},
+		{"readBytes, numbers over the budget", "readBytes", func() map[string]any { return map[string]any{"path": short} }, false, "startByte="},
+		{"read, a large file", "read", func() map[string]any { return map[string]any{"path": big} }, false, "above are its outline"},
+		{"read, a large file's lines", "read", func() map[string]any { return map[string]any{"path": big, "offset": 1, "ifChanged": true} }, false, "F0"},
 		{"exec in the background", "exec", func() map[string]any {
 			return map[string]any{"command": noisy + "; sleep 0.2; " + noisy, "yieldMs": 50}
-		}, false},
-		{"process_wait, over the budget", "process_wait", func() map[string]any { return map[string]any{"id": proc} }, true},
-		{"process_read", "process_read", func() map[string]any { return map[string]any{"id": proc} }, false},
-		{"find, over the budget", "find", func() map[string]any { return map[string]any{"path": tree, "pattern": "*"} }, false},
+		}, false, "still running"},
+		{"process_wait, over the budget", "process_wait", func() map[string]any { return map[string]any{"id": proc} }, true, "error: failure"},
+		{"process_read", "process_read", func() map[string]any { return map[string]any{"id": proc} }, false, ""},
+		{"find, over the budget", "find", func() map[string]any { return map[string]any{"path": tree, "pattern": "*"} }, false, "000-"},
 		{"grep, over the budget", "grep", func() map[string]any {
 			return map[string]any{"path": filepath.Join(deep, "f.txt"), "pattern": "match"}
-		}, false},
-		{"ls, over the budget", "ls", func() map[string]any { return map[string]any{"path": tree} }, false},
+		}, false, "match x"},
+		{"ls, over the budget", "ls", func() map[string]any { return map[string]any{"path": tree} }, false, "000-"},
 	}
 	for _, tc := range cases {
 		before := traced(log)
@@ -90,6 +116,12 @@ func TestMCPOneDaemonRequest(t *testing.T) {
 		text := res.Content[0].Text
 		if m := procRe.FindStringSubmatch(text); m != nil && proc == "" {
 			proc = m[1]
+		}
+		if m := spoolRe.FindStringSubmatch(text); m != nil && spool == "" {
+			spool = m[1]
+		}
+		if !strings.Contains(text, tc.want) {
+			t.Errorf("%s: no %q in:\n%.2000s", tc.name, tc.want, text)
 		}
 		if len(text) > protocol.MCPResultBytes || strings.Contains(text, "so that it reaches you whole") != tc.cut {
 			t.Errorf("%s: %d bytes of text (cut expected: %v):\n%.2000s", tc.name, len(text), tc.cut, text)

@@ -340,8 +340,8 @@ A result must reach the model whole, and clients set long ones aside (Claude Cod
 one over ~50 KB to a file), so a call that gives no size in bytes of its own is answered
 in at most 24 KB of text: exec and the process tools show at most 10 KB of each stream, read,
 readBytes and page 16 KB, grep 12 KB of lines, find and ls 250 entries, and a result
-still longer gives up lines (named, with the page call that reads them) or is asked again
-for fewer. A call that gives maxBytes (find and ls: limit) gets what it asks for; a line or
+still longer gives up lines (named, with the page call that reads them), cut once by the
+daemon. A call that gives maxBytes (find and ls: limit) gets what it asks for; a line or
 match count alone (read's limit, exec's maxLines, grep's limit) asks for more lines, not
 more bytes, and keeps the budget. The limit flags (--read.limit, --exec.timeout, ...) set
 the session's defaults instead, and turn this budget off.
