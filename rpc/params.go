@@ -135,18 +135,11 @@ func jsonKind(c byte) string {
 // strings) longer than max characters, and returns its offset and length;
 // n is 0 when there is none. It runs in one pass, whatever p holds.
 func longNumber(p []byte, max int) (at, n int) {
-	inString, escaped := false, false
+	var str stringScan
 	start := -1
 	for i, c := range p {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
+		if str.step(c) {
+			start = -1
 			continue
 		}
 		if isNumberByte(c) {
@@ -163,9 +156,30 @@ func longNumber(p []byte, max int) (at, n int) {
 			continue
 		}
 		start = -1
-		inString = c == '"'
 	}
 	return 0, 0
+}
+
+// stringScan follows a JSON text a byte at a time and tells the bytes of
+// its strings, quotes included, from the rest, without decoding. Its zero
+// value is outside any string.
+type stringScan struct{ in, escaped bool }
+
+// step takes the text's next byte c and reports whether it belongs to a
+// string; in is then whether a string is still open after it.
+func (s *stringScan) step(c byte) bool {
+	switch {
+	case !s.in:
+		s.in = c == '"'
+		return s.in
+	case s.escaped:
+		s.escaped = false
+	case c == '\\':
+		s.escaped = true
+	case c == '"':
+		s.in = false
+	}
+	return true
 }
 
 func isNumberByte(c byte) bool {

@@ -241,19 +241,15 @@ func typeCasings(t reflect.Type) map[string][]string {
 // cost exactKeys no decode; an escaped key counts as one.
 func mayFold(params []byte, t reflect.Type) bool {
 	m := typeCasings(t)
-	inString, escaped, start := false, false, 0
+	var str stringScan
+	start := 0
 	for i, c := range params {
+		was := str.in
 		switch {
-		case !inString:
-			if c == '"' {
-				inString, start = true, i+1
-			}
-		case escaped:
-			escaped = false
-		case c == '\\':
-			escaped = true
-		case c == '"':
-			inString = false
+		case !str.step(c) || str.in && was: // outside a string, or within one
+		case !was:
+			start = i + 1 // an opening quote
+		default: // a closing one
 			j := i + 1
 			for j < len(params) && (params[j] == ' ' || params[j] == '\t' || params[j] == '\n' || params[j] == '\r') {
 				j++
