@@ -39,7 +39,8 @@ type byteRequest struct {
 	maxBytes  int
 	clean     bool
 	byteCall  string
-	render    int // the most bytes of the rendered window (render.maxBytes); 0: none
+	render    int    // the most bytes of the rendered window (render.maxBytes); 0: none
+	lead      string // a notice that heads the window's (page's params it ignores)
 }
 
 // opener opens the file a window reads; each attempt opens it anew.
@@ -437,12 +438,12 @@ func (svc *Service) Page(ctx context.Context, s *Session, params []byte) (any, e
 		}
 		return f, nil
 	}
+	if ignored := lineParams(&p); len(ignored) > 0 {
+		br.lead = notice.ByteModeIgnores(ignored)
+	}
 	w, err := svc.window(ctx, path, open, lr, br)
 	if err != nil {
 		return nil, spoolError(p.Spool, err)
-	}
-	if ignored := lineParams(&p); len(ignored) > 0 {
-		w.Notice = ptr(notice.Join(notice.ByteModeIgnores(ignored), deref(w.Notice)))
 	}
 	return short(w, nil)
 }

@@ -57,6 +57,9 @@ func cutBytes(f *fileindex.File, w *protocol.Window, req *byteRequest) error {
 			return err
 		}
 		capNotice(f, w)
+		if br.lead != "" {
+			w.Notice = ptr(notice.Join(br.lead, deref(w.Notice)))
+		}
 		return nil
 	}
 	if err := cut(); err != nil || br.render <= 0 {

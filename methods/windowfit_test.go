@@ -48,8 +48,14 @@ func TestRenderFitsWindow(t *testing.T) {
 			}
 			var got []byte
 			for pos := int64(0); ; {
-				br := &byteRequest{startByte: pos, maxBytes: protocol.MCPWindowBytes, render: budget}
+				// As page with startByte and line params: the notice that
+				// names them is in the rendering that fits.
+				lead := notice.ByteModeIgnores([]string{"offset", "limit"})
+				br := &byteRequest{startByte: pos, maxBytes: protocol.MCPWindowBytes, render: budget, lead: lead}
 				w := fitted(t, svc, path, nil, br)
+				if !strings.HasPrefix(deref(w.Notice), strings.TrimSuffix(lead, "]")) {
+					t.Fatalf("%s: the notice does not start with %q: %q", name, lead, deref(w.Notice))
+				}
 				got = append(got, w.Content...)
 				if w.Next == nil {
 					break
