@@ -1,8 +1,11 @@
 package methods
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/toold/toold/fileindex"
@@ -67,6 +70,45 @@ func BenchmarkReadIfChanged(b *testing.B) {
 				case "backward":
 					lr.offset = total - 2000 - int64(i)*2000%(total-2000)
 				}
+				if _, err := svc.window(context.Background(), path, open, lr, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadFitted reads windows from the middle of a file as toold
+// mcp asks for them (16 KiB, within 24 KiB as rendered), "plain" without
+// the render bound and "fitted" with it: in BenchFile, whose lines of ~100
+// bytes fit as they are (the cost of measuring), and in a file of 4-byte
+// lines, whose numbers push the rendering over, so that the window is cut
+// (the cost of the search; toold mcp read it again, twice or more, before).
+func BenchmarkReadFitted(b *testing.B) {
+	long, _ := testtext.BenchFile(b)
+	short := filepath.Join(b.TempDir(), "short")
+	if err := os.WriteFile(short, bytes.Repeat([]byte("abc\n"), 1<<20), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	files, _ := fileindex.New(fileindex.Options{})
+	defer files.Close()
+	svc := &Service{Files: files}
+	for _, tc := range []struct {
+		name   string
+		path   string
+		budget int
+	}{{"plain", long, 0}, {"fitted", long, protocol.MCPResultBytes}, {"short lines, plain", short, 0}, {"short lines, fitted", short, protocol.MCPResultBytes}} {
+		path, budget, open := tc.path, tc.budget, pathOpener(tc.path)
+		b.Run(tc.name, func(b *testing.B) {
+			lr := &lineRequest{LineOptions: truncate.LineOptions{Limit: 2000, MaxBytes: protocol.MCPWindowBytes, MaxLineChars: 2000}, render: budget}
+			lr.offset = 1
+			w, err := svc.window(context.Background(), path, open, lr, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lr.offset = w.TotalLines / 2
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
 				if _, err := svc.window(context.Background(), path, open, lr, nil); err != nil {
 					b.Fatal(err)
 				}

@@ -74,7 +74,7 @@ func cutBytes(f *fileindex.File, w *protocol.Window, req *byteRequest) error {
 // reports whether one is: else w is cut by cut(1). A rendering that fits
 // already is left as it is.
 func fitRendered(w *protocol.Window, budget, shown int, cut func(n int) error) (bool, error) {
-	if len(notice.WindowText(w)) <= budget {
+	if notice.WindowTextLen(w) <= budget {
 		return true, nil
 	}
 	best, lo, hi := 0, 1, shown-1
@@ -83,7 +83,7 @@ func fitRendered(w *protocol.Window, budget, shown int, cut func(n int) error) (
 		if err := cut(mid); err != nil {
 			return false, err
 		}
-		if len(notice.WindowText(w)) <= budget {
+		if notice.WindowTextLen(w) <= budget {
 			best, lo = mid, mid+1
 		} else {
 			hi = mid - 1

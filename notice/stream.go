@@ -178,3 +178,50 @@ func WindowText(w *protocol.Window) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// WindowTextLen is len(WindowText(w)), counted without writing the text:
+// the daemon measures a window's rendering at each step of fitting it.
+func WindowTextLen(w *protocol.Window) int {
+	n := 0
+	if w.Outline != nil {
+		for _, e := range w.Outline.Entries {
+			n += len(OutlineEntry(e)) + 1
+		}
+	}
+	if !w.Binary && w.Image == nil {
+		n += numberedLen(w.StartLine, w.Content)
+	}
+	if w.Notice != nil {
+		n += len(*w.Notice) + 1
+	}
+	if n > 0 {
+		n-- // the last line's "\n", which WindowText trims
+	}
+	return n
+}
+
+// numberedLen is the bytes NumberedLines writes for text numbered from n.
+func numberedLen(n int64, text string) int {
+	size := 0
+	for rest := text; rest != ""; n++ {
+		line, r, found := strings.Cut(rest, "\n")
+		if found {
+			line = strings.TrimSuffix(line, "\r")
+		}
+		rest = r
+		size += max(digits(n), 6) + 1 + len(line) + 1
+	}
+	return size
+}
+
+// digits is the length of n in decimal.
+func digits(n int64) int {
+	d := 1
+	if n < 0 {
+		d, n = 2, -n
+	}
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
+}
