@@ -57,25 +57,23 @@ func walkBytes(t testing.TB, svc *Service, path string, maxBytes int, clean bool
 
 // walkLines follows next.offset from 1, finishing partial lines with
 // readBytes as the notice says, and returns the content put end to end.
-func walkLines(t testing.TB, svc *Service, path string, lr lineRequest) []byte {
+// Each window is checked by fitted, then by check when it is not nil.
+func walkLines(t testing.TB, svc *Service, path string, lr lineRequest, check func(w *protocol.Window)) []byte {
 	var got []byte
 	for off := int64(1); ; {
 		lr.offset = off
-		w, err := svc.window(context.Background(), path, pathOpener(path), &lr, nil)
-		if err != nil {
-			t.Fatalf("read at %d: %v", off, err)
-		}
+		w := fitted(t, svc, path, &lr, nil)
 		if w.StartLine != off || lr.Limit > 0 && w.EndLine-w.StartLine+1 > int64(lr.Limit) {
 			t.Fatalf("window at %d: lines %d-%d", off, w.StartLine, w.EndLine)
+		}
+		if check != nil {
+			check(w)
 		}
 		got = append(got, w.Content...)
 		if w.PartialLine {
 			// readBytes the rest of the line, from the window's end.
 			for pos := w.EndByte; ; {
-				b, err := svc.window(context.Background(), path, pathOpener(path), nil, &byteRequest{startByte: pos, maxBytes: lr.MaxBytes})
-				if err != nil {
-					t.Fatal(err)
-				}
+				b := fitted(t, svc, path, nil, &byteRequest{startByte: pos, maxBytes: lr.MaxBytes, render: lr.render})
 				if b.StartLine != w.StartLine {
 					break
 				}
@@ -156,7 +154,7 @@ func TestReadWalk(t *testing.T) {
 			if len(data) > 1<<20 && lr.MaxBytes < 51200 || !smallSteps(len(data), lr.MaxBytes) {
 				continue
 			}
-			if got := walkLines(t, svc, path, lineRequest{LineOptions: lr}); !bytes.Equal(got, data) {
+			if got := walkLines(t, svc, path, lineRequest{LineOptions: lr}, nil); !bytes.Equal(got, data) {
 				t.Errorf("%s, %+v: walk gave %d bytes, want %d", name, lr, len(got), len(data))
 			}
 		}
@@ -179,7 +177,7 @@ func FuzzReadBytesWalk(f *testing.F) {
 		if got := walkBytes(t, svc, path, maxBytes, false); !bytes.Equal(got, data) {
 			t.Fatalf("maxBytes %d: walk gave %q, want %q", maxBytes, got, data)
 		}
-		if got := walkLines(t, svc, path, lineRequest{LineOptions: truncate.LineOptions{Limit: 3, MaxBytes: maxBytes}}); !bytes.Equal(got, data) {
+		if got := walkLines(t, svc, path, lineRequest{LineOptions: truncate.LineOptions{Limit: 3, MaxBytes: maxBytes}}, nil); !bytes.Equal(got, data) {
 			t.Fatalf("read walk, maxBytes %d: gave %q, want %q", maxBytes, got, data)
 		}
 	})

@@ -69,46 +69,24 @@ func TestRenderFitsWindow(t *testing.T) {
 	}
 }
 
-// walkFitted walks path's line windows by next, as lr asks, checking each
-// one fits lr.render and is the largest that does; it returns their
-// content end to end, a partial line's rest read by bytes.
+// walkFitted walks path's line windows as lr asks (walkLines), checking
+// that each one is the largest whose rendering fits lr.render; it returns
+// their content end to end.
 func walkFitted(t *testing.T, svc *Service, path string, lr lineRequest) []byte {
-	var got []byte
-	for off := int64(1); ; {
-		lr.offset = off
-		w := fitted(t, svc, path, &lr, nil)
-		got = append(got, w.Content...)
+	return walkLines(t, svc, path, lr, func(w *protocol.Window) {
 		if n := w.EndLine - w.StartLine + 1; !w.PartialLine && w.Truncated && n < int64(lr.Limit) {
 			more := lr
-			more.render, more.Limit = 0, int(n+1)
+			more.offset, more.render, more.Limit = w.StartLine, 0, int(n+1)
 			if m := fitted(t, svc, path, &more, nil); m.EndLine > w.EndLine && len(notice.WindowText(m)) <= lr.render {
 				t.Fatalf("lines %d-%d fit %d bytes, but %d-%d were given", m.StartLine, m.EndLine, lr.render, w.StartLine, w.EndLine)
 			}
 		}
-		if w.PartialLine {
-			// The rest of the line by bytes, as the notice says.
-			for pos := w.EndByte; ; {
-				b := fitted(t, svc, path, nil, &byteRequest{startByte: pos, maxBytes: lr.MaxBytes, render: lr.render})
-				if b.StartLine != w.StartLine {
-					break
-				}
-				got = append(got, b.Content...)
-				if b.Next == nil {
-					break
-				}
-				pos = *b.Next.StartByte
-			}
-		}
-		if w.Next == nil || w.Next.Offset == nil {
-			return got
-		}
-		off = *w.Next.Offset
-	}
+	})
 }
 
 // fitted is the window of path that lr (or br) asks for, checked to fit
 // its render budget and to hold whole characters.
-func fitted(t *testing.T, svc *Service, path string, lr *lineRequest, br *byteRequest) *protocol.Window {
+func fitted(t testing.TB, svc *Service, path string, lr *lineRequest, br *byteRequest) *protocol.Window {
 	t.Helper()
 	w, err := svc.window(context.Background(), path, pathOpener(path), lr, br)
 	if err != nil {
