@@ -79,13 +79,9 @@ func gone(pid int) bool {
 // asynchronously, so allow a moment.
 func waitGone(t *testing.T, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, pid := range pids {
-		for !gone(pid) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d is still running", pid)
-			}
-			time.Sleep(10 * time.Millisecond)
+	for _, pid := range pids { // 5 s each
+		if !testenv.Within(5*time.Second, func() bool { return gone(pid) }) {
+			t.Fatalf("process %d is still running", pid)
 		}
 	}
 }
