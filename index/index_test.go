@@ -98,18 +98,20 @@ func newManager(t testing.TB, opt Options) *Manager {
 // waitState waits for dir's tree to reach state.
 func waitState(t testing.TB, m *Manager, dir, state string) Stats {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var found Stats
+	reached := func() bool {
 		for _, s := range m.Stats() {
 			if s.Root == dir && s.State == state {
-				return s
+				found = s
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never %s: %+v", dir, state, m.Stats())
-		}
-		time.Sleep(5 * time.Millisecond)
+		return false
 	}
+	if !testenv.Within(30*time.Second, reached) {
+		t.Fatalf("%s never %s: %+v", dir, state, m.Stats())
+	}
+	return found
 }
 
 // listingGreps counts the greps that went through the listing;
