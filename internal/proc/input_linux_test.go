@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestWaitingForInputWays: a process blocked reading its stdin pipe is
@@ -64,15 +66,12 @@ func TestWaitingForInputWays(t *testing.T) {
 				t.Fatal(err)
 			}
 			in.PipeDev, in.PipeIno = uint64(st.Dev), st.Ino
-			got := false
 			// Found within 5 s if it waits; not in 1 s if it does not.
 			wait := 5 * time.Second
 			if !c.waits {
 				wait = time.Second
 			}
-			for deadline := time.Now().Add(wait); time.Now().Before(deadline) && !got; time.Sleep(50 * time.Millisecond) {
-				got = WaitingForInput(cmd.Process.Pid, in)
-			}
+			got := testenv.Within(wait, func() bool { return WaitingForInput(cmd.Process.Pid, in) })
 			if got != c.waits {
 				t.Errorf("WaitingForInput = %v, want %v", got, c.waits)
 			}
