@@ -33,6 +33,10 @@ func TestParallelBuild(t *testing.T) {
 		"tiny":             []byte("a\nb"),
 	}
 	ctx := context.Background()
+	// One worker (the whole range) and three (ranges that split unevenly,
+	// the last one short) in the quick run; two and four as well with
+	// TOOLD_LONG=1 (each a build under -race of every content and spacing).
+	workers := testenv.Size([]int{1, 3}, []int{1, 2, 3, 4})
 	for name, data := range contents {
 		r := bytes.NewReader(data)
 		id := fileID{size: int64(len(data))}
@@ -41,7 +45,7 @@ func TestParallelBuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, n := range []int{1, 2, 3, 4} {
+			for _, n := range workers {
 				got, err := buildParallel(ctx, r, id, spacing, make([]byte, readBufSize), n)
 				if err != nil {
 					t.Fatal(err)
