@@ -433,8 +433,10 @@ func TestCloseLeavesNothing(t *testing.T) {
 		}
 		d, _ := m.Open("s")
 		tb := process.NewTable(r, 0)
+		// Each writes on while Close runs, twice a second: ten times a
+		// second, the sixteen loops' sleeps were 160 forks a second.
 		for range process.DefaultLimit {
-			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.1; done`,
+			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.5; done`,
 				Spool: func(s string) (exec.SpoolFile, error) { return d.Create(s) }}), "x", nil)
 			if err != nil {
 				t.Fatal(err)
