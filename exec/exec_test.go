@@ -526,22 +526,26 @@ func randomOutput(rng *rand.Rand, size int, trailingNewline bool, failEvery int)
 	return out
 }
 
-// TestCloseCancelsRunning runs alone, before the parallel tests: it gives
-// the command 100 ms to print its pid.
+// TestCloseCancelsRunning: Close cancels a running command, and its
+// process ends. The command writes its pid to a file, which the test
+// waits for (it gave the command a fixed 100 ms to print it).
 func TestCloseCancelsRunning(t *testing.T) {
+	t.Parallel() // its own runner
 	r := exec.NewRunner(nil)
+	pidFile := filepath.Join(t.TempDir(), "pid")
 	done := make(chan *exec.Result)
 	go func() {
-		res, err := r.Run(context.Background(), exec.Spec{Command: "echo $$; sleep 60", Output: defaults})
+		res, err := r.Run(context.Background(), exec.Spec{Command: "echo $$ > " + pidFile + "; sleep 60", Output: defaults})
 		if err != nil {
 			t.Error(err)
 		}
 		done <- res
 	}()
-	for r.Running() != 1 {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond) // let it print its pid
+	var pid []byte
+	testenv.WaitFor(t, 10*time.Second, "the command's pid", func() bool {
+		pid, _ = os.ReadFile(pidFile)
+		return bytes.HasSuffix(pid, []byte("\n"))
+	})
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +553,7 @@ func TestCloseCancelsRunning(t *testing.T) {
 	if !res.Cancelled || res.Signal == nil || r.Running() != 0 {
 		t.Fatalf("result %+v, running %d", res, r.Running())
 	}
-	waitGone(t, pids(t, res.Stdout.Head)...)
+	waitGone(t, pids(t, string(pid))...)
 	if _, err := r.Run(context.Background(), exec.Spec{Command: "true"}); !errors.Is(err, exec.ErrStart) {
 		t.Fatalf("Run after Close: %v", err)
 	}

@@ -117,9 +117,7 @@ func TestSessionClose(t *testing.T) {
 		Cancelled bool `json:"cancelled"`
 	}
 	go func() { done <- c.Call(ctx, "exec", map[string]any{"command": "sleep 30"}, &r) }()
-	for d.Stats().ExecsRunning == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "the exec to run", func() bool { return d.Stats().ExecsRunning > 0 })
 	if err := c.Call(ctx, "session/close", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -234,9 +232,7 @@ func TestNoLeaks(t *testing.T) {
 		if i%3 == 0 {
 			// Leave with a command still running.
 			go c.Call(ctx, "exec", map[string]any{"command": "sleep 30"}, nil)
-			for d.Stats().ExecsRunning == 0 {
-				time.Sleep(time.Millisecond)
-			}
+			testenv.WaitFor(t, 10*time.Second, "the exec to run", func() bool { return d.Stats().ExecsRunning > 0 })
 		}
 		c.Close()
 		wait()
