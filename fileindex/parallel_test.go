@@ -97,7 +97,10 @@ func TestParallelCancel(t *testing.T) {
 // TestFeed: a build from scratch feeds every byte in order (through its
 // pipeline, the buffers going round); a cached index feeds nothing.
 func TestFeed(t *testing.T) {
-	data := bytes.Repeat([]byte("0123456789abcdef line\n"), 200000) // 4.4 MB: many blocks
+	// 2.2 MB in the quick run (eight reads of readBufSize: each of the
+	// pipeline's three buffers goes round twice or more), 4.4 MB with
+	// TOOLD_LONG=1.
+	data := bytes.Repeat([]byte("0123456789abcdef line\n"), testenv.Size(100000, 200000))
 	c := newCache(t, Options{noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
 	testenv.WriteFile(t, path, data)
