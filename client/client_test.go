@@ -61,11 +61,10 @@ var ways = []way{
 			return nil, err
 		}
 		t.Cleanup(func() { d.Process.Kill(); d.Wait() })
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if c, err := Dial(ctx, sock); err == nil || time.Now().After(deadline) {
-				return c, err
-			}
-		}
+		var c *Client
+		var err error
+		testenv.Within(10*time.Second, func() bool { c, err = Dial(ctx, sock); return err == nil })
+		return c, err
 	}},
 }
 
@@ -127,13 +126,10 @@ func TestClient(t *testing.T) {
 				t.Errorf("Close: %v", err)
 			}
 			// Its session ends with it: the spool is gone.
-			deadline := time.Now().Add(10 * time.Second)
-			for _, err := os.Stat(spool); err == nil; _, err = os.Stat(spool) {
-				if time.Now().After(deadline) {
-					t.Fatalf("spool %s still there after Close", spool)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testenv.WaitFor(t, 10*time.Second, "the spool "+spool+" to go after Close", func() bool {
+				_, err := os.Stat(spool)
+				return err != nil
+			})
 		})
 	}
 }

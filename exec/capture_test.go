@@ -249,14 +249,15 @@ func genOutput(r *rand.Rand, size int) []byte {
 	return out
 }
 
-// TestCaptureGenerated: random outputs, budgets, keeps and chunkings: 50
-// in the quick run, the first 50 of the 300 TOOLD_LONG=1 runs (each mode
-// and keep as often).
+// TestCaptureGenerated: random outputs, budgets, keeps and chunkings: 24
+// in the quick run, the first 24 of the 300 TOOLD_LONG=1 runs (each mode
+// and keep as often: twice each of the twelve pairs; FuzzCapture and
+// FuzzCaptureFollow go on from there).
 func TestCaptureGenerated(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir() // the spool files of every case's checkFollow
-	for i := range testenv.Size(50, 300) {
+	for i := range testenv.Size(24, 300) {
 		size := r.IntN(40000)
 		if i%10 == 0 {
 			size = r.IntN(200)

@@ -121,16 +121,9 @@ func TestReliability(t *testing.T) {
 	}
 
 	// Signals and reaping by init are asynchronous: allow them a moment.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		left := tagged(tag)
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left after Close: %v", left)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var left []string
+	if !testenv.Within(10*time.Second, func() bool { left = tagged(tag); return len(left) == 0 }) {
+		t.Fatalf("processes left after Close: %v", left)
 	}
 	if m.Bytes() == 0 {
 		t.Error("nothing was spooled: the test lost its spooling runs")
@@ -149,16 +142,9 @@ func TestReliability(t *testing.T) {
 	if n := openFDs(t); n != baseFDs {
 		t.Errorf("open fds: %d before, %d after", baseFDs, n)
 	}
-	for {
-		n := runtime.NumGoroutine()
-		if n <= baseGoroutines {
-			break
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			t.Fatalf("goroutines: %d before, %d after\n%s", baseGoroutines, n, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testenv.Within(10*time.Second, func() bool { return runtime.NumGoroutine() <= baseGoroutines }) {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("goroutines: %d before, %d after\n%s", baseGoroutines, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/sandbox"
 )
 
@@ -73,17 +74,14 @@ func sandboxedGroup(t *testing.T, r *exec.Runner, pol *sandbox.Policy) {
 	if err != nil || !strings.Contains(out.Stdout.Head, dir+"\n") || !strings.Contains(out.Stdout.Head, "Permission denied") {
 		t.Fatalf("%+v %v", out.Stdout, err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		pid := pidOf("sleep\x00" + nap + "\x00")
-		if pid == "" {
-			break
-		}
-		if stat, _ := os.ReadFile("/proc/" + pid + "/stat"); strings.Contains(string(stat), ") Z ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the escaped descendant %s outlives its sandboxed command", pid)
-		}
+	var pid string
+	ended := func() bool {
+		pid = pidOf("sleep\x00" + nap + "\x00")
+		stat, _ := os.ReadFile("/proc/" + pid + "/stat")
+		return pid == "" || strings.Contains(string(stat), ") Z ")
+	}
+	if !testenv.Within(5*time.Second, ended) {
+		t.Fatalf("the escaped descendant %s outlives its sandboxed command", pid)
 	}
 }
 

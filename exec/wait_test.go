@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/exec"
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestWaitExit: waitExit returns once the process has exited, not before,
@@ -66,13 +67,7 @@ func TestExitedChild(t *testing.T) {
 		t.Error("a running child taken for an exited one")
 	}
 	in.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for !exec.ExitedChild() {
-		if time.Now().After(deadline) {
-			t.Fatal("the exited child was not seen")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "the exited child to be seen", exec.ExitedChild)
 	if err := cmd.Wait(); err != nil || cmd.ProcessState.ExitCode() != 0 {
 		t.Errorf("Wait after the look: %v (it must not have reaped the child)", err)
 	}

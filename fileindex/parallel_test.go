@@ -33,6 +33,10 @@ func TestParallelBuild(t *testing.T) {
 		"tiny":             []byte("a\nb"),
 	}
 	ctx := context.Background()
+	// One worker (the whole range) and three (ranges that split unevenly,
+	// the last one short) in the quick run; two and four as well with
+	// TOOLD_LONG=1 (each a build under -race of every content and spacing).
+	workers := testenv.Size([]int{1, 3}, []int{1, 2, 3, 4})
 	for name, data := range contents {
 		r := bytes.NewReader(data)
 		id := fileID{size: int64(len(data))}
@@ -41,7 +45,7 @@ func TestParallelBuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, n := range []int{1, 2, 3, 4} {
+			for _, n := range workers {
 				got, err := buildParallel(ctx, r, id, spacing, make([]byte, readBufSize), n)
 				if err != nil {
 					t.Fatal(err)
@@ -93,7 +97,10 @@ func TestParallelCancel(t *testing.T) {
 // TestFeed: a build from scratch feeds every byte in order (through its
 // pipeline, the buffers going round); a cached index feeds nothing.
 func TestFeed(t *testing.T) {
-	data := bytes.Repeat([]byte("0123456789abcdef line\n"), 200000) // 4.4 MB: many blocks
+	// 2.2 MB in the quick run (eight reads of readBufSize: each of the
+	// pipeline's three buffers goes round twice or more), 4.4 MB with
+	// TOOLD_LONG=1.
+	data := bytes.Repeat([]byte("0123456789abcdef line\n"), testenv.Size(100000, 200000))
 	c := newCache(t, Options{noWatch: true})
 	path := filepath.Join(t.TempDir(), "f")
 	testenv.WriteFile(t, path, data)

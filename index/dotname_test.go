@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestIndexFreshDotDotName: an edit of a file whose name starts with ".."
@@ -29,11 +31,11 @@ func TestIndexFreshDotDotName(t *testing.T) {
 	}
 	f.WriteString("qzxjvkword\n")
 	f.Close()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if got := hitsOf(t, m, dir, "qzxjvkword", nil); slices.Equal(got, []string{"..notes"}) {
-			return
-		} else if time.Now().After(deadline) {
-			t.Fatalf("grep after the edit found %q, want ..notes", got)
-		}
+	var got []string
+	if !testenv.Within(5*time.Second, func() bool {
+		got = hitsOf(t, m, dir, "qzxjvkword", nil)
+		return slices.Equal(got, []string{"..notes"})
+	}) {
+		t.Fatalf("grep after the edit found %q, want ..notes", got)
 	}
 }

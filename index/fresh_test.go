@@ -239,17 +239,14 @@ func TestIndexQuota(t *testing.T) {
 	waitState(t, m, a, StateReady)
 	m.Candidates(b, nil, "")
 	waitState(t, m, b, StateReady)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st := m.Stats()
-		files, _ := filepath.Glob(filepath.Join(m.opt.Dir, "*.idx"))
-		if len(st) == 1 && st[0].Root == b && len(files) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("over the quota: trees %+v, files %q", st, files)
-		}
-		time.Sleep(10 * time.Millisecond)
+	var st []Stats
+	var files []string
+	if !testenv.Within(10*time.Second, func() bool {
+		st = m.Stats()
+		files, _ = filepath.Glob(filepath.Join(m.opt.Dir, "*.idx"))
+		return len(st) == 1 && st[0].Root == b && len(files) == 1
+	}) {
+		t.Fatalf("over the quota: trees %+v, files %q", st, files)
 	}
 	// The evicted tree is indexed again when grepped again.
 	m.Candidates(a, nil, "")

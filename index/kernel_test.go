@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/search"
 )
 
@@ -45,10 +46,8 @@ func TestKernelRepeat(t *testing.T) {
 	defer m.Close()
 	t0 := time.Now()
 	m.Candidates(tree, nil, tree)
-	for deadline := time.Now().Add(5 * time.Minute); m.Stats()[0].State != StateReady; time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never ready: %+v", m.Stats())
-		}
+	if !testenv.Within(5*time.Minute, func() bool { return m.Stats()[0].State == StateReady }) {
+		t.Fatalf("never ready: %+v", m.Stats())
 	}
 	t.Logf("ready after %v (cpu %v): %+v", time.Since(t0), cpuTime(), m.Stats())
 	// At the caps bench/indexbench sends, then at the protocol's default

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/internal/watchcost"
 )
 
@@ -42,10 +43,8 @@ func TestIndexWatchBudget(t *testing.T) {
 				t.Errorf("charged %d descriptors for a tree of 60 files", charged)
 			}
 			m.Close()
-			for deadline := time.Now().Add(5 * time.Second); watchcost.Used() != before; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("after Close %d descriptors are still charged, %d before", watchcost.Used(), before)
-				}
+			if !testenv.Within(5*time.Second, func() bool { return watchcost.Used() == before }) {
+				t.Fatalf("after Close %d descriptors are still charged, %d before", watchcost.Used(), before)
 			}
 		})
 	}

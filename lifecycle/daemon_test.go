@@ -117,9 +117,7 @@ func TestSessionClose(t *testing.T) {
 		Cancelled bool `json:"cancelled"`
 	}
 	go func() { done <- c.Call(ctx, "exec", map[string]any{"command": "sleep 30"}, &r) }()
-	for d.Stats().ExecsRunning == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "the exec to run", func() bool { return d.Stats().ExecsRunning > 0 })
 	if err := c.Call(ctx, "session/close", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -234,27 +232,23 @@ func TestNoLeaks(t *testing.T) {
 		if i%3 == 0 {
 			// Leave with a command still running.
 			go c.Call(ctx, "exec", map[string]any{"command": "sleep 30"}, nil)
-			for d.Stats().ExecsRunning == 0 {
-				time.Sleep(time.Millisecond)
-			}
+			testenv.WaitFor(t, 10*time.Second, "the exec to run", func() bool { return d.Stats().ExecsRunning > 0 })
 		}
 		c.Close()
 		wait()
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		g, fd := runtime.NumGoroutine(), fds()
-		st := d.Stats()
-		dirs, _ := filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*-*"))
-		if g <= baseG && fd <= baseFD && st.Sessions == 0 && st.ExecsRunning == 0 && st.SpoolBytes == 0 && len(dirs) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("left behind: goroutines %d (was %d), fds %d (was %d), stats %+v, dirs %v\n%s",
-				g, baseG, fd, baseFD, st, dirs, buf[:n])
-		}
-		time.Sleep(50 * time.Millisecond)
+	var g, fd int
+	var st protocol.Stats
+	var dirs []string
+	if !testenv.Within(20*time.Second, func() bool {
+		g, fd = runtime.NumGoroutine(), fds()
+		st = d.Stats()
+		dirs, _ = filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*-*"))
+		return g <= baseG && fd <= baseFD && st.Sessions == 0 && st.ExecsRunning == 0 && st.SpoolBytes == 0 && len(dirs) == 0
+	}) {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("left behind: goroutines %d (was %d), fds %d (was %d), stats %+v, dirs %v\n%s",
+			g, baseG, fd, baseFD, st, dirs, buf[:n])
 	}
 }

@@ -48,12 +48,8 @@ func startProcs(t *testing.T, c *rpc.Client, n int) []int {
 // wantGone fails unless every pid is gone soon (signals land asynchronously).
 func wantGone(t *testing.T, how string, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
 	for _, pid := range pids {
-		for testenv.Alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if testenv.Alive(pid) {
+		if !testenv.Within(10*time.Second, func() bool { return !testenv.Alive(pid) }) {
 			t.Errorf("%s: process %d is still alive", how, pid)
 		}
 	}
@@ -119,19 +115,16 @@ func TestProcessesEndWithSessions(t *testing.T) {
 		s.c.Close()
 		s.wait()
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		g, fd := runtime.NumGoroutine(), fds()
-		files, _ := filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*", "*"))
-		if g <= baseG && fd <= baseFD && d.svc.Runner.Running() == 0 && len(files) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("left behind: goroutines %d (was %d), fds %d (was %d), running %d, files %v\n%s",
-				g, baseG, fd, baseFD, d.svc.Runner.Running(), files, buf[:n])
-		}
-		time.Sleep(50 * time.Millisecond)
+	var g, fd int
+	var files []string
+	if !testenv.Within(20*time.Second, func() bool {
+		g, fd = runtime.NumGoroutine(), fds()
+		files, _ = filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*", "*"))
+		return g <= baseG && fd <= baseFD && d.svc.Runner.Running() == 0 && len(files) == 0
+	}) {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		t.Fatalf("left behind: goroutines %d (was %d), fds %d (was %d), running %d, files %v\n%s",
+			g, baseG, fd, baseFD, d.svc.Runner.Running(), files, buf[:n])
 	}
 }

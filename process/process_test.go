@@ -347,11 +347,8 @@ func TestKill(t *testing.T) {
 		if err != nil || res == nil || res.Signal == nil || *res.Signal != "SIGTERM" {
 			t.Fatalf("kill: %+v %v", res, err)
 		}
-		for deadline := time.Now().Add(5 * time.Second); testenv.Alive(child); {
-			if time.Now().After(deadline) {
-				t.Fatalf("the group's background child %d outlived the kill", child)
-			}
-			time.Sleep(10 * time.Millisecond)
+		if !testenv.Within(5*time.Second, func() bool { return !testenv.Alive(child) }) {
+			t.Fatalf("the group's background child %d outlived the kill", child)
 		}
 	})
 	t.Run("ignored signal", func(t *testing.T) {
@@ -436,8 +433,10 @@ func TestCloseLeavesNothing(t *testing.T) {
 		}
 		d, _ := m.Open("s")
 		tb := process.NewTable(r, 0)
+		// Each writes on while Close runs, twice a second: ten times a
+		// second, the sixteen loops' sleeps were 160 forks a second.
 		for range process.DefaultLimit {
-			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.1; done`,
+			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.5; done`,
 				Spool: func(s string) (exec.SpoolFile, error) { return d.Create(s) }}), "x", nil)
 			if err != nil {
 				t.Fatal(err)
@@ -452,19 +451,12 @@ func TestCloseLeavesNothing(t *testing.T) {
 		r.Close()
 		m.Close()
 	}
-	deadline := time.Now().Add(5 * time.Second) // signals are delivered asynchronously
-	for _, pid := range pids {
-		for testenv.Alive(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if testenv.Alive(pid) {
+	for _, pid := range pids { // signals are delivered asynchronously
+		if !testenv.Within(5*time.Second, func() bool { return !testenv.Alive(pid) }) {
 			t.Errorf("child %d outlived Close", pid)
 		}
 	}
-	for runtime.NumGoroutine() > g0 || fds(t) > fd0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines %d (were %d), fds %d (were %d)", runtime.NumGoroutine(), g0, fds(t), fd0)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testenv.Within(5*time.Second, func() bool { return runtime.NumGoroutine() <= g0 && fds(t) <= fd0 }) {
+		t.Fatalf("goroutines %d (were %d), fds %d (were %d)", runtime.NumGoroutine(), g0, fds(t), fd0)
 	}
 }

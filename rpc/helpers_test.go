@@ -349,13 +349,3 @@ func wantResult(t *testing.T, r reply, result string) {
 
 // codeApp is an application's error code, as a handler would choose one.
 const codeApp int64 = -32001
-
-// waitUntil polls cond until it holds, failing the test after failAfter.
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(failAfter); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-	}
-}

@@ -470,7 +470,7 @@ func TestAdmitRunsInOrder(t *testing.T) {
 				t.Fatalf("%s: %+v", framing, r.Error)
 			}
 		}
-		waitUntil(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(log) == 5 })
+		testenv.WaitFor(t, failAfter, "five lines logged", func() bool { mu.Lock(); defer mu.Unlock(); return len(log) == 5 })
 		mu.Lock()
 		got := slices.Clone(log)
 		mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/proc"
+	"github.com/toold/toold/internal/testenv"
 )
 
 // groupCmd starts script in a process group of its own, with env added to
@@ -114,9 +115,8 @@ func TestSweepEndsGroups(t *testing.T) {
 			// SIGKILL is sent, not yet done: wait for the group and for the
 			// marked processes outside it (the setsid child) to be gone.
 			marked := func() []int { return proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker) }
-			deadline := time.Now().Add(5 * time.Second)
-			for tc.killed && (groupAlive(pgid) || len(marked()) > 0) && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
+			if tc.killed {
+				testenv.Within(5*time.Second, func() bool { return !groupAlive(pgid) && len(marked()) == 0 })
 			}
 			if alive := groupAlive(pgid); alive == tc.killed {
 				t.Errorf("group alive after the sweep: %v, want %v", alive, !tc.killed)
@@ -134,19 +134,18 @@ func TestSweepEndsGroups(t *testing.T) {
 // sweep ran while the setsid child was still on its way out, and missed it.
 func startedSleeps(t *testing.T, marker string, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		sleeps := 0
+	sleeps := 0
+	started := func() bool {
+		sleeps = 0
 		for _, pid := range proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker) {
 			if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); string(comm) == "sleep\n" {
 				sleeps++
 			}
 		}
-		if sleeps >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d sleeps with %s started in 10 s", sleeps, n, marker)
-		}
+		return sleeps >= n
+	}
+	if !testenv.Within(10*time.Second, started) {
+		t.Fatalf("%d of %d sleeps with %s started in 10 s", sleeps, n, marker)
 	}
 }
 

@@ -2,6 +2,7 @@ package reaptest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toold/toold/internal/proc"
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestReapsOrphanedMembers: a group member whose parent died comes back to
@@ -36,20 +38,14 @@ func TestReapsOrphanedMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Adopted: its parent, the shell, has exited.
-	for deadline := time.Now().Add(5 * time.Second); parent(member) != os.Getpid(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the member %d was not adopted: its parent is %d", member, parent(member))
-		}
+	if !testenv.Within(5*time.Second, func() bool { return parent(member) == os.Getpid() }) {
+		t.Fatalf("the member %d was not adopted: its parent is %d", member, parent(member))
 	}
 	syscall.Kill(member, syscall.SIGKILL)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := proc.Stat(member); err != nil {
-			break // reaped
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the orphaned member %d was not reaped", member)
-		}
-	}
+	testenv.WaitFor(t, 5*time.Second, fmt.Sprintf("the orphaned member %d to be reaped", member), func() bool {
+		_, err := proc.Stat(member)
+		return err != nil
+	})
 	if err := leader.Wait(); err != nil {
 		t.Fatalf("the leader's own wait: %v", err)
 	}

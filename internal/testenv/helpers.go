@@ -16,9 +16,22 @@ import (
 // a sleep long enough for a loaded CI machine wastes time on a quiet one.
 func WaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
+	if !Within(d, cond) {
+		t.Fatalf("waited %v for %s", d, what)
+	}
+}
+
+// Within polls cond every 10 ms until it holds or d passes, and reports
+// whether it held: WaitFor for a caller that says more on a failure (what
+// is left, the output so far) or goes on either way. Within(d, bad) is
+// also a check that bad does not come true within d.
+func Within(d time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", d, what)
+			return false
 		}
 	}
 }

@@ -167,3 +167,24 @@ func TestPrune(t *testing.T) {
 	}
 	prune(dir, filepath.Join(dir, "toold-current"))
 }
+
+// TestWithin: Within reports whether cond came true before d passed, and
+// looks until it does.
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		name  string
+		after int // cond holds from its after-th call on; -1 never
+		want  bool
+	}{{"at once", 0, true}, {"at the third look", 3, true}, {"never", -1, false}}
+	for _, tt := range tests {
+		calls := 0
+		cond := func() bool { calls++; return tt.after >= 0 && calls > tt.after }
+		start := time.Now()
+		if got := Within(100*time.Millisecond, cond); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+		if took := time.Since(start); !tt.want && took < 100*time.Millisecond {
+			t.Errorf("%s: gave up after %v, not 100ms", tt.name, took)
+		}
+	}
+}
