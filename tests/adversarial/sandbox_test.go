@@ -422,17 +422,18 @@ func TestSandboxFlags(t *testing.T) {
 // launcher's user namespace and Landlock must work without privilege.
 func TestSandboxAsNobody(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	// The quick run takes the cases that run on every transport as uid
-	// 65534 over stdio only: the launcher, its namespaces and Landlock
-	// are the same on every transport, which the cases as root cover;
-	// TOOLD_LONG=1 runs every transport as 65534 too, and every attack of
+	// TOOLD_LONG=1 runs every transport as 65534, and every attack of
 	// issues 27 and 30.
 	runs := []string{"^TestSandbox(WorkspaceWrite|ReadOnly|Flags)$", "^TestSandbox(Rows|Inherited|PolicyResolvedOnce|HugePolicy|EndsEscapees|SpoolRootsUnreadable|PeerMarked|StoppedLauncher)$"}
 	if !long() {
-		// Quick: the attacks whose outcome the uid changes (user
-		// namespaces, cgroups, what is hidden, the daemon's terminal and
-		// keyring); the others are the same code as root's.
-		runs = []string{runs[0] + "/^stdio$", "^TestSandbox(Rows|Inherited|EndsEscapees|SpoolRootsUnreadable)$"}
+		// Quick: one run of the test binary (20 CPU-seconds for the two
+		// it was) with one case of each thing the uid changes: the
+		// write probes over stdio (the launcher's user namespace and
+		// Landlock, the same on every transport, which the cases as
+		// root cover), one row of the kernel's features, and the
+		// escapees of a sandboxed session (its cgroup). The rest of
+		// these cases is the same code as root's.
+		runs = []string{"^TestSandbox(WorkspaceWrite|Rows|EndsEscapees)$/^(stdio|abi1-usernstrue|sandboxed)$"}
 	}
 	passed := 0
 	for _, run := range runs {
