@@ -167,3 +167,34 @@ func TestPrune(t *testing.T) {
 	}
 	prune(dir, filepath.Join(dir, "toold-current"))
 }
+
+// TestUntil: Until returns true as soon as the condition holds, however
+// many polls that takes, and false once the wait is over if it never does
+// (polled still, not given up at the first no).
+func TestUntil(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		holds int // the call from which cond holds; 0 for never
+		d     time.Duration
+		want  bool
+	}{
+		{"at once", 1, time.Second, true},
+		{"after polls", 5, 10 * time.Second, true},
+		{"never", 0, 200 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			start := time.Now()
+			got := Until(tc.d, func() bool { calls++; return tc.holds > 0 && calls >= tc.holds })
+			took := time.Since(start)
+			switch {
+			case got != tc.want:
+				t.Errorf("Until: %v after %d calls, want %v", got, calls, tc.want)
+			case tc.want && calls != tc.holds:
+				t.Errorf("%d calls, want %d", calls, tc.holds)
+			case !tc.want && (took < tc.d || calls < 3):
+				t.Errorf("gave up after %v and %d calls, the wait was %v", took, calls, tc.d)
+			}
+		})
+	}
+}

@@ -173,13 +173,12 @@ func TestDaemonTooManyTerminals(t *testing.T) {
 	for _, sc := range conns {
 		sc.w.Close()
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for ; time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m := daemonDial(t, sock).call(1, "stats", nil, 10*time.Second); strings.Contains(string(m.Result), `"terminals":0`) {
-			return
-		}
+	if !testenv.Until(30*time.Second, func() bool {
+		m := daemonDial(t, sock).call(1, "stats", nil, 10*time.Second)
+		return strings.Contains(string(m.Result), `"terminals":0`)
+	}) {
+		t.Error("terminals still open after their sessions closed")
 	}
-	t.Error("terminals still open after their sessions closed")
 }
 
 // TestDaemonTTYClosedTerminal: writes to a terminal whose command has

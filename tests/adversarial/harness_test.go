@@ -285,22 +285,36 @@ func startSocket(t testing.TB, args ...string) func() *client {
 // waitSocket waits until the daemon d listens on sock.
 func waitSocket(t testing.TB, d *daemon, sock string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		conn, err := net.Dial("unix", sock)
-		if err == nil {
-			conn.Close()
-			return
-		}
+	waitListening(t, sock, d.exited, d.stderr)
+}
+
+// waitListening waits until sock accepts a connection, and fails t if
+// the daemon ends first (exited is closed once it is waited for) or does
+// not listen within 10 s grown with the load (a daemon's start needs a
+// CPU: three took more than 10 s in a quick run beside the others).
+func waitListening(t testing.TB, sock string, exited <-chan struct{}, stderr *testenv.Buffer) {
+	t.Helper()
+	ended, d := false, testenv.Loaded(10*time.Second)
+	if !testenv.Until(d, func() bool {
 		select {
-		case <-d.exited:
-			t.Fatalf("the daemon exited: %s", d.stderr.String())
+		case <-exited:
+			ended = true
+			return true
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon does not listen on %s: %v\n%s", sock, err, d.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return dialable(sock)
+	}) || ended {
+		t.Fatalf("no daemon answers on %s within %v (it exited: %v)\n%s", sock, d, ended, daemonTail(stderr.String(), 3000))
 	}
+}
+
+// dialable reports whether the unix socket sock accepts a connection.
+func dialable(sock string) bool {
+	c, err := net.Dial("unix", sock)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }
 
 // mode is a way to reach a daemon.

@@ -53,14 +53,9 @@ func TestSessionDirsLockedOut(t *testing.T) {
 				t.Fatalf("locking out: %q", r.output())
 			}
 			sandboxCall(t, c, 3, "session/close", nil, nil)
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				_, err := os.Lstat(dir)
-				if os.IsNotExist(err) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%s after session/close: %v", dir, err)
-				}
+			var err error
+			if !testenv.Until(10*time.Second, func() bool { _, err = os.Lstat(dir); return os.IsNotExist(err) }) {
+				t.Fatalf("%s after session/close: %v", dir, err)
 			}
 		})
 	}
