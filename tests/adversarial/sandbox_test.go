@@ -147,6 +147,31 @@ func sandboxTransports(t *testing.T) (map[string]func(t *testing.T) *rawClient, 
 	}, sock
 }
 
+// sandboxTransportsIn is sandboxTransports for a case whose rule is the
+// daemon's whatever the transport (a notice's words, a param's check, a
+// launch that fails): the quick run takes the transport named only, and
+// the cases name each transport in turn, so every one serves some case;
+// TOOLD_LONG=1 takes every transport. A transport costs a daemon of its
+// own, with its sandbox launchers: the quick run's main cost.
+func sandboxTransportsIn(t *testing.T, quick string) map[string]func(t *testing.T) *rawClient {
+	t.Helper()
+	if long() || quick == "socket" {
+		all, _ := sandboxTransports(t)
+		if long() {
+			return all
+		}
+		return map[string]func(t *testing.T) *rawClient{quick: all[quick]}
+	}
+	open := map[string]func(t *testing.T) *rawClient{
+		"stdio":     func(t *testing.T) *rawClient { _, c := daemonStdio(t); return c },
+		"forwarded": func(t *testing.T) *rawClient { _, c := daemonForwarded(t); return c },
+	}[quick]
+	if open == nil {
+		t.Fatalf("no transport %q", quick)
+	}
+	return map[string]func(t *testing.T) *rawClient{quick: open}
+}
+
 // sandboxProbe is one way out: the command, and what its failure prints
 // (any of want; none for a probe that must succeed).
 type sandboxProbe struct {
