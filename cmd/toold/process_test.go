@@ -95,10 +95,12 @@ func TestSignalEndsProcesses(t *testing.T) {
 	// As many processes as a session may have, started at once (one after
 	// another they took 16 yields of 300 ms: 5 s); each prints its pids and
 	// past the preview (3,000 lines, over its 2,000), so that it has a
-	// spool, within its yield: 2 s, the 16 at once on a loaded machine.
+	// spool, within its yield: 2 s, the 16 at once, grown with the load (at
+	// a load of 12 a CPU one had printed only its pids after 4 s).
+	yield := testenv.Loaded(2 * time.Second).Milliseconds()
 	replies := make([]chan message, protocol.MaxProcesses)
 	for i := range replies {
-		_, replies[i] = p.start("exec", map[string]any{"command": `sleep 300 & echo $$ $!; seq 1 3000; sleep 300`, "yieldMs": 2000})
+		_, replies[i] = p.start("exec", map[string]any{"command": `sleep 300 & echo $$ $!; seq 1 3000; sleep 300`, "yieldMs": yield})
 	}
 	var pids []int
 	for _, reply := range replies {
