@@ -140,11 +140,17 @@ func sandboxInit(t *testing.T, c *rawClient, id int, w *sandboxWorld, mode strin
 // the probes that try to reach the shared daemon from inside.
 func sandboxTransports(t *testing.T) (map[string]func(t *testing.T) *rawClient, string) {
 	_, sock := daemonShared(t, 0)
+	return sandboxOpeners(sock), sock
+}
+
+// sandboxOpeners are the ways to open a client on each transport, the
+// socket's on the shared daemon at sock.
+func sandboxOpeners(sock string) map[string]func(t *testing.T) *rawClient {
 	return map[string]func(t *testing.T) *rawClient{
 		"stdio":     func(t *testing.T) *rawClient { _, c := daemonStdio(t); return c },
 		"socket":    func(t *testing.T) *rawClient { return daemonServed(t, sock) },
 		"forwarded": func(t *testing.T) *rawClient { _, c := daemonForwarded(t); return c },
-	}, sock
+	}
 }
 
 // sandboxTransportsIn is sandboxTransports for a case whose rule is the
@@ -155,17 +161,15 @@ func sandboxTransports(t *testing.T) (map[string]func(t *testing.T) *rawClient, 
 // own, with its sandbox launchers: the quick run's main cost.
 func sandboxTransportsIn(t *testing.T, quick string) map[string]func(t *testing.T) *rawClient {
 	t.Helper()
-	if long() || quick == "socket" {
+	if long() {
 		all, _ := sandboxTransports(t)
-		if long() {
-			return all
-		}
-		return map[string]func(t *testing.T) *rawClient{quick: all[quick]}
+		return all
 	}
-	open := map[string]func(t *testing.T) *rawClient{
-		"stdio":     func(t *testing.T) *rawClient { _, c := daemonStdio(t); return c },
-		"forwarded": func(t *testing.T) *rawClient { _, c := daemonForwarded(t); return c },
-	}[quick]
+	sock := "" // the shared daemon only for the socket's cases
+	if quick == "socket" {
+		_, sock = daemonShared(t, 0)
+	}
+	open := sandboxOpeners(sock)[quick]
 	if open == nil {
 		t.Fatalf("no transport %q", quick)
 	}
