@@ -63,7 +63,7 @@ var ways = []way{
 		t.Cleanup(func() { d.Process.Kill(); d.Wait() })
 		var c *Client
 		var err error
-		testenv.Within(10*time.Second, func() bool { c, err = Dial(ctx, sock); return err == nil })
+		testenv.Until(10*time.Second, func() bool { c, err = Dial(ctx, sock); return err == nil })
 		return c, err
 	}},
 }

@@ -80,7 +80,7 @@ func gone(pid int) bool {
 func waitGone(t *testing.T, pids ...int) {
 	t.Helper()
 	for _, pid := range pids { // 5 s each
-		if !testenv.Within(5*time.Second, func() bool { return gone(pid) }) {
+		if !testenv.Until(5*time.Second, func() bool { return gone(pid) }) {
 			t.Fatalf("process %d is still running", pid)
 		}
 	}

@@ -122,7 +122,7 @@ func TestReliability(t *testing.T) {
 
 	// Signals and reaping by init are asynchronous: allow them a moment.
 	var left []string
-	if !testenv.Within(10*time.Second, func() bool { left = tagged(tag); return len(left) == 0 }) {
+	if !testenv.Until(10*time.Second, func() bool { left = tagged(tag); return len(left) == 0 }) {
 		t.Fatalf("processes left after Close: %v", left)
 	}
 	if m.Bytes() == 0 {
@@ -142,7 +142,7 @@ func TestReliability(t *testing.T) {
 	if n := openFDs(t); n != baseFDs {
 		t.Errorf("open fds: %d before, %d after", baseFDs, n)
 	}
-	if !testenv.Within(10*time.Second, func() bool { return runtime.NumGoroutine() <= baseGoroutines }) {
+	if !testenv.Until(10*time.Second, func() bool { return runtime.NumGoroutine() <= baseGoroutines }) {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("goroutines: %d before, %d after\n%s", baseGoroutines, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 	}

@@ -80,7 +80,7 @@ func sandboxedGroup(t *testing.T, r *exec.Runner, pol *sandbox.Policy) {
 		stat, _ := os.ReadFile("/proc/" + pid + "/stat")
 		return pid == "" || strings.Contains(string(stat), ") Z ")
 	}
-	if !testenv.Within(5*time.Second, ended) {
+	if !testenv.Until(5*time.Second, ended) {
 		t.Fatalf("the escaped descendant %s outlives its sandboxed command", pid)
 	}
 }

@@ -53,7 +53,7 @@ func (o *inputObserver) output() string {
 }
 
 // waitingWithin polls in.Waiting until it is true or d has passed.
-func waitingWithin(in *exec.Input, d time.Duration) bool { return testenv.Within(d, in.Waiting) }
+func waitingWithin(in *exec.Input, d time.Duration) bool { return testenv.Until(d, in.Waiting) }
 
 // runBackground starts spec (with o as its observer and stdin kept open)
 // and returns a channel closed once it has returned, and its result.
@@ -250,7 +250,7 @@ func TestTerminalResizeAndEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.stdin.WriteString("x\n")
-	if !testenv.Within(10*time.Second, func() bool { return strings.Contains(o.output(), "secret: ") }) {
+	if !testenv.Until(10*time.Second, func() bool { return strings.Contains(o.output(), "secret: ") }) {
 		t.Fatalf("no second prompt: %q", o.output())
 	}
 	if !waitingWithin(o.in, 10*time.Second) || o.in.Echo() {

@@ -32,7 +32,7 @@ func TestIndexFreshDotDotName(t *testing.T) {
 	f.WriteString("qzxjvkword\n")
 	f.Close()
 	var got []string
-	if !testenv.Within(5*time.Second, func() bool {
+	if !testenv.Until(5*time.Second, func() bool {
 		got = hitsOf(t, m, dir, "qzxjvkword", nil)
 		return slices.Equal(got, []string{"..notes"})
 	}) {

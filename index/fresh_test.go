@@ -241,7 +241,7 @@ func TestIndexQuota(t *testing.T) {
 	waitState(t, m, b, StateReady)
 	var st []Stats
 	var files []string
-	if !testenv.Within(10*time.Second, func() bool {
+	if !testenv.Until(10*time.Second, func() bool {
 		st = m.Stats()
 		files, _ = filepath.Glob(filepath.Join(m.opt.Dir, "*.idx"))
 		return len(st) == 1 && st[0].Root == b && len(files) == 1

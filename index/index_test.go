@@ -108,7 +108,7 @@ func waitState(t testing.TB, m *Manager, dir, state string) Stats {
 		}
 		return false
 	}
-	if !testenv.Within(30*time.Second, reached) {
+	if !testenv.Until(30*time.Second, reached) {
 		t.Fatalf("%s never %s: %+v", dir, state, m.Stats())
 	}
 	return found

@@ -46,7 +46,7 @@ func TestKernelRepeat(t *testing.T) {
 	defer m.Close()
 	t0 := time.Now()
 	m.Candidates(tree, nil, tree)
-	if !testenv.Within(5*time.Minute, func() bool { return m.Stats()[0].State == StateReady }) {
+	if !testenv.Until(5*time.Minute, func() bool { return m.Stats()[0].State == StateReady }) {
 		t.Fatalf("never ready: %+v", m.Stats())
 	}
 	t.Logf("ready after %v (cpu %v): %+v", time.Since(t0), cpuTime(), m.Stats())

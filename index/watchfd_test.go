@@ -43,7 +43,7 @@ func TestIndexWatchBudget(t *testing.T) {
 				t.Errorf("charged %d descriptors for a tree of 60 files", charged)
 			}
 			m.Close()
-			if !testenv.Within(5*time.Second, func() bool { return watchcost.Used() == before }) {
+			if !testenv.Until(5*time.Second, func() bool { return watchcost.Used() == before }) {
 				t.Fatalf("after Close %d descriptors are still charged, %d before", watchcost.Used(), before)
 			}
 		})

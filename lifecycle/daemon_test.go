@@ -240,7 +240,7 @@ func TestNoLeaks(t *testing.T) {
 	var g, fd int
 	var st protocol.Stats
 	var dirs []string
-	if !testenv.Within(20*time.Second, func() bool {
+	if !testenv.Until(20*time.Second, func() bool {
 		g, fd = runtime.NumGoroutine(), fds()
 		st = d.Stats()
 		dirs, _ = filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*-*"))

@@ -49,7 +49,7 @@ func startProcs(t *testing.T, c *rpc.Client, n int) []int {
 func wantGone(t *testing.T, how string, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
-		if !testenv.Within(10*time.Second, func() bool { return !testenv.Alive(pid) }) {
+		if !testenv.Until(10*time.Second, func() bool { return !testenv.Alive(pid) }) {
 			t.Errorf("%s: process %d is still alive", how, pid)
 		}
 	}
@@ -117,7 +117,7 @@ func TestProcessesEndWithSessions(t *testing.T) {
 	}
 	var g, fd int
 	var files []string
-	if !testenv.Within(20*time.Second, func() bool {
+	if !testenv.Until(20*time.Second, func() bool {
 		g, fd = runtime.NumGoroutine(), fds()
 		files, _ = filepath.Glob(filepath.Join(d.svc.Spools.Root(), "*", "*"))
 		return g <= baseG && fd <= baseFD && d.svc.Runner.Running() == 0 && len(files) == 0

@@ -347,7 +347,7 @@ func TestKill(t *testing.T) {
 		if err != nil || res == nil || res.Signal == nil || *res.Signal != "SIGTERM" {
 			t.Fatalf("kill: %+v %v", res, err)
 		}
-		if !testenv.Within(5*time.Second, func() bool { return !testenv.Alive(child) }) {
+		if !testenv.Until(5*time.Second, func() bool { return !testenv.Alive(child) }) {
 			t.Fatalf("the group's background child %d outlived the kill", child)
 		}
 	})
@@ -452,11 +452,11 @@ func TestCloseLeavesNothing(t *testing.T) {
 		m.Close()
 	}
 	for _, pid := range pids { // signals are delivered asynchronously
-		if !testenv.Within(5*time.Second, func() bool { return !testenv.Alive(pid) }) {
+		if !testenv.Until(5*time.Second, func() bool { return !testenv.Alive(pid) }) {
 			t.Errorf("child %d outlived Close", pid)
 		}
 	}
-	if !testenv.Within(5*time.Second, func() bool { return runtime.NumGoroutine() <= g0 && fds(t) <= fd0 }) {
+	if !testenv.Until(5*time.Second, func() bool { return runtime.NumGoroutine() <= g0 && fds(t) <= fd0 }) {
 		t.Fatalf("goroutines %d (were %d), fds %d (were %d)", runtime.NumGoroutine(), g0, fds(t), fd0)
 	}
 }

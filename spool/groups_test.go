@@ -116,7 +116,7 @@ func TestSweepEndsGroups(t *testing.T) {
 			// marked processes outside it (the setsid child) to be gone.
 			marked := func() []int { return proc.Live(proc.Start{Boot: proc.BootID()}, 0, marker) }
 			if tc.killed {
-				testenv.Within(5*time.Second, func() bool { return !groupAlive(pgid) && len(marked()) == 0 })
+				testenv.Until(5*time.Second, func() bool { return !groupAlive(pgid) && len(marked()) == 0 })
 			}
 			if alive := groupAlive(pgid); alive == tc.killed {
 				t.Errorf("group alive after the sweep: %v, want %v", alive, !tc.killed)
@@ -144,7 +144,7 @@ func startedSleeps(t *testing.T, marker string, n int) {
 		}
 		return sleeps >= n
 	}
-	if !testenv.Within(10*time.Second, started) {
+	if !testenv.Until(10*time.Second, started) {
 		t.Fatalf("%d of %d sleeps with %s started in 10 s", sleeps, n, marker)
 	}
 }

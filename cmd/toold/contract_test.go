@@ -915,13 +915,7 @@ func TestContractLifecycle(t *testing.T) {
 		// stats while a command runs.
 		mark := filepath.Join(t.TempDir(), "started")
 		_, slow := p.start("exec", map[string]any{"command": "echo started; touch " + mark + "; sleep 20", "timeoutMs": 60000})
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(mark); err == nil {
-				break
-			} else if time.Now().After(deadline) {
-				t.Fatal("the command did not start")
-			}
-		}
+		testenv.WaitFor(t, 20*time.Second, "the command to start", func() bool { _, err := os.Stat(mark); return err == nil })
 		var st map[string]json.RawMessage
 		p.mustCall("stats", nil, &st)
 		for _, k := range []string{"sessions", "execsRunning", "cache", "spoolBytes", "uptimeMs"} {
@@ -1370,9 +1364,8 @@ func TestContractExitAnswersInFlight(t *testing.T) {
 		var st struct {
 			ExecsRunning int `json:"execsRunning"`
 		}
-		for deadline := time.Now().Add(10 * time.Second); st.ExecsRunning == 0 && time.Now().Before(deadline); {
-			p.mustCall("stats", nil, &st)
-		}
+		// It may not have started when exit comes: exec answers cancelled either way.
+		testenv.Until(10*time.Second, func() bool { p.mustCall("stats", nil, &st); return st.ExecsRunning > 0 })
 		p.notify("exit", nil)
 		var r execResult
 		if m := p.await(ex); m.Error != nil || json.Unmarshal(m.Result, &r) != nil || !r.Cancelled {

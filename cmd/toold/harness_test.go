@@ -348,28 +348,24 @@ func startForwarded(t testing.TB, headers bool, env ...string) *peer {
 	root := filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()))
 	t.Cleanup(func() {
 		// The daemon goes when idle; make sure it has (its lock file goes with it).
-		deadline := time.Now().Add(15 * time.Second)
-		for {
-			locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
-			if len(locks) == 0 {
-				logs, _ := filepath.Glob(filepath.Join(root, "*.log"))
-				for _, l := range logs {
-					b, _ := os.ReadFile(l)
-					testenv.CheckNoRace(t, "the shared daemon", string(b))
+		var locks []string
+		if !testenv.Until(15*time.Second, func() bool {
+			locks, _ = filepath.Glob(filepath.Join(root, "*.lock"))
+			return len(locks) == 0
+		}) {
+			for _, l := range locks {
+				pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(l), ".lock"))
+				if pid > 0 {
+					syscall.Kill(pid, syscall.SIGKILL)
 				}
-				return
 			}
-			if time.Now().After(deadline) {
-				for _, l := range locks {
-					pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(l), ".lock"))
-					if pid > 0 {
-						syscall.Kill(pid, syscall.SIGKILL)
-					}
-				}
-				t.Errorf("the shared daemon did not exit when idle: %v", locks)
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
+			t.Errorf("the shared daemon did not exit when idle: %v", locks)
+			return
+		}
+		logs, _ := filepath.Glob(filepath.Join(root, "*.log"))
+		for _, l := range logs {
+			b, _ := os.ReadFile(l)
+			testenv.CheckNoRace(t, "the shared daemon", string(b))
 		}
 	})
 	p := startBinary(t, headers, []string{"--remote=auto", "--idle-timeout", "1s", "--log-level", "debug"},

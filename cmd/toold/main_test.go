@@ -568,13 +568,7 @@ func TestConcurrency(t *testing.T) {
 			t.Fatal("the exec answered before it was cancelled")
 		default:
 		}
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if _, err := os.Stat(mark); err == nil {
-				break
-			} else if time.Now().After(deadline) {
-				t.Fatal("the command did not start")
-			}
-		}
+		testenv.WaitFor(t, 20*time.Second, "the command to start", func() bool { _, err := os.Stat(mark); return err == nil })
 		p.notify("$/cancelRequest", map[string]any{"id": jsonNumber(id)})
 		m := p.await(slow)
 		var r execResult
@@ -674,7 +668,7 @@ func TestSignalCleansUp(t *testing.T) {
 				t.Fatal("daemon did not exit on signal")
 			}
 			// Gone, or a zombie until init reaps it.
-			testenv.WaitFor(t, 15*time.Second, "the background sleep to end", func() bool { return syscall.Kill(pid, 0) != nil || zombie(pid) })
+			testenv.WaitFor(t, 15*time.Second, "the background sleep to end", func() bool { return !testenv.Alive(pid) })
 			if _, err := os.Stat(res.SpoolDir); !os.IsNotExist(err) {
 				t.Errorf("spool dir %s after %v: %v", res.SpoolDir, sig, err)
 			}
@@ -782,17 +776,14 @@ func TestSharedDaemon(t *testing.T) {
 	for _, p := range peers {
 		p.close()
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		_, err := os.Stat(sock)
-		locks, _ := filepath.Glob(filepath.Join(root, "*.lock"))
-		if os.IsNotExist(err) && len(locks) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the idle daemon did not exit (socket %v, locks %v)", err, locks)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var err error
+	var locks []string
+	if !testenv.Until(15*time.Second, func() bool {
+		_, err = os.Stat(sock)
+		locks, _ = filepath.Glob(filepath.Join(root, "*.lock"))
+		return os.IsNotExist(err) && len(locks) == 0
+	}) {
+		t.Fatalf("the idle daemon did not exit (socket %v, locks %v)", err, locks)
 	}
 }
 

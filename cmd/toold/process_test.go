@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 )
 
@@ -94,10 +95,12 @@ func TestSignalEndsProcesses(t *testing.T) {
 	// As many processes as a session may have, started at once (one after
 	// another they took 16 yields of 300 ms: 5 s); each prints its pids and
 	// past the preview (3,000 lines, over its 2,000), so that it has a
-	// spool, within its yield: 2 s, the 16 at once on a loaded machine.
+	// spool, within its yield: 2 s, the 16 at once, grown with the load (at
+	// a load of 12 a CPU one had printed only its pids after 4 s).
+	yield := testenv.Loaded(2 * time.Second).Milliseconds()
 	replies := make([]chan message, protocol.MaxProcesses)
 	for i := range replies {
-		_, replies[i] = p.start("exec", map[string]any{"command": `sleep 300 & echo $$ $!; seq 1 3000; sleep 300`, "yieldMs": 2000})
+		_, replies[i] = p.start("exec", map[string]any{"command": `sleep 300 & echo $$ $!; seq 1 3000; sleep 300`, "yieldMs": yield})
 	}
 	var pids []int
 	for _, reply := range replies {
@@ -120,27 +123,13 @@ func TestSignalEndsProcesses(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the daemon did not exit on SIGTERM")
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	testenv.Until(10*time.Second, func() bool { return !slices.ContainsFunc(pids, testenv.Alive) })
 	for _, pid := range pids {
-		for syscall.Kill(pid, 0) == nil && !zombie(pid) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if syscall.Kill(pid, 0) == nil && !zombie(pid) {
+		if testenv.Alive(pid) {
 			t.Errorf("process %d outlived the daemon", pid)
 		}
 	}
 	if files, _ := filepath.Glob(filepath.Join(root, "*", "*")); len(files) != 0 {
 		t.Errorf("spool files left: %v", files)
 	}
-}
-
-// zombie reports whether pid has exited and waits to be reaped.
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && s[i+2] == 'Z'
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 type grepResult struct {
@@ -441,16 +443,11 @@ func TestContractSearchIndex(t *testing.T) {
 		var st struct {
 			Index []indexStats `json:"index"`
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		if !testenv.Until(20*time.Second, func() bool {
 			p.mustCall("stats", nil, &st)
-			if len(st.Index) == 1 && st.Index[0].State == "ready" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("index never ready: %+v", st.Index)
-			}
-			time.Sleep(20 * time.Millisecond)
+			return len(st.Index) == 1 && st.Index[0].State == "ready"
+		}) {
+			t.Fatalf("index never ready: %+v", st.Index)
 		}
 		if s := st.Index[0]; s.Files != 61 || s.Bytes <= 0 || s.BuiltMs == nil || s.Root == "" {
 			t.Errorf("stats.index: %+v", s)

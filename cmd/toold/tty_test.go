@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -467,19 +468,14 @@ func TestTTYSessionsLeaveNothing(t *testing.T) {
 			}
 			p.mustCall("session/close", nil, nil)
 		}
-		deadline := time.Now().Add(20 * time.Second)
+		testenv.Until(20*time.Second, func() bool { return !slices.ContainsFunc(pids, alive) })
 		for _, c := range pids {
-			for alive(c) && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
 			if alive(c) {
 				t.Errorf("process %d outlived its session", c)
 			}
 		}
 		var st protocol.Stats
-		for p.mustCall("stats", nil, &st); st.Terminals != 0 && time.Now().Before(deadline); p.mustCall("stats", nil, &st) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		testenv.Until(20*time.Second, func() bool { p.mustCall("stats", nil, &st); return st.Terminals == 0 })
 		if st.Terminals != 0 || st.ExecsRunning != 0 {
 			t.Errorf("stats after the sessions: %d terminals, %d commands running", st.Terminals, st.ExecsRunning)
 		}
@@ -489,9 +485,7 @@ func TestTTYSessionsLeaveNothing(t *testing.T) {
 			if n := ptys(pid); n != 0 {
 				t.Errorf("%d terminals left open in the daemon", n)
 			}
-			for n := fdCount(pid); n > before && time.Now().Before(deadline); n = fdCount(pid) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			testenv.Until(20*time.Second, func() bool { return fdCount(pid) <= before })
 			if n := fdCount(pid); n > before {
 				t.Errorf("%d fds in the daemon, %d before", n, before)
 			}

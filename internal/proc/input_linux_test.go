@@ -89,7 +89,7 @@ func TestWaitingForInputWays(t *testing.T) {
 			if !c.waits {
 				wait = time.Second
 			}
-			got := testenv.Within(wait, func() bool { return WaitingForInput(cmd.Process.Pid, in) })
+			got := testenv.Until(wait, func() bool { return WaitingForInput(cmd.Process.Pid, in) })
 			if got != c.waits {
 				t.Errorf("WaitingForInput = %v, want %v", got, c.waits)
 			}

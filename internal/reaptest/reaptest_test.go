@@ -38,7 +38,7 @@ func TestReapsOrphanedMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Adopted: its parent, the shell, has exited.
-	if !testenv.Within(5*time.Second, func() bool { return parent(member) == os.Getpid() }) {
+	if !testenv.Until(5*time.Second, func() bool { return parent(member) == os.Getpid() }) {
 		t.Fatalf("the member %d was not adopted: its parent is %d", member, parent(member))
 	}
 	syscall.Kill(member, syscall.SIGKILL)

@@ -7,7 +7,9 @@
 // sleep (Main, Exit; NoExitSleep for the -race binaries a test starts),
 // CheckNoRace for those binaries' race reports, Race and Portable (how the
 // tests were built), AsNobody to run the test binary's cases again as uid
-// 65534, and Loaded, a latency bound grown with the machine's load.
+// 65534, Loaded, a latency bound grown with the machine's load, and
+// WaitFor and Until, a wait on a condition with a deadline (the one poll
+// loop: a test waits on a condition, never on a fixed sleep).
 //
 // The binary is built once per version of its sources and flavour (-race
 // or not, link flags) into a cache directory that every test package of a

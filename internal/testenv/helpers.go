@@ -11,29 +11,32 @@ import (
 	"time"
 )
 
-// WaitFor polls cond every 10 ms until it holds, and fails the test with
-// what if d passes first. Tests wait on a condition, never on a fixed sleep:
+// WaitFor polls cond (as Until does) until it holds, and fails the test
+// with what if d passes first. Tests wait on a condition, never on a fixed sleep:
 // a sleep long enough for a loaded CI machine wastes time on a quiet one.
 func WaitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
-	if !Within(d, cond) {
+	if !Until(d, cond) {
 		t.Fatalf("waited %v for %s", d, what)
 	}
 }
 
-// Within polls cond every 10 ms until it holds or d passes, and reports
-// whether it held: WaitFor for a caller that says more on a failure (what
-// is left, the output so far) or goes on either way. Within(d, bad) is
-// also a check that bad does not come true within d.
-func Within(d time.Duration, cond func() bool) bool {
-	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return true
-		}
+// Until polls cond until it holds or d passes, and reports whether it
+// held: for a wait whose caller says more than WaitFor's message when it
+// does not (the daemon's log, what was seen last), or goes on either way.
+// It polls every 10 ms at first, then less often, up to every 50 ms: a
+// condition that scans /proc or asks a daemon costs CPU that a long wait
+// took from the tests beside it.
+func Until(d time.Duration, cond func() bool) bool {
+	deadline, pause := time.Now().Add(d), 10*time.Millisecond
+	for !cond() {
 		if time.Now().After(deadline) {
 			return false
 		}
+		time.Sleep(pause)
+		pause = min(pause*5/4, 50*time.Millisecond)
 	}
+	return true
 }
 
 // Alive reports whether pid runs. A zombie that its parent has yet to reap

@@ -168,23 +168,33 @@ func TestPrune(t *testing.T) {
 	prune(dir, filepath.Join(dir, "toold-current"))
 }
 
-// TestWithin: Within reports whether cond came true before d passed, and
-// looks until it does.
-func TestWithin(t *testing.T) {
-	tests := []struct {
+// TestUntil: Until returns true as soon as the condition holds, however
+// many polls that takes, and false once the wait is over if it never does
+// (polled still, not given up at the first no).
+func TestUntil(t *testing.T) {
+	for _, tc := range []struct {
 		name  string
-		after int // cond holds from its after-th call on; -1 never
+		holds int // the call from which cond holds; 0 for never
+		d     time.Duration
 		want  bool
-	}{{"at once", 0, true}, {"at the third look", 3, true}, {"never", -1, false}}
-	for _, tt := range tests {
-		calls := 0
-		cond := func() bool { calls++; return tt.after >= 0 && calls > tt.after }
-		start := time.Now()
-		if got := Within(100*time.Millisecond, cond); got != tt.want {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
-		if took := time.Since(start); !tt.want && took < 100*time.Millisecond {
-			t.Errorf("%s: gave up after %v, not 100ms", tt.name, took)
-		}
+	}{
+		{"at once", 1, time.Second, true},
+		{"after polls", 5, 10 * time.Second, true},
+		{"never", 0, 200 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			start := time.Now()
+			got := Until(tc.d, func() bool { calls++; return tc.holds > 0 && calls >= tc.holds })
+			took := time.Since(start)
+			switch {
+			case got != tc.want:
+				t.Errorf("Until: %v after %d calls, want %v", got, calls, tc.want)
+			case tc.want && calls != tc.holds:
+				t.Errorf("%d calls, want %d", calls, tc.holds)
+			case !tc.want && (took < tc.d || calls < 3):
+				t.Errorf("gave up after %v and %d calls, the wait was %v", took, calls, tc.d)
+			}
+		})
 	}
 }

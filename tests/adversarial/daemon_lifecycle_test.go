@@ -46,14 +46,9 @@ func daemonMarker() string {
 
 // waitGone waits up to d until no process holds marker.
 func waitGone(marker string, d time.Duration) []int {
-	deadline := time.Now().Add(d)
-	for {
-		left := daemonPidsOf(marker)
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var left []int
+	testenv.Until(d, func() bool { left = daemonPidsOf(marker); return len(left) == 0 })
+	return left
 }
 
 // TestDaemonKilledCommandsSwept: a daemon SIGKILLed while its commands run
@@ -90,25 +85,16 @@ func killedCommandsSwept(t *testing.T, mode string) {
 		}
 	})
 	c.send(rawRequest(1, "exec", map[string]any{"command": "sleep " + marker + " & setsid sleep " + marker + " & sleep " + marker + "; true"}))
-	deadline := time.Now().Add(10 * time.Second)
-	for len(daemonPidsOf(marker)) < 3 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := len(daemonPidsOf(marker)); n < 3 {
-		t.Fatalf("%d commands running, want 3", n)
+	if !testenv.Until(10*time.Second, func() bool { return len(daemonPidsOf(marker)) >= 3 }) {
+		t.Fatalf("%d commands running, want 3", len(daemonPidsOf(marker)))
 	}
 	// The group is recorded just after the command starts: a daemon killed
 	// in between (microseconds, more on a loaded machine) leaves nothing to
 	// sweep by, which is not what this case is about.
-	for {
-		if recs, _ := filepath.Glob(filepath.Join(root, "*", "*.group")); len(recs) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no group record in the session's directory")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "a group record in the session's directory", func() bool {
+		recs, _ := filepath.Glob(filepath.Join(root, "*", "*.group"))
+		return len(recs) > 0
+	})
 	p.cmd.Process.Kill()
 	p.wait(10 * time.Second)
 	if n := len(daemonPidsOf(marker)); n < 3 {
@@ -150,22 +136,17 @@ func TestDaemonForwarderDaemonKilled(t *testing.T) {
 	}
 	c.send(rawRequest(2, "exec", map[string]any{"command": "sleep 3"}))
 	// Killed while the command runs: another client sees it running.
-	probe := daemonDial(t, sock)
-	for i, deadline := 1, time.Now().Add(10*time.Second); ; i++ {
+	probe, id := daemonDial(t, sock), 0
+	testenv.WaitFor(t, 10*time.Second, "the forwarded exec to start", func() bool {
 		var st struct {
 			ExecsRunning int `json:"execsRunning"`
 		}
-		if m := probe.call(i, "stats", nil, 10*time.Second); m.Error != nil || json.Unmarshal(m.Result, &st) != nil {
+		id++
+		if m := probe.call(id, "stats", nil, 10*time.Second); m.Error != nil || json.Unmarshal(m.Result, &st) != nil {
 			t.Fatalf("stats: %s %+v", m.Result, m.Error)
 		}
-		if st.ExecsRunning > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the forwarded exec did not start within 10 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return st.ExecsRunning > 0
+	})
 	d.cmd.Process.Kill()
 	m := c.next(10 * time.Second)
 	if string(m.ID) != "2" || m.Error == nil {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // The shared socket: floods of connections, descriptor exhaustion, and
@@ -32,10 +34,8 @@ func TestDaemonAcceptEMFILE(t *testing.T) {
 		idle = append(idle, c)
 	}
 	// The daemon has run out of descriptors when it says so.
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "accept failed"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no accept failed with 60 idle connections under ulimit -n 64:\n%s", daemonTail(p.stderr.String(), 3000))
-		}
+	if !testenv.Until(10*time.Second, func() bool { return strings.Contains(p.stderr.String(), "accept failed") }) {
+		t.Fatalf("no accept failed with 60 idle connections under ulimit -n 64:\n%s", daemonTail(p.stderr.String(), 3000))
 	}
 	select {
 	case <-p.exited:
@@ -251,9 +251,7 @@ func TestDaemonListenRace(t *testing.T) {
 			}
 			return n
 		}
-		for deadline := time.Now().Add(10 * time.Second); exited() < len(procs)-1 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testenv.Until(10*time.Second, func() bool { return exited() >= len(procs)-1 })
 		running := 0
 		for _, p := range procs {
 			if !done(p) {

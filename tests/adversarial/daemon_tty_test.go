@@ -67,16 +67,19 @@ func ttyCall(t *testing.T, c *rawClient, id int, method string, params any, d ti
 // (text, and escape sequences that redraw one line) is read at full speed
 // into a capped spool, its preview stays bounded and clean, it is never
 // called waiting for input, and another request is answered meanwhile.
+// The quick run floods for a second each (a flood and its reader take
+// the two cores: 9 CPU-seconds at 3 s each), TOOLD_LONG=1 for 20.
 func TestDaemonTTYFlood(t *testing.T) {
 	t.Parallel()
 	p, c := daemonStdio(t)
-	secs := 3
+	secs := int64(1)
 	if daemonLong() {
 		secs = 20
 	}
-	// least: the bytes a flood writes at the very least in secs on a
+	// least: the bytes a flood writes at the very least in 3 s on a
 	// loaded 2-core machine (a shell's printf loop writes a few hundred
-	// KB a second there: CI saw 477 KB in 3 s), far past maxBytes.
+	// KB a second there: CI saw 477 KB in 3 s), far past maxBytes; a
+	// third of it in the quick run's second.
 	for i, tc := range []struct {
 		command string
 		least   int64
@@ -108,7 +111,8 @@ func TestDaemonTTYFlood(t *testing.T) {
 				break
 			}
 		}
-		if !r.TimedOut || r.Process != nil || r.WaitingForInput != nil || r.Stdout.TotalBytes < tc.least || r.Stdout.Spool == nil {
+		t.Logf("%s: %d bytes in %d s", command, r.Stdout.TotalBytes, secs)
+		if !r.TimedOut || r.Process != nil || r.WaitingForInput != nil || r.Stdout.TotalBytes < min(tc.least, tc.least*secs/3) || r.Stdout.Spool == nil {
 			t.Errorf("%s: timedOut %v, process %v, waiting %v, %d bytes", command, r.TimedOut, r.Process, r.WaitingForInput, r.Stdout.TotalBytes)
 		}
 		if shown := r.Stdout.Head + r.Stdout.Tail; len(shown) > 8192 || strings.Contains(shown, "\x1b") {
@@ -173,13 +177,12 @@ func TestDaemonTooManyTerminals(t *testing.T) {
 	for _, sc := range conns {
 		sc.w.Close()
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for ; time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m := daemonDial(t, sock).call(1, "stats", nil, 10*time.Second); strings.Contains(string(m.Result), `"terminals":0`) {
-			return
-		}
+	if !testenv.Until(30*time.Second, func() bool {
+		m := daemonDial(t, sock).call(1, "stats", nil, 10*time.Second)
+		return strings.Contains(string(m.Result), `"terminals":0`)
+	}) {
+		t.Error("terminals still open after their sessions closed")
 	}
-	t.Error("terminals still open after their sessions closed")
 }
 
 // TestDaemonTTYClosedTerminal: writes to a terminal whose command has

@@ -204,20 +204,8 @@ func daemonShared(t testing.TB, nofile int, args ...string) (*daemonProc, string
 	args = append([]string{"serve", "--listen", sock, "--spool-root", filepath.Join(dir, "spool")}, args...)
 	p := daemonStart(t, nofile, args...)
 	p.run(t)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err := net.Dial("unix", sock); err == nil {
-			c.Close()
-			return p, sock
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("daemon exited at start: %v\n%s", p.err, p.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no daemon answers on %s", sock)
-		}
-	}
+	waitListening(t, sock, p.exited, p.stderr)
+	return p, sock
 }
 
 // daemonPrivateDir is a 0700 directory with a short path (a socket's path

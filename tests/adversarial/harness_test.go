@@ -285,22 +285,36 @@ func startSocket(t testing.TB, args ...string) func() *client {
 // waitSocket waits until the daemon d listens on sock.
 func waitSocket(t testing.TB, d *daemon, sock string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		conn, err := net.Dial("unix", sock)
-		if err == nil {
-			conn.Close()
-			return
-		}
+	waitListening(t, sock, d.exited, d.stderr)
+}
+
+// waitListening waits until sock accepts a connection, and fails t if
+// the daemon ends first (exited is closed once it is waited for) or does
+// not listen within 10 s grown with the load (a daemon's start needs a
+// CPU: three took more than 10 s in a quick run beside the others).
+func waitListening(t testing.TB, sock string, exited <-chan struct{}, stderr *testenv.Buffer) {
+	t.Helper()
+	ended, d := false, testenv.Loaded(10*time.Second)
+	if !testenv.Until(d, func() bool {
 		select {
-		case <-d.exited:
-			t.Fatalf("the daemon exited: %s", d.stderr.String())
+		case <-exited:
+			ended = true
+			return true
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon does not listen on %s: %v\n%s", sock, err, d.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return dialable(sock)
+	}) || ended {
+		t.Fatalf("no daemon answers on %s within %v (it exited: %v)\n%s", sock, d, ended, daemonTail(stderr.String(), 3000))
 	}
+}
+
+// dialable reports whether the unix socket sock accepts a connection.
+func dialable(sock string) bool {
+	c, err := net.Dial("unix", sock)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }
 
 // mode is a way to reach a daemon.
@@ -319,6 +333,25 @@ var modes = []mode{
 func forModes(t *testing.T, f func(t *testing.T, m mode)) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) { f(t, m) })
+	}
+}
+
+// takes reports whether case i of a table that runs in every mode runs
+// in m: with TOOLD_LONG=1 each case in every mode; in the quick run each
+// case in one mode, the modes in turn, so every mode still serves a case.
+// For rules that are the daemon's, the same on every transport, where
+// each mode costs a daemon of its own.
+func (m mode) takes(i int) bool {
+	return long() || modes[i%len(modes)].name == m.name
+}
+
+// quickIn skips t in the quick run unless m is the mode named: for a case
+// whose rules are the daemon's, the same on every transport (a daemon a
+// mode is what it costs); TOOLD_LONG=1 runs it in every mode.
+func (m mode) quickIn(t *testing.T, name string) {
+	t.Helper()
+	if !long() && m.name != name {
+		t.Skipf("the quick run takes this case over %s only (the transport does not change it); TOOLD_LONG=1 runs every mode", name)
 	}
 }
 

@@ -141,12 +141,7 @@ func daemonAs(t testing.TB, u asUser, env []string, args ...string) (*daemonProc
 // waitLog waits up to d for the daemon's stderr to hold s.
 func waitLog(t testing.TB, p *daemonProc, s string, d time.Duration) bool {
 	t.Helper()
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if strings.Contains(p.stderr.String(), s) {
-			return true
-		}
-	}
-	return false
+	return testenv.Until(d, func() bool { return strings.Contains(p.stderr.String(), s) })
 }
 
 // grepTree writes a small tree that any uid can read: files that hold
@@ -336,14 +331,12 @@ func indexStates(t testing.TB, c *rawClient, id int) map[string]string {
 func waitIndexed(t testing.TB, c *rawClient, id *int, tree string, d time.Duration) (string, bool) {
 	t.Helper()
 	var state string
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	done := testenv.Until(d, func() bool {
 		*id++
 		state = indexStates(t, c, *id)[tree]
-		if state != "" && state != "building" {
-			return state, true
-		}
-	}
-	return state, false
+		return state != "" && state != "building"
+	})
+	return state, done
 }
 
 // endsAtEOF closes the daemon's stdin and reports whether it exits within

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // Issue 27's memory (items 12 and 13, and their kin): each probe attacks
@@ -36,10 +38,10 @@ func newMemWorld(t *testing.T) memWorld {
 		newlines: filepath.Join(dir, "newlines.txt"), longLine: filepath.Join(dir, "long.txt"), small: filepath.Join(dir, "small.txt")}
 	var b bytes.Buffer
 	b.WriteString("package data\n\nvar _bindata = []byte{\n")
+	// Within the outline's 16 MiB: go/ast was given it whole. One Repeat:
+	// a WriteString a line took 3 CPU-seconds under -race.
 	line := strings.Repeat("0x1f, ", 16) + "\n"
-	for b.Len() < 16<<20-4096 { // within the outline's 16 MiB: go/ast was given it whole
-		b.WriteString(line)
-	}
+	b.WriteString(strings.Repeat(line, (16<<20-4096-b.Len()+len(line)-1)/len(line)))
 	b.WriteString("}\n\nfunc Asset() []byte { return _bindata }\n")
 	writeBytes(t, w.bindata, b.Bytes())
 	const depth = 100_000
@@ -152,10 +154,18 @@ func (a *asker) finish(t *testing.T) {
 // TestDaemonMemoryBounds: the probes of a daemon's memory bounds, each against a
 // shared daemon of its own (its VmHWM is the probe's), with another
 // session asking throughout.
+//
+// The quick run keeps the probes that take a few seconds of the -race
+// build: the deep nesting, the file of empty lines paged with ifChanged
+// (6 windows of 256K lines, each kept: 80 with TOOLD_LONG=1), and the long
+// line's greps. The others (a 16 MiB outline 8 at
+// once, ifChanged windows at once, /proc/kallsyms) each took tens of
+// seconds of CPU under -race, the package's longest wait: TOOLD_LONG=1
+// runs them, at the full sizes.
 func TestDaemonMemoryBounds(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newMemWorld(t)
-	many, pages := 8, 16 // requests at once, pages read one after another
+	many, pages := 8, 6 // requests at once, pages read one after another
 	if long() {
 		many, pages = 64, 80
 	}
@@ -163,11 +173,12 @@ func TestDaemonMemoryBounds(t *testing.T) {
 		return map[string]any{"path": path, "offset": offset, "limit": 1 << 20, "maxBytes": 262144, "ifChanged": ifChanged}
 	}
 	probes := []struct {
-		name string
-		run  func(t *testing.T, c *rawClient)
+		name  string
+		quick bool // run in the quick run too
+		run   func(t *testing.T, c *rawClient)
 	}{
 		// Item 12: go/ast took 290 MiB a 16 MiB byte table, 5.3 GiB eight.
-		{"outline a 16 MiB byte table, 8 at once", func(t *testing.T, c *rawClient) {
+		{"outline a 16 MiB byte table, 8 at once", false, func(t *testing.T, c *rawClient) {
 			for _, m := range flood(t, c, 8, "read", func(int) any { return map[string]any{"path": w.bindata, "outline": true} }, 120*time.Second) {
 				if m.Error != nil {
 					t.Errorf("outline: %+v", m.Error)
@@ -175,7 +186,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 			}
 		}},
 		// Item 12: 227 MiB before go/parser gave up at its nesting limit.
-		{"outline a Go file nested 100,000 deep", func(t *testing.T, c *rawClient) {
+		{"outline a Go file nested 100,000 deep", true, func(t *testing.T, c *rawClient) {
 			for _, m := range flood(t, c, 3, "read", func(int) any { return map[string]any{"path": w.nested, "outline": true} }, 120*time.Second) {
 				if m.Error != nil {
 					t.Errorf("outline: %+v", m.Error)
@@ -184,7 +195,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 		}},
 		// Item 13: one session paging a file held 569 MiB (its records were
 		// never evicted) and each page copied all it had read.
-		{"page a file of empty lines with ifChanged", func(t *testing.T, c *rawClient) {
+		{"page a file of empty lines with ifChanged", true, func(t *testing.T, c *rawClient) {
 			for i := range pages {
 				m := c.call(100+i, "read", window(w.newlines, 1+(i%w.windows())*262144, true), 60*time.Second)
 				if m.Error != nil {
@@ -193,7 +204,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 			}
 		}},
 		// Kin of item 13: the comparisons in flight held 400 MiB.
-		{"ifChanged reads of 256K-line windows at once", func(t *testing.T, c *rawClient) {
+		{"ifChanged reads of 256K-line windows at once", false, func(t *testing.T, c *rawClient) {
 			for i := range w.windows() {
 				c.call(100+i, "read", window(w.newlines, 1+i*262144, false), 60*time.Second)
 			}
@@ -204,7 +215,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 			}
 		}},
 		// Kin of item 12: each grep of a long line held its 16 MiB buffer.
-		{"grep a file of one long line, many at once", func(t *testing.T, c *rawClient) {
+		{"grep a file of one long line, many at once", true, func(t *testing.T, c *rawClient) {
 			for _, m := range flood(t, c, many, "grep", func(int) any { return map[string]any{"pattern": "y", "path": w.longLine} }, 300*time.Second) {
 				if m.Error != nil {
 					t.Errorf("grep: %+v", m.Error)
@@ -212,7 +223,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 			}
 		}},
 		// Kin: a procfs file is read to its end, up to 16 MiB a read.
-		{"read /proc/kallsyms, many at once", func(t *testing.T, c *rawClient) {
+		{"read /proc/kallsyms, many at once", false, func(t *testing.T, c *rawClient) {
 			if fi, err := os.Stat("/proc/kallsyms"); err != nil || fi.Size() != 0 {
 				t.Skip("no /proc/kallsyms")
 			}
@@ -225,6 +236,9 @@ func TestDaemonMemoryBounds(t *testing.T) {
 	}
 	for _, pr := range probes {
 		t.Run(pr.name, func(t *testing.T) {
+			if !pr.quick {
+				testenv.SkipUnlessLong(t, "a memory probe that takes tens of CPU-seconds under -race")
+			}
 			p, sock := daemonShared(t, 0)
 			a := startAsker(t, sock, w.small)
 			c := daemonServed(t, sock)
@@ -243,7 +257,8 @@ func TestDaemonMemoryBounds(t *testing.T) {
 // TestMCPReadLargeGo: a plain MCP read of a 16 MiB generated Go file,
 // which toold mcp outlines on its own (a large file, no offset or limit),
 // keeps the MCP server's peak RSS under the budget (it
-// took go/ast's 290 MiB too).
+// took go/ast's 290 MiB too). The quick run reads it once (go/ast took
+// 290 MiB for one), TOOLD_LONG=1 three times at once.
 func TestMCPReadLargeGo(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newMemWorld(t)
@@ -257,7 +272,7 @@ func TestMCPReadLargeGo(t *testing.T) {
 	}
 	defer cs.Close()
 	var wg sync.WaitGroup
-	for range 3 {
+	for range testenv.Size(1, 3) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

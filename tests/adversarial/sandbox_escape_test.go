@@ -2,7 +2,6 @@ package adversarial
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,25 +245,27 @@ for i in $(seq 200); do [ "$(cat /proc/$pid/comm 2>/dev/null)" = sleep ] && brea
 // or none does, and returns its pid ("" when none).
 func waitPidOf(t *testing.T, cmdline string, want bool) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pid := ""
-		dirs, _ := filepath.Glob("/proc/[0-9]*")
-		for _, d := range dirs {
-			if b, err := os.ReadFile(d + "/cmdline"); err == nil && string(b) == cmdline {
-				if stat, _ := os.ReadFile(d + "/stat"); !strings.Contains(string(stat), ") Z ") {
-					pid = filepath.Base(d)
-				}
-			}
-		}
-		if (pid != "") == want || time.Now().After(deadline) {
-			if want && pid == "" {
-				t.Fatalf("no process %q", cmdline)
-			}
-			return pid
-		}
-		time.Sleep(20 * time.Millisecond)
+	pid := ""
+	testenv.Until(5*time.Second, func() bool { pid = pidOf(cmdline); return (pid != "") == want })
+	if want && pid == "" {
+		t.Fatalf("no process %q", cmdline)
 	}
+	return pid
+}
+
+// pidOf returns the pid of a process (not a zombie) whose command line is
+// cmdline, "" when there is none.
+func pidOf(cmdline string) string {
+	pid := ""
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		if b, err := os.ReadFile(d + "/cmdline"); err == nil && string(b) == cmdline {
+			if stat, _ := os.ReadFile(d + "/stat"); !strings.Contains(string(stat), ") Z ") {
+				pid = filepath.Base(d)
+			}
+		}
+	}
+	return pid
 }
 
 func killPid(pid string) {
@@ -323,15 +324,8 @@ func daemonSharedEnv(t *testing.T, env []string, args ...string) (*daemonProc, s
 	p := daemonStart(t, 0, append([]string{"serve", "--listen", sock}, args...)...)
 	p.cmd.Env = append(os.Environ(), env...)
 	p.run(t)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if c, err := net.Dial("unix", sock); err == nil {
-			c.Close()
-			return p, sock
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no daemon answers on %s: %s", sock, p.stderr.String())
-		}
-	}
+	waitListening(t, sock, p.exited, p.stderr)
+	return p, sock
 }
 
 // TestSandboxPeerMarked: without user namespaces (TOOLD_SANDBOX_USERNS=0,

@@ -14,14 +14,20 @@ import (
 // TestSandboxBadFlagsStop: sandbox flags a daemon cannot honour stop it at
 // start (exit 2, naming the flag), as --sandbox=bogus does, for serve on
 // stdio and on a socket and for mcp, instead of failing every request
-// with an error naming a param the client never sent.
+// with an error naming a param the client never sent. The quick run takes
+// each flag in one of the three commands, in turn (the flags are checked
+// by code the three share); TOOLD_LONG=1 each in every command.
 func TestSandboxBadFlagsStop(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	missing := filepath.Join(t.TempDir(), "nonexist")
 	file := filepath.Join(t.TempDir(), "file")
 	write(t, file, "x")
 	sock := filepath.Join(daemonPrivateDir(t), "s.sock")
-	for _, tc := range []struct {
+	cmds := []struct {
+		name string
+		pre  []string
+	}{{"serve", []string{"serve"}}, {"serve listen", []string{"serve", "--listen", sock}}, {"mcp", []string{"mcp"}}}
+	for i, tc := range []struct {
 		name string
 		env  string
 		args []string
@@ -34,13 +40,12 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 		{"writable with read-only", "", []string{"--sandbox=read-only", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
 		{"writable with off", "", []string{"--sandbox=off", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
 	} {
-		for cmd, pre := range map[string][]string{
-			"serve":        {"serve"},
-			"serve listen": {"serve", "--listen", sock},
-			"mcp":          {"mcp"},
-		} {
-			t.Run(tc.name+"/"+cmd, func(t *testing.T) {
-				args := append(append(slices.Clone(pre), "--spool-root", filepath.Join(t.TempDir(), "spool")), tc.args...)
+		for j, cmd := range cmds {
+			if !long() && j != i%len(cmds) {
+				continue
+			}
+			t.Run(tc.name+"/"+cmd.name, func(t *testing.T) {
+				args := append(append(slices.Clone(cmd.pre), "--spool-root", filepath.Join(t.TempDir(), "spool")), tc.args...)
 				p := daemonStart(t, 0, args...)
 				p.cmd.Env = append(os.Environ(), tc.env)
 				in, _ := p.cmd.StdinPipe() // open: a daemon that starts waits

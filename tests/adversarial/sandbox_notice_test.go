@@ -12,9 +12,10 @@ import (
 // TestSandboxNoticeLowercase: a denial worded as Go prints it ("open /x:
 // permission denied", here toold's own --logfile outside the project) gets
 // the sandbox's notice, on every transport.
+// The quick run takes the shared socket only (sandboxTransportsIn).
 func TestSandboxNoticeLowercase(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	transports, _ := sandboxTransports(t)
+	transports := sandboxTransportsIn(t, "socket")
 	bin := daemonBinary(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
@@ -33,6 +34,7 @@ func TestSandboxNoticeLowercase(t *testing.T) {
 // TestSandboxNoticeHostLoopback: with the network off a listener on the
 // host's 127.0.0.1 refuses the command (its loopback is its namespace's),
 // and the notice says so truthfully, on every transport.
+// The quick run takes stdio only (sandboxTransportsIn).
 func TestSandboxNoticeHostLoopback(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -41,7 +43,7 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	transports, _ := sandboxTransports(t)
+	transports := sandboxTransportsIn(t, "stdio")
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
@@ -61,6 +63,7 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 // read-only with roots is named as such (not as a write), an abstract
 // socket's EPERM names abstract sockets, and a non-string writable[1] is
 // named sandbox.writable[1].
+// The quick run takes the forwarder only (sandboxTransportsIn).
 func TestSandboxNoticeBlamesRightly(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	name := fmt.Sprintf("toold-test-%d", os.Getpid())
@@ -69,7 +72,7 @@ func TestSandboxNoticeBlamesRightly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	transports, _ := sandboxTransports(t)
+	transports := sandboxTransportsIn(t, "forwarded")
 	for tname, open := range transports {
 		t.Run(tname, func(t *testing.T) {
 			w := newSandboxWorld(t)

@@ -140,11 +140,40 @@ func sandboxInit(t *testing.T, c *rawClient, id int, w *sandboxWorld, mode strin
 // the probes that try to reach the shared daemon from inside.
 func sandboxTransports(t *testing.T) (map[string]func(t *testing.T) *rawClient, string) {
 	_, sock := daemonShared(t, 0)
+	return sandboxOpeners(sock), sock
+}
+
+// sandboxOpeners are the ways to open a client on each transport, the
+// socket's on the shared daemon at sock.
+func sandboxOpeners(sock string) map[string]func(t *testing.T) *rawClient {
 	return map[string]func(t *testing.T) *rawClient{
 		"stdio":     func(t *testing.T) *rawClient { _, c := daemonStdio(t); return c },
 		"socket":    func(t *testing.T) *rawClient { return daemonServed(t, sock) },
 		"forwarded": func(t *testing.T) *rawClient { _, c := daemonForwarded(t); return c },
-	}, sock
+	}
+}
+
+// sandboxTransportsIn is sandboxTransports for a case whose rule is the
+// daemon's whatever the transport (a notice's words, a param's check, a
+// launch that fails): the quick run takes the transport named only, and
+// the cases name each transport in turn, so every one serves some case;
+// TOOLD_LONG=1 takes every transport. A transport costs a daemon of its
+// own, with its sandbox launchers: the quick run's main cost.
+func sandboxTransportsIn(t *testing.T, quick string) map[string]func(t *testing.T) *rawClient {
+	t.Helper()
+	if long() {
+		all, _ := sandboxTransports(t)
+		return all
+	}
+	sock := "" // the shared daemon only for the socket's cases
+	if quick == "socket" {
+		_, sock = daemonShared(t, 0)
+	}
+	open := sandboxOpeners(sock)[quick]
+	if open == nil {
+		t.Fatalf("no transport %q", quick)
+	}
+	return map[string]func(t *testing.T) *rawClient{quick: open}
 }
 
 // sandboxProbe is one way out: the command, and what its failure prints
@@ -422,17 +451,18 @@ func TestSandboxFlags(t *testing.T) {
 // launcher's user namespace and Landlock must work without privilege.
 func TestSandboxAsNobody(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	// The quick run takes the cases that run on every transport as uid
-	// 65534 over stdio only: the launcher, its namespaces and Landlock
-	// are the same on every transport, which the cases as root cover;
-	// TOOLD_LONG=1 runs every transport as 65534 too, and every attack of
+	// TOOLD_LONG=1 runs every transport as 65534, and every attack of
 	// issues 27 and 30.
 	runs := []string{"^TestSandbox(WorkspaceWrite|ReadOnly|Flags)$", "^TestSandbox(Rows|Inherited|PolicyResolvedOnce|HugePolicy|EndsEscapees|SpoolRootsUnreadable|PeerMarked|StoppedLauncher)$"}
 	if !long() {
-		// Quick: the attacks whose outcome the uid changes (user
-		// namespaces, cgroups, what is hidden, the daemon's terminal and
-		// keyring); the others are the same code as root's.
-		runs = []string{runs[0] + "/^stdio$", "^TestSandbox(Rows|Inherited|EndsEscapees|SpoolRootsUnreadable)$"}
+		// Quick: one run of the test binary (20 CPU-seconds for the two
+		// it was) with one case of each thing the uid changes: the
+		// write probes over stdio (the launcher's user namespace and
+		// Landlock, the same on every transport, which the cases as
+		// root cover), one row of the kernel's features, and the
+		// escapees of a sandboxed session (its cgroup). The rest of
+		// these cases is the same code as root's.
+		runs = []string{"^TestSandbox(WorkspaceWrite|Rows|EndsEscapees)$/^(stdio|abi1-usernstrue|sandboxed)$"}
 	}
 	passed := 0
 	for _, run := range runs {

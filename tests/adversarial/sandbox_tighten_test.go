@@ -47,9 +47,10 @@ func sandboxStillConfined(t *testing.T, c *rawClient, id int, w *sandboxWorld) {
 // that would loosen the session's sandbox (off, in any spelling, a looser
 // mode, the network) is -32602 naming sandbox and the sandbox stays; one
 // that names no sandbox keeps it; a stricter one is taken.
+// The quick run takes the forwarder only (sandboxTransportsIn).
 func TestSandboxReinitializeNeverLooser(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	transports, _ := sandboxTransports(t)
+	transports := sandboxTransportsIn(t, "forwarded")
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
@@ -109,9 +110,10 @@ func TestSandboxFlagIsAFloor(t *testing.T) {
 // TestSandboxWritableNotDropped: writable dirs with a mode that does not
 // write beneath them (read-only, off, no mode) are -32602 naming
 // sandbox.writable, not dropped without a word, on every transport.
+// The quick run takes stdio only (sandboxTransportsIn).
 func TestSandboxWritableNotDropped(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	transports, _ := sandboxTransports(t)
+	transports := sandboxTransportsIn(t, "stdio")
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)

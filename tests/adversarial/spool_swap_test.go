@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // spoolPlants are the ways a command puts something else where its own
@@ -107,14 +109,10 @@ func TestSpoolSwappedBackground(t *testing.T) {
 // waitPlanted waits until a plant is in place in dir (a .old beside it).
 func waitPlanted(t *testing.T, dir string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if old, _ := filepath.Glob(filepath.Join(dir, "*.old")); len(old) > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the command planted nothing")
-		}
-	}
+	testenv.WaitFor(t, 10*time.Second, "the command's plant", func() bool {
+		old, _ := filepath.Glob(filepath.Join(dir, "*.old"))
+		return len(old) > 0
+	})
 }
 
 // TestSpoolSwappedEvidence: a command whose failed go test's log lines

@@ -27,12 +27,14 @@ func execBig(t *testing.T, c *client) execResult {
 // TestNoSpoolRoot: a spool root that cannot be created
 // (here it would be under a regular file) no longer stops the daemon: read
 // works, and exec gives its preview with a notice that the output could not
-// be kept. Main exited at start.
+// be kept. Main exited at start. The quick run takes stdio-lsp only,
+// TOOLD_LONG=1 every mode.
 func TestNoSpoolRoot(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	file := filepath.Join(t.TempDir(), "file")
 	write(t, file, "a regular file\n")
 	forModes(t, func(t *testing.T, m mode) {
+		m.quickIn(t, "stdio-lsp")
 		c := m.start(t, "--spool-root", filepath.Join(file, "spool"))
 		var w window
 		c.ok("read", map[string]any{"path": file}, &w)
@@ -65,7 +67,8 @@ func deref(s *string) string {
 // TestSpoolReplaced: a command plants a
 // symlink, another file or a symlinked directory where a spool was. page
 // refuses (-32002) and never shows what was planted; main followed the
-// symlink.
+// symlink. The quick run plants each in one mode (the modes in turn),
+// TOOLD_LONG=1 each in every mode.
 func TestSpoolReplaced(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	outside := filepath.Join(t.TempDir(), "secret.txt")
@@ -87,7 +90,10 @@ func TestSpoolReplaced(t *testing.T) {
 		}},
 	}
 	forModes(t, func(t *testing.T, m mode) {
-		for _, tt := range tests {
+		for i, tt := range tests {
+			if !m.takes(i) {
+				continue // the quick run: each plant in one mode
+			}
 			t.Run(tt.name, func(t *testing.T) {
 				c := m.start(t)
 				res := execBig(t, c)
@@ -113,10 +119,12 @@ func TestSpoolReplaced(t *testing.T) {
 
 // TestSpoolQuotas: a session cannot fill the disk: past the session quota
 // the session's oldest spools are evicted, and paging one says so; the
-// newest stays whole. Main had no quota (nor the flag).
+// newest stays whole. Main had no quota (nor the flag). The quick run
+// takes a socket's session only, TOOLD_LONG=1 every mode.
 func TestSpoolQuotas(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	forModes(t, func(t *testing.T, m mode) {
+		m.quickIn(t, "socket")
 		c := m.start(t, "--spool-session-quota", "700000")
 		var spools []string
 		for range 4 {
@@ -227,9 +235,11 @@ func TestSharedDaemonRelativeSocket(t *testing.T) {
 // exists already with mode 0755 is made 0700 before anything is spooled in
 // it (main refused it and kept no output, the issue saw it used as it was);
 // one owned by another uid is refused, and exec then keeps no output.
+// The quick run takes stdio only, TOOLD_LONG=1 every mode.
 func TestSpoolRootOpenMode(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	forModes(t, func(t *testing.T, m mode) {
+		m.quickIn(t, "stdio")
 		root := filepath.Join(t.TempDir(), fmt.Sprintf("toold-%d", os.Geteuid()))
 		if err := os.Mkdir(root, 0o755); err != nil {
 			t.Fatal(err)

@@ -110,13 +110,11 @@ func daemonOnTerminal(t *testing.T, args ...string) (*daemonProc, *rawClient, st
 // stdin.
 func waitSharedSocket(t *testing.T, dir string) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if socks, _ := filepath.Glob(filepath.Join(dir, "*.sock")); len(socks) > 0 {
-			time.Sleep(50 * time.Millisecond) // the dial, then the read
-			return
-		}
-	}
-	t.Fatal("no shared daemon's socket after 20 s")
+	testenv.WaitFor(t, 20*time.Second, "the shared daemon's socket", func() bool {
+		socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+		return len(socks) > 0
+	})
+	time.Sleep(50 * time.Millisecond) // the dial, then the read
 }
 
 // mcpInit is an MCP client's initialize.
