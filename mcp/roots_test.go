@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // openWithRoots is open with a client that announces roots (file:// URIs
@@ -119,13 +121,9 @@ func TestClientRootsChange(t *testing.T) {
 	}
 	client.AddRoots(&sdk.Root{URI: "file://" + b})
 	client.RemoveRoots("file://" + a)
-	deadline := time.Now().Add(10 * time.Second)
-	for readable(t, s, af) || !readable(t, s, bf) {
-		if time.Now().After(deadline) {
-			t.Fatal("the roots did not follow the client's change to [b]")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(t, 10*time.Second, "the roots to follow the client's change to [b]", func() bool {
+		return !readable(t, s, af) && readable(t, s, bf)
+	})
 }
 
 // A root that is not a file:// URI fails the tool calls, never widens them.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/rpc"
 )
@@ -205,12 +206,10 @@ func TestProcessAdversarial(t *testing.T) {
 	// (the command sleeps first), and then at once while it stays silent:
 	// wait again until the output has come, up to a deadline (50 waits in
 	// a row ran out before it once).
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testenv.Until(20*time.Second, func() bool {
 		w = call[protocol.ProcessOutput](t, svc.ProcessWait, s, map[string]any{"id": *r.Process, "until": map[string]any{"idleMs": 300}})
-		if w.Reason != protocol.ReasonIdle || w.Stdout.TotalBytes > 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return w.Reason != protocol.ReasonIdle || w.Stdout.TotalBytes > 0
+	})
 	if !w.Stdout.Binary || w.Stdout.Head != "" || w.Stdout.Spool == nil || w.Stdout.TotalBytes != 20001 {
 		t.Fatalf("binary: %+v, %s", w.Stdout, w.Reason)
 	}
