@@ -17,13 +17,15 @@ import (
 // fitFiles are files whose rendering differs from their bytes in each way
 // a window's can: many short lines (the numbers outweigh the text), long
 // lines, characters of several bytes, CRLF endings, one line longer than
-// a window, and lines clipped by maxLineChars.
+// a window, and lines clipped by maxLineChars. The quick run's are a
+// quarter of TOOLD_LONG=1's: still more than a window each, which is what
+// the walk needs.
 var fitFiles = map[string][]byte{
-	"short lines": bytes.Repeat([]byte("x\n"), 8000),
-	"long lines":  bytes.Repeat([]byte(strings.Repeat("long ", 100)+"\n"), 300),
-	"multibyte":   bytes.Repeat([]byte("日本語 é 😀 "+strings.Repeat("ü", 40)+"\n"), 800),
-	"crlf":        bytes.Repeat([]byte("a line\r\n"), 3000),
-	"one line":    bytes.Repeat([]byte("é"), 50000),
+	"short lines": bytes.Repeat([]byte("x\n"), testenv.Size(2000, 8000)),
+	"long lines":  bytes.Repeat([]byte(strings.Repeat("long ", 100)+"\n"), testenv.Size(75, 300)),
+	"multibyte":   bytes.Repeat([]byte("日本語 é 😀 "+strings.Repeat("ü", 40)+"\n"), testenv.Size(200, 800)),
+	"crlf":        bytes.Repeat([]byte("a line\r\n"), testenv.Size(750, 3000)),
+	"one line":    bytes.Repeat([]byte("é"), testenv.Size(12500, 50000)),
 }
 
 // TestRenderFitsWindow: a read, readBytes or page with render.maxBytes is
