@@ -51,35 +51,42 @@ func TestLargeWindow(t *testing.T) {
 		name             string
 		data             string
 		maxBytes, budget int
+		plain            bool // answered as asked: no outline
 		check            func(w *protocol.Window) string
 	}{
-		{"content within the read's maxBytes", markdown("# Title", 60, 100<<10), 1000, protocol.MCPResultBytes, func(w *protocol.Window) string {
+		{"content within the read's maxBytes", markdown("# Title", 60, 100<<10), 1000, protocol.MCPResultBytes, false, func(w *protocol.Window) string {
 			if len(w.Content) > 1000 || w.EndLine < 1 {
 				return fmt.Sprintf("lines 1-%d, %d bytes of content", w.EndLine, len(w.Content))
 			}
 			return ""
 		}},
-		{"rendering within render.maxBytes", markdown("# Title", 60, 100<<10), protocol.MCPWindowBytes, 3000, func(w *protocol.Window) string {
+		{"rendering within render.maxBytes", markdown("# Title", 60, 100<<10), protocol.MCPWindowBytes, 3000, false, func(w *protocol.Window) string {
 			if n := len(notice.WindowText(w)); n > 3000 {
 				return fmt.Sprintf("renders in %d bytes", n)
 			}
 			return ""
 		}},
-		{"first line longer than 8 KiB, shorter than a window", markdown("# "+strings.Repeat("t", 10<<10), 60, 100<<10), protocol.MCPWindowBytes, protocol.MCPResultBytes, func(w *protocol.Window) string {
+		{"first line longer than 8 KiB, shorter than a window", markdown("# "+strings.Repeat("t", 10<<10), 60, 100<<10), protocol.MCPWindowBytes, protocol.MCPResultBytes, false, func(w *protocol.Window) string {
 			if w.EndLine < 1 || !strings.HasPrefix(w.Content, "# ttt") || strings.Contains(deref(w.Notice), "longer than a window") {
 				return fmt.Sprintf("lines 1-%d: %q", w.EndLine, deref(w.Notice))
 			}
 			return ""
 		}},
-		{"first lines ended by bytes", markdown("# Title", 400, 100<<10), protocol.MCPWindowBytes, protocol.MCPResultBytes, func(w *protocol.Window) string {
+		{"first lines ended by bytes", markdown("# Title", 400, 100<<10), protocol.MCPWindowBytes, protocol.MCPResultBytes, false, func(w *protocol.Window) string {
 			if w.EndLine >= protocol.MCPFirstLines || w.TruncatedBy == nil || *w.TruncatedBy != protocol.ByBytes {
 				return fmt.Sprintf("lines 1-%d, truncatedBy %v", w.EndLine, w.TruncatedBy)
 			}
 			return ""
 		}},
-		{"a clipped first line", markdown("# Title "+strings.Repeat("c", 3000), 60, 100<<10), protocol.MCPWindowBytes, protocol.MCPResultBytes, func(w *protocol.Window) string {
+		{"a clipped first line", markdown("# Title "+strings.Repeat("c", 3000), 60, 100<<10), protocol.MCPWindowBytes, protocol.MCPResultBytes, false, func(w *protocol.Window) string {
 			if w.ClippedLines != 1 || !strings.Contains(deref(w.Notice), "readBytes startByte=0") {
 				return fmt.Sprintf("%d clipped, notice %q", w.ClippedLines, deref(w.Notice))
+			}
+			return ""
+		}},
+		{"outline over render.maxBytes: the lines as asked", markdown("# Title", 60, 100<<10), protocol.MCPWindowBytes, 100, true, func(w *protocol.Window) string {
+			if n := len(notice.WindowText(w)); w.EndLine < 1 || n > 100 {
+				return fmt.Sprintf("lines %d-%d render in %d bytes", w.StartLine, w.EndLine, n)
 			}
 			return ""
 		}},
@@ -91,8 +98,8 @@ func TestLargeWindow(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := largeRead(t, svc, path, c.maxBytes, c.budget)
-			if w.Outline == nil {
-				t.Fatalf("no outline: lines %d-%d", w.StartLine, w.EndLine)
+			if (w.Outline == nil) != c.plain {
+				t.Fatalf("outline %v, want %v: lines %d-%d", w.Outline != nil, !c.plain, w.StartLine, w.EndLine)
 			}
 			if msg := c.check(w); msg != "" {
 				t.Error(msg)

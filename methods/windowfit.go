@@ -118,7 +118,7 @@ func (lr *lineRequest) isLarge(f *fileindex.File) bool {
 // outline alone does not fit render.maxBytes: that read is answered as
 // asked.
 func (svc *Service) largeWindow(ctx context.Context, f *fileindex.File, w *protocol.Window, sniff []byte, lr *lineRequest) (bool, error) {
-	o := *w
+	o, asked := *w, *w
 	ol := *lr
 	ol.offset, ol.outline, ol.MaxBytes = 1, true, protocol.MCPOutlineMaxBytes
 	if err := svc.outlineWindow(ctx, f, &o, sniff, &ol); err != nil {
@@ -153,6 +153,7 @@ func (svc *Service) largeWindow(ctx context.Context, f *fileindex.File, w *proto
 		}
 	}
 	if lr.render > 0 && notice.WindowTextLen(w) > lr.render {
+		*w = asked
 		return false, nil
 	}
 	if lr.session == "" {
