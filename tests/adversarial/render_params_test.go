@@ -60,8 +60,8 @@ func TestRenderParamsAbuse(t *testing.T) {
 			id++
 			var w struct {
 				StartByte, EndByte int64
-				Content           string
-				Next              map[string]int64
+				Content            string
+				Next               map[string]int64
 			}
 			sandboxCall(t, c, id, method, map[string]any{"path": path, "render": r}, &w)
 			if w.EndByte <= w.StartByte || w.Content == "" || w.Next == nil {
