@@ -135,3 +135,26 @@ func TestLargeWindowSeen(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeWindowOfSpool: page's large answer (a spool's, with
+// render.outlineOver) names page calls to read on, as page's other
+// notices do, not read or readBytes, which do not read a spool by its id.
+func TestLargeWindowOfSpool(t *testing.T) {
+	svc, _ := newTestService(t)
+	for _, first := range []string{"# Title", "# " + strings.Repeat("t", 20<<10)} {
+		path := filepath.Join(t.TempDir(), "spool")
+		if err := os.WriteFile(path, []byte(markdown(first, 60, 100<<10)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lr := &lineRequest{offset: 1, session: "large", byteCall: "page spool=sp", outlineOver: protocol.MCPOutlineBytes}
+		lr.Limit, lr.MaxBytes = protocol.DefaultLimits.Read.Limit, protocol.MCPWindowBytes
+		w, err := svc.window(context.Background(), path, pathOpener(path), lr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		say := deref(w.Notice)
+		if w.Outline == nil || strings.Contains(say, " read offset=N") || strings.Contains(say, " readBytes ") {
+			t.Errorf("first line of %d bytes: %q", len(first), say)
+		}
+	}
+}

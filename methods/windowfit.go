@@ -179,7 +179,7 @@ func firstLines(f *fileindex.File, w, o *protocol.Window, lr *lineRequest, readM
 	if lr.MaxBytes == 0 || fw.PartialLine {
 		w.Content, w.EndLine, w.EndByte, w.Truncated = "", 0, 0, true
 		w.TruncatedBy, w.Next = ptr(protocol.ByBytes), &protocol.Next{StartByte: ptr(int64(0))}
-		w.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFileLongLine(o.TotalBytes, o.TotalLines, readMax)))
+		w.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFileLongLine(o.TotalBytes, o.TotalLines, readMax, lr.byteCall)))
 		return nil
 	}
 	w.Content, w.EndLine, w.EndByte, w.ClippedLines = fw.Content, fw.EndLine, fw.EndByte, fw.ClippedLines
@@ -189,6 +189,6 @@ func firstLines(f *fileindex.File, w, o *protocol.Window, lr *lineRequest, readM
 		// The first lines' own notice says how to read a clipped line whole.
 		say = notice.Join(say, deref(fw.Notice))
 	}
-	w.Notice = ptr(notice.Join(say, notice.LargeFile(o.TotalBytes, w.EndLine, o.TotalLines)))
+	w.Notice = ptr(notice.Join(say, notice.LargeFile(o.TotalBytes, w.EndLine, o.TotalLines, lr.byteCall)))
 	return nil
 }
