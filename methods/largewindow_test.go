@@ -84,6 +84,12 @@ func TestLargeWindow(t *testing.T) {
 			}
 			return ""
 		}},
+		{"exactly 64 KiB: the lines as asked", markdown("# Title", 60, 70<<10)[:protocol.MCPOutlineBytes-1] + "\n", protocol.MCPWindowBytes, protocol.MCPResultBytes, true, func(w *protocol.Window) string {
+			return ""
+		}},
+		{"a byte over 64 KiB", markdown("# Title", 60, 70<<10)[:protocol.MCPOutlineBytes-1] + "x\n", protocol.MCPWindowBytes, protocol.MCPResultBytes, false, func(w *protocol.Window) string {
+			return ""
+		}},
 		{"outline over render.maxBytes: the lines as asked", markdown("# Title", 60, 100<<10), protocol.MCPWindowBytes, 100, true, func(w *protocol.Window) string {
 			if n := len(notice.WindowText(w)); w.EndLine < 1 || n > 100 {
 				return fmt.Sprintf("lines %d-%d render in %d bytes", w.StartLine, w.EndLine, n)
