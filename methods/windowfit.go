@@ -115,8 +115,8 @@ func (lr *lineRequest) isLarge(f *fileindex.File) bool {
 // minified file), the notice naming the readBytes call that slices it.
 // The first lines are fitted to render.maxBytes as a window's are. It
 // reports false, w untouched, for a file that has no outline, or whose
-// outline alone does not fit render.maxBytes: that read is answered as
-// asked.
+// outline and first line do not fit render.maxBytes: that read is
+// answered as asked.
 func (svc *Service) largeWindow(ctx context.Context, f *fileindex.File, w *protocol.Window, sniff []byte, lr *lineRequest) (bool, error) {
 	o, asked := *w, *w
 	ol := *lr
@@ -146,12 +146,6 @@ func (svc *Service) largeWindow(ctx context.Context, f *fileindex.File, w *proto
 			return false, err
 		}
 	}
-	if lr.render > 0 && notice.WindowTextLen(w) > lr.render && w.EndLine > 0 {
-		first.MaxBytes = 0 // no line: the outline and the notice naming readBytes
-		if err := cut(1); err != nil {
-			return false, err
-		}
-	}
 	if lr.render > 0 && notice.WindowTextLen(w) > lr.render {
 		*w = asked
 		return false, nil
@@ -163,20 +157,18 @@ func (svc *Service) largeWindow(ctx context.Context, f *fileindex.File, w *proto
 }
 
 // firstLines makes w the outline window o with the first lines of f that
-// lr (from line 1) asks for: lr.MaxBytes 0, or a line 1 longer than
-// lr.MaxBytes, gives none, the notice naming the readBytes call that
-// slices line 1 in windows of readMax bytes (the read's maxBytes).
+// lr (from line 1) asks for: a line 1 longer than lr.MaxBytes gives
+// none, the notice naming the readBytes call that slices line 1 in
+// windows of readMax bytes (the read's maxBytes).
 func firstLines(f *fileindex.File, w, o *protocol.Window, lr *lineRequest, readMax int) error {
 	fw := *o
 	fw.Outline, fw.Notice = nil, nil
-	if lr.MaxBytes > 0 {
-		if err := lineWindow(f, &fw, lr); err != nil {
-			return err
-		}
+	if err := lineWindow(f, &fw, lr); err != nil {
+		return err
 	}
 	*w = *o
 	w.StartLine, w.StartByte = 1, 0
-	if lr.MaxBytes == 0 || fw.PartialLine {
+	if fw.PartialLine {
 		w.Content, w.EndLine, w.EndByte, w.Truncated = "", 0, 0, true
 		w.TruncatedBy, w.Next = ptr(protocol.ByBytes), &protocol.Next{StartByte: ptr(int64(0))}
 		w.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFileLongLine(o.TotalBytes, o.TotalLines, readMax, lr.byteCall)))
