@@ -90,6 +90,12 @@ func TestLargeWindow(t *testing.T) {
 		{"a byte over 64 KiB", markdown("# Title", 60, 70<<10)[:protocol.MCPOutlineBytes-1] + "x\n", protocol.MCPWindowBytes, protocol.MCPResultBytes, false, func(w *protocol.Window) string {
 			return ""
 		}},
+		{"outline and line 1 over render.maxBytes: the lines as asked", markdown("# Title "+strings.Repeat("c", 3000), 60, 100<<10), protocol.MCPWindowBytes, 1500, true, func(w *protocol.Window) string {
+			if n := len(notice.WindowText(w)); n > 1500 || strings.Contains(deref(w.Notice), "longer than a window") {
+				return fmt.Sprintf("lines %d-%d render in %d bytes: %q", w.StartLine, w.EndLine, n, deref(w.Notice))
+			}
+			return ""
+		}},
 		{"outline over render.maxBytes: the lines as asked", markdown("# Title", 60, 100<<10), protocol.MCPWindowBytes, 100, true, func(w *protocol.Window) string {
 			if n := len(notice.WindowText(w)); w.EndLine < 1 || n > 100 {
 				return fmt.Sprintf("lines %d-%d render in %d bytes", w.StartLine, w.EndLine, n)
