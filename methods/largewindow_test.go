@@ -96,6 +96,12 @@ func TestLargeWindow(t *testing.T) {
 			}
 			return ""
 		}},
+		{"first line longer than a window", markdown("# "+strings.Repeat("t", 20<<10), 60, 100<<10), protocol.MCPWindowBytes, protocol.MCPResultBytes, false, func(w *protocol.Window) string {
+			if w.EndLine != 0 || !strings.Contains(deref(w.Notice), "readBytes startByte=0 maxBytes=16384") {
+				return fmt.Sprintf("lines 1-%d: %q", w.EndLine, deref(w.Notice))
+			}
+			return ""
+		}},
 		{"outline over render.maxBytes: the lines as asked", markdown("# Title", 60, 100<<10), protocol.MCPWindowBytes, 100, true, func(w *protocol.Window) string {
 			if n := len(notice.WindowText(w)); w.EndLine < 1 || n > 100 {
 				return fmt.Sprintf("lines %d-%d render in %d bytes", w.StartLine, w.EndLine, n)
@@ -112,6 +118,10 @@ func TestLargeWindow(t *testing.T) {
 			w := largeRead(t, svc, path, c.maxBytes, c.budget)
 			if (w.Outline == nil) != c.plain {
 				t.Fatalf("outline %v, want %v: lines %d-%d", w.Outline != nil, !c.plain, w.StartLine, w.EndLine)
+			}
+			// A read is in line mode: next is {offset}, past the lines shown.
+			if n := w.Next; n != nil && (n.StartByte != nil || n.Offset == nil || *n.Offset <= w.EndLine) {
+				t.Errorf("next %+v after lines %d-%d", *n, w.StartLine, w.EndLine)
 			}
 			if msg := c.check(w); msg != "" {
 				t.Error(msg)

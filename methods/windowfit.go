@@ -170,7 +170,9 @@ func firstLines(f *fileindex.File, w, o *protocol.Window, lr *lineRequest, readM
 	w.StartLine, w.StartByte = 1, 0
 	if fw.PartialLine {
 		w.Content, w.EndLine, w.EndByte, w.Truncated = "", 0, 0, true
-		w.TruncatedBy, w.Next = ptr(protocol.ByBytes), &protocol.Next{StartByte: ptr(int64(0))}
+		// A read is in line mode: next is {offset}, and a read of line 1
+		// (a range) is answered as asked, with its first slice.
+		w.TruncatedBy, w.Next = ptr(protocol.ByBytes), &protocol.Next{Offset: ptr(int64(1))}
 		w.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFileLongLine(o.TotalBytes, o.TotalLines, readMax, lr.byteCall)))
 		return nil
 	}
