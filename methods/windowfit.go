@@ -109,13 +109,16 @@ func (lr *lineRequest) isLarge(f *fileindex.File) bool {
 
 // largeWindow answers read lr of f, a large text file (lr.isLarge), with
 // f's outline (at most MCPOutlineMaxBytes) and its first lines (at most
-// MCPFirstLines, MCPFirstBytes), which the session saw; or with none of
-// its lines when line 1 alone is longer than that (a minified file), the
-// notice naming the readBytes call that slices it. It reports false, w
-// untouched, for a file that has no outline: that read is answered as
-// asked.
+// MCPFirstLines, MCPFirstBytes, and the read's limit and maxBytes), which
+// the session saw; line 1 alone when it is longer than that but fits the
+// read's maxBytes; or none of its lines when line 1 alone is longer (a
+// minified file), the notice naming the readBytes call that slices it.
+// The first lines are fitted to render.maxBytes as a window's are. It
+// reports false, w untouched, for a file that has no outline, or whose
+// outline and first line do not fit render.maxBytes: that read is
+// answered as asked.
 func (svc *Service) largeWindow(ctx context.Context, f *fileindex.File, w *protocol.Window, sniff []byte, lr *lineRequest) (bool, error) {
-	o := *w
+	o, asked := *w, *w
 	ol := *lr
 	ol.offset, ol.outline, ol.MaxBytes = 1, true, protocol.MCPOutlineMaxBytes
 	if err := svc.outlineWindow(ctx, f, &o, sniff, &ol); err != nil {
@@ -125,30 +128,61 @@ func (svc *Service) largeWindow(ctx context.Context, f *fileindex.File, w *proto
 		return false, nil
 	}
 	first := *lr
-	first.offset, first.Limit, first.MaxBytes = 1, protocol.MCPFirstLines, protocol.MCPFirstBytes
-	fw := *w
-	fw.TotalLines = o.TotalLines
-	if err := lineWindow(f, &fw, &first); err != nil {
+	first.offset, first.Limit, first.MaxBytes = 1, min(lr.Limit, protocol.MCPFirstLines), min(lr.MaxBytes, protocol.MCPFirstBytes)
+	cut := func(n int) error { first.Limit = n; return firstLines(f, w, &o, &first, lr.MaxBytes) }
+	if err := cut(first.Limit); err != nil {
 		return false, err
 	}
-	o.StartLine, o.StartByte = 1, 0
-	o.Truncated, o.TruncatedBy = true, ptr(protocol.ByLines)
-	if fw.PartialLine {
-		o.Content, o.EndLine, o.EndByte = "", 0, 0
-		o.TruncatedBy, o.Next = ptr(protocol.ByBytes), &protocol.Next{StartByte: ptr(int64(0))}
-		o.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFileLongLine(o.TotalBytes, o.TotalLines, lr.MaxBytes)))
-		*w = o
-		return true, nil
+	if w.EndLine == 0 && first.MaxBytes < lr.MaxBytes {
+		// Line 1 is longer than the first lines' bytes: it is shown alone
+		// when it fits a window.
+		first.MaxBytes = lr.MaxBytes
+		if err := cut(1); err != nil {
+			return false, err
+		}
 	}
-	o.Content, o.EndLine, o.EndByte, o.ClippedLines = fw.Content, fw.EndLine, fw.EndByte, fw.ClippedLines
-	o.Truncated, o.Next = o.EndLine < o.TotalLines, &protocol.Next{Offset: ptr(o.EndLine + 1)}
-	if !o.Truncated {
-		o.TruncatedBy, o.Next = nil, nil
+	if shown := int(w.EndLine); lr.render > 0 && shown > 1 {
+		if _, err := fitRendered(w, lr.render, shown, cut); err != nil {
+			return false, err
+		}
 	}
-	o.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFile(o.TotalBytes, o.EndLine, o.TotalLines)))
-	*w = o
+	if lr.render > 0 && notice.WindowTextLen(w) > lr.render {
+		*w = asked
+		return false, nil
+	}
 	if lr.session == "" {
 		return true, nil
 	}
 	return true, svc.remember(ctx, f, w, lr)
+}
+
+// firstLines makes w the outline window o with the first lines of f that
+// lr (from line 1) asks for: a line 1 longer than lr.MaxBytes gives
+// none, the notice naming the readBytes call that slices line 1 in
+// windows of readMax bytes (the read's maxBytes).
+func firstLines(f *fileindex.File, w, o *protocol.Window, lr *lineRequest, readMax int) error {
+	fw := *o
+	fw.Outline, fw.Notice = nil, nil
+	if err := lineWindow(f, &fw, lr); err != nil {
+		return err
+	}
+	*w = *o
+	w.StartLine, w.StartByte = 1, 0
+	if fw.PartialLine {
+		w.Content, w.EndLine, w.EndByte, w.Truncated = "", 0, 0, true
+		// A read is in line mode: next is {offset}, and a read of line 1
+		// (a range) is answered as asked, with its first slice.
+		w.TruncatedBy, w.Next = ptr(protocol.ByBytes), &protocol.Next{Offset: ptr(int64(1))}
+		w.Notice = ptr(notice.Join(deref(o.Notice), notice.LargeFileLongLine(o.TotalBytes, o.TotalLines, readMax, lr.byteCall)))
+		return nil
+	}
+	w.Content, w.EndLine, w.EndByte, w.ClippedLines = fw.Content, fw.EndLine, fw.EndByte, fw.ClippedLines
+	w.Truncated, w.TruncatedBy, w.Next = fw.Truncated, fw.TruncatedBy, fw.Next
+	say := deref(o.Notice)
+	if fw.ClippedLines > 0 {
+		// The first lines' own notice says how to read a clipped line whole.
+		say = notice.Join(say, deref(fw.Notice))
+	}
+	w.Notice = ptr(notice.Join(say, notice.LargeFile(o.TotalBytes, w.EndLine, o.TotalLines, lr.byteCall)))
+	return nil
 }

@@ -112,10 +112,12 @@ func TestMessages(t *testing.T) {
 			return OutlineEntry(protocol.OutlineEntry{Line: 101, EndLine: 200, Depth: 2, Kind: "time", Name: "2024-05-01 03:00:00–03:59:59",
 				Lines: 100, Levels: map[string]int64{"ERROR": 7, "INFO": 93}, Kinds: []protocol.Kind{{Text: "request # failed", Count: 7, FirstLine: 120, LastLine: 190}}})
 		}, "  101-200 time 2024-05-01 03:00:00–03:59:59 (100 lines, ERROR 7, e.g. request # failed ×7, lines 120-190)"},
-		{"large file over MCP", func() string { return LargeFile(300<<10, 100, 7512) },
+		{"large file over MCP", func() string { return LargeFile(300<<10, 100, 7512, "") },
 			"[The file is 300.0 KB, 7512 lines: above are its outline and lines 1-100. Read the lines you need with read offset=N limit=M, e.g. an entry's lines]"},
-		{"large file of one long line over MCP", func() string { return LargeFileLongLine(165780, 1, 16384) },
+		{"large file of one long line over MCP", func() string { return LargeFileLongLine(165780, 1, 16384, "") },
 			"[The file is 161.9 KB, 1 line: above is its outline. Line 1 alone is longer than a window: read it in slices with readBytes startByte=0 maxBytes=16384]"},
+		{"large spool over MCP", func() string { return LargeFile(300<<10, 100, 7512, "page spool=ab12") },
+			"[The file is 300.0 KB, 7512 lines: above are its outline and lines 1-100. Read the lines you need with page spool=ab12 offset=N limit=M, e.g. an entry's lines]"},
 		{"unknown param with a newline", func() string {
 			return UnknownParams([]string{"of\nfset", strings.Repeat("x", 70)}, []string{"offset", ""})
 		},

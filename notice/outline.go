@@ -222,15 +222,24 @@ func OutlineEntry(e protocol.OutlineEntry) string {
 
 // LargeFileLongLine is LargeFile's sentence when the file's first line
 // alone is longer than a window (a minified file): no whole line is shown,
-// and readBytes reads it in slices.
-func LargeFileLongLine(size, totalLines int64, maxBytes int) string {
-	return fmt.Sprintf("[The file is %s, %s: above is its outline. Line 1 alone is longer than a window: read it in slices with readBytes startByte=0 maxBytes=%d]",
-		Size(size), plural(int(totalLines), "1 line", fmt.Sprintf("%d lines", totalLines)), maxBytes)
+// and readBytes (call, for a spool "page spool=ID") reads it in slices.
+func LargeFileLongLine(size, totalLines int64, maxBytes int, call string) string {
+	return fmt.Sprintf("[The file is %s, %s: above is its outline. Line 1 alone is longer than a window: read it in slices with %s startByte=0 maxBytes=%d]",
+		Size(size), plural(int(totalLines), "1 line", fmt.Sprintf("%d lines", totalLines)), orDefault(call, "readBytes"), maxBytes)
 }
 
 // LargeFile is toold mcp's notice after the outline and first lines it gives
-// for a read of a large file with no range.
-func LargeFile(size int64, firstLines, totalLines int64) string {
-	return fmt.Sprintf("[The file is %s, %d lines: above are its outline and lines 1-%d. Read the lines you need with read offset=N limit=M, e.g. an entry's lines]",
-		Size(size), totalLines, firstLines)
+// for a read of a large file with no range; call is the call that reads
+// on (read, or for a spool "page spool=ID").
+func LargeFile(size int64, firstLines, totalLines int64, call string) string {
+	return fmt.Sprintf("[The file is %s, %d lines: above are its outline and lines 1-%d. Read the lines you need with %s offset=N limit=M, e.g. an entry's lines]",
+		Size(size), totalLines, firstLines, orDefault(call, "read"))
+}
+
+// orDefault is s, or def when s is "".
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
