@@ -26,8 +26,11 @@ func cutLines(f *fileindex.File, w *protocol.Window, req *lineRequest, compare f
 		if err := lineWindow(f, w, &lr); err != nil {
 			return err
 		}
-		capNotice(f, w)
-		return compare()
+		if err := compare(); err != nil {
+			return err
+		}
+		capNotice(f, w) // after compare, which may answer unchanged
+		return nil
 	}
 	if err := cut(); err != nil || lr.render <= 0 {
 		return err
