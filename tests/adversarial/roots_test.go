@@ -153,8 +153,6 @@ func TestRootsPaths(t *testing.T) {
 // while reads go on; no read may return the file outside. Main returned it
 // for some hundreds of reads in 35,000. TOOLD_LONG=1 makes 100,000 reads.
 func TestRootsSymlinkSwap(t *testing.T) {
-	// The quick run keeps TestRootsPaths instead.
-	skipUnlessLong(t, "roots swapped for symlinks while read")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	// Main's escapes, some hundreds in 35,000 reads, would be some five
 	// here (4000 before: the swapper's renameat2 calls were most of the
