@@ -155,10 +155,11 @@ func sandboxOpeners(sock string) map[string]func(t *testing.T) *rawClient {
 
 // sandboxTransportsIn is sandboxTransports for a case whose rule is the
 // daemon's whatever the transport (a notice's words, a param's check, a
-// launch that fails): the quick run takes the transport named only, and
-// the cases name each transport in turn, so every one serves some case;
-// TOOLD_LONG=1 takes every transport. A transport costs a daemon of its
-// own, with its sandbox launchers: the quick run's main cost.
+// launch that fails): the quick run takes the transport named only (its
+// sandbox cases, TestSandboxReadOnly and TestSandboxWritableNotDropped,
+// name stdio, the cheapest: no shared daemon); TOOLD_LONG=1 takes every
+// transport, and the long-only cases name each in turn. A transport
+// costs a daemon of its own, with its sandbox launchers.
 func sandboxTransportsIn(t *testing.T, quick string) map[string]func(t *testing.T) *rawClient {
 	t.Helper()
 	if long() {
