@@ -53,6 +53,8 @@ func outlineOf(t *testing.T, c *rawClient, id int, path string) string {
 // outside the roots into an outline (an -L there listed
 // the secret, and its tags were shown).
 func TestCtagsOptionFiles(t *testing.T) {
+	// The quick run keeps TestCtagsPlantedOnPath instead.
+	skipUnlessLong(t, "ctags option files planted in the project")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newCtagsWorld(t)
 	for _, tc := range []struct {
@@ -98,6 +100,8 @@ func TestCtagsOptionFiles(t *testing.T) {
 // outlines 100 times (a ctags process each: 5 CPU-seconds for 300 under
 // -race, with the swaps beside them), TOOLD_LONG=1 5000 times.
 func TestCtagsSwap(t *testing.T) {
+	// The quick run keeps TestCtagsPlantedOnPath instead.
+	skipUnlessLong(t, "ctags swapped between outlines")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newCtagsWorld(t)
 	symlink(t, w.secret, filepath.Join(w.root, "l.py"))

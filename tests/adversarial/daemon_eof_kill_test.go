@@ -23,6 +23,8 @@ import (
 // overlap each other's and the package's other tests (t.Parallel); the
 // subtests then read the replies.
 func TestEOFAnswersCommandsThatIgnoreTERM(t *testing.T) {
+	// The quick run keeps TestDaemonExecSignals instead.
+	skipUnlessLong(t, "commands that ignore SIGTERM at EOF")
 	t.Parallel()
 	_, sock := daemonShared(t, 0)
 	transports := []struct {

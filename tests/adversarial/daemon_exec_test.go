@@ -92,6 +92,8 @@ func TestDaemonExecSignals(t *testing.T) {
 // their subreaper and finds them by the marker in their environment. The
 // original left them running forever.
 func TestDaemonEscapedDescendants(t *testing.T) {
+	// The quick run keeps TestDaemonExecSignals instead.
+	skipUnlessLong(t, "descendants that leave their process group")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	// %s is the sleep's marker; the escaped process touches %f once it runs,
 	// and the command waits for that (%w) so that it has escaped by the end.

@@ -213,6 +213,8 @@ func checkFloodRSS(t *testing.T, p *daemonProc, paused int64) {
 // settling waits (settle, settledRSS) tell the daemon's pause by quiet
 // periods that other tests' load would stretch or fake.
 func TestDaemonFloodStdio(t *testing.T) {
+	// The quick run keeps TestDaemonSIGTERMDuringFlood instead.
+	skipUnlessLong(t, "a flood that reads no replies, on stdio")
 	p, c := daemonStdio(t)
 	path := daemonFile(t, t.TempDir(), 8192, 128) // 1 MiB
 	n := daemonFloodRequests()
@@ -234,6 +236,8 @@ func TestDaemonFloodStdio(t *testing.T) {
 // tests beside it would time their own load; the peak RSS and the
 // settling as for TestDaemonFloodStdio.
 func TestDaemonFloodSocket(t *testing.T) {
+	// The quick run keeps TestDaemonSIGTERMDuringFlood instead.
+	skipUnlessLong(t, "a flood that reads no replies, on the socket")
 	p, sock := daemonShared(t, 0)
 	path := daemonFile(t, t.TempDir(), 8192, 128)
 	other := daemonDial(t, sock)
@@ -278,6 +282,8 @@ func TestDaemonFloodSocket(t *testing.T) {
 // first, so that their waits overlap each other's and the package's other
 // tests (t.Parallel); the subtests then wait.
 func TestDaemonStdioNonReaderEnds(t *testing.T) {
+	// The quick run keeps TestDaemonSIGTERMDuringFlood instead.
+	skipUnlessLong(t, "a stdio client that never reads")
 	t.Parallel()
 	var cases []*nonReader
 	for _, requests := range []int{40, 400} {

@@ -57,6 +57,8 @@ func waitGone(marker string, d time.Duration) []int {
 // it sweeps. Where the session has a PID namespace (sandboxed) or a cgroup
 // (the system delegates one), they die with the daemon instead.
 func TestDaemonKilledCommandsSwept(t *testing.T) {
+	// The quick run keeps TestDaemonExecSignals and TestDaemonForwarderDaemonKilled instead.
+	skipUnlessLong(t, "a killed daemon's commands swept")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	for _, mode := range []string{"off", "workspace-write"} {
 		t.Run(mode, func(t *testing.T) { killedCommandsSwept(t, mode) })

@@ -68,6 +68,8 @@ func TestDaemonAcceptEMFILE(t *testing.T) {
 // output instead of 28 MB halved the case's CPU (1.0 to 0.5 s), and some
 // 28 of the 48 execs were still refused -32005 at either size.
 func TestDaemonExecsUnderFewDescriptors(t *testing.T) {
+	// The quick run keeps TestDaemonAcceptEMFILE instead.
+	skipUnlessLong(t, "execs under a low descriptor limit")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	p, sock := daemonShared(t, 64)
 	command := "seq 10000; sleep 0.2"
@@ -165,6 +167,8 @@ func readAll(c net.Conn) (string, error) {
 // under 256 MiB, those past the cap are told so, and another client is
 // still answered.
 func TestDaemonManyConnections(t *testing.T) {
+	// The quick run keeps TestDaemonConnCapFramings instead.
+	skipUnlessLong(t, "many connections to the shared socket")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	n := 250
 	if daemonLong() {
@@ -218,6 +222,8 @@ func TestDaemonManyConnections(t *testing.T) {
 // the survivor serves on stays (the original let two listen, and a loser's
 // exit removed the winner's socket).
 func TestDaemonListenRace(t *testing.T) {
+	// The quick run keeps TestDaemonConnCapFramings instead.
+	skipUnlessLong(t, "daemons racing to listen on one socket")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	rounds := 4
 	if daemonLong() {

@@ -70,6 +70,8 @@ func ttyCall(t *testing.T, c *rawClient, id int, method string, params any, d ti
 // The quick run floods for a second each (a flood and its reader take
 // the two cores: 9 CPU-seconds at 3 s each), TOOLD_LONG=1 for 20.
 func TestDaemonTTYFlood(t *testing.T) {
+	// The quick run keeps TestDaemonTooManyTerminals, TestDaemonTTYSetuidPrompt and TestTerminalNotControlling instead.
+	skipUnlessLong(t, "a terminal flood")
 	t.Parallel()
 	p, c := daemonStdio(t)
 	secs := int64(1)
@@ -191,6 +193,8 @@ func TestDaemonTooManyTerminals(t *testing.T) {
 // but runs on leaves the daemon answering, its output ended, and a write to
 // it answered within process/write's bound.
 func TestDaemonTTYClosedTerminal(t *testing.T) {
+	// The quick run keeps TestDaemonTooManyTerminals, TestDaemonTTYSetuidPrompt and TestTerminalNotControlling instead.
+	skipUnlessLong(t, "a closed terminal")
 	t.Parallel()
 	_, c := daemonStdio(t)
 	r, e := ttyCall(t, c, 1, "exec", map[string]any{"command": "echo bye", "tty": true, "background": true}, 20*time.Second)
@@ -232,6 +236,8 @@ func TestDaemonTTYClosedTerminal(t *testing.T) {
 // session (setsid) has no terminal to reopen; a sandboxed command cannot
 // open another session's terminal by its /dev/pts path.
 func TestDaemonTTYReopen(t *testing.T) {
+	// The quick run keeps TestDaemonTooManyTerminals, TestDaemonTTYSetuidPrompt and TestTerminalNotControlling instead.
+	skipUnlessLong(t, "a terminal reopened")
 	t.Parallel()
 	_, c := daemonStdio(t)
 	r, e := ttyCall(t, c, 1, "exec", map[string]any{"command": `exec </dev/tty >/dev/tty 2>&1; read -p "again: " x; echo "got $x"; tty`, "tty": true}, 20*time.Second)
@@ -303,6 +309,8 @@ func TestDaemonTTYSetuidPrompt(t *testing.T) {
 // suite runs as root: /proc/PID/syscall is read without privilege, and su
 // asks for a password.
 func TestDaemonTTYAsNobody(t *testing.T) {
+	// The quick run keeps TestSandboxAsNobody as uid 65534 instead.
+	skipUnlessLong(t, "the terminal cases as uid 65534")
 	t.Parallel()
 	run := "^TestDaemon(TTYReopen|TTYClosedTerminal|TTYSetuidPrompt|TooManyTerminals)$"
 	out, err := testenv.AsNobody(t, run, func(dir string) []string {

@@ -28,6 +28,8 @@ type cacheStats struct {
 // scratch (150 ms on 1 GiB). Here every read extends: one build, no
 // invalidation, and the last lines are always the newest.
 func TestGrowingLogPolled(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "a log that grows while polled")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	// Polls and appends go on for dur: about a hundred of each in the
 	// quick run (1.5 s before).
@@ -86,6 +88,8 @@ func TestGrowingLogPolled(t *testing.T) {
 // TestHardLinksShareAnIndex: many names of one big file cost one index
 // build and one cache entry (main built one per name).
 func TestHardLinksShareAnIndex(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "hard links to one indexed file")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	dir := t.TempDir()
 	path := filepath.Join(dir, "big.log")

@@ -73,6 +73,16 @@ func TestMain(m *testing.M) {
 // adversarial_long build tag.
 func long() bool { return longTag || testenv.Long() }
 
+// skipUnlessLong is testenv.SkipUnlessLong that honours the
+// adversarial_long tag too: the case runs in the long run only, and its
+// gate's comment names what the quick run keeps of its attack class.
+func skipUnlessLong(t *testing.T, what string) {
+	t.Helper()
+	if !longTag {
+		testenv.SkipUnlessLong(t, what)
+	}
+}
+
 // rpcError is the error of a reply.
 type rpcError = rpc.Error
 

@@ -13,6 +13,8 @@ import (
 // any time) neither hangs grep, find nor ls: they were opened by path
 // without O_NONBLOCK, and the open waited for a writer for good.
 func TestIgnoreFilesFIFO(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "ignore files that are FIFOs")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	for _, name := range []string{".gitignore", ".ignore", ".git/info/exclude"} {
 		t.Run(name, func(t *testing.T) {

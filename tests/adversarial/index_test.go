@@ -208,6 +208,8 @@ func dirState(t testing.TB, dir string) string {
 // root's 0777 directory failed anyway, but a symlink to nobody's own
 // directory was followed.
 func TestIndexDirUnsafe(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "an unsafe index dir")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	type setup struct {
 		top, index string // the toold and toold/index directories
@@ -377,6 +379,8 @@ func swapNames(a, b, tmp string) error {
 // build opens as grep does (non-blocking, the type checked), the index is
 // made, greps answer, and the daemon ends at EOF.
 func TestIndexBuildFIFOs(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "FIFOs in an index build")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	files := 400
 	if long() {

@@ -18,6 +18,8 @@ import (
 // for good). As root the modes deny nothing: TestLockedOutAsNobody runs
 // it as uid 65534.
 func TestSessionDirsLockedOut(t *testing.T) {
+	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
+	skipUnlessLong(t, "session dirs locked out")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newSandboxWorld(t)
 	for _, tc := range []struct {
@@ -70,6 +72,8 @@ func TestSessionDirsLockedOut(t *testing.T) {
 // CPU-seconds for the five); TOOLD_LONG=1 adds the swapped evidence and
 // ctags's option files, the same modes and the same seccomp.
 func TestBoundsAsNobody(t *testing.T) {
+	// The quick run keeps TestSandboxAsNobody as uid 65534 instead.
+	skipUnlessLong(t, "the locked-out and swapped-spool cases as uid 65534")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	cases := []string{"TestSessionDirsLockedOut", "TestSpoolSwappedBackground", "TestCtagsPlantedOnPath"}
 	if long() {

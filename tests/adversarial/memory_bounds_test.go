@@ -155,13 +155,13 @@ func (a *asker) finish(t *testing.T) {
 // shared daemon of its own (its VmHWM is the probe's), with another
 // session asking throughout.
 //
-// The quick run keeps the probes that take a few seconds of the -race
-// build: the deep nesting, the file of empty lines paged with ifChanged
-// (6 windows of 256K lines, each kept: 80 with TOOLD_LONG=1), and the long
-// line's greps. The others (a 16 MiB outline 8 at
-// once, ifChanged windows at once, /proc/kallsyms) each took tens of
-// seconds of CPU under -race, the package's longest wait: TOOLD_LONG=1
-// runs them, at the full sizes.
+// The quick run keeps the cheapest probe, the deep nesting (half a
+// CPU-second of the -race build), the package's one memory attack in
+// that run. The file of empty lines paged with ifChanged (6 windows of
+// 256K lines, each kept: 80 with TOOLD_LONG=1) and the long line's greps
+// took 2-3 CPU-seconds each; the others (a 16 MiB outline 8 at once,
+// ifChanged windows at once, /proc/kallsyms) tens of seconds: TOOLD_LONG=1
+// runs them all, at the full sizes.
 func TestDaemonMemoryBounds(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newMemWorld(t)
@@ -195,7 +195,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 		}},
 		// Item 13: one session paging a file held 569 MiB (its records were
 		// never evicted) and each page copied all it had read.
-		{"page a file of empty lines with ifChanged", true, func(t *testing.T, c *rawClient) {
+		{"page a file of empty lines with ifChanged", false, func(t *testing.T, c *rawClient) {
 			for i := range pages {
 				m := c.call(100+i, "read", window(w.newlines, 1+(i%w.windows())*262144, true), 60*time.Second)
 				if m.Error != nil {
@@ -215,7 +215,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 			}
 		}},
 		// Kin of item 12: each grep of a long line held its 16 MiB buffer.
-		{"grep a file of one long line, many at once", true, func(t *testing.T, c *rawClient) {
+		{"grep a file of one long line, many at once", false, func(t *testing.T, c *rawClient) {
 			for _, m := range flood(t, c, many, "grep", func(int) any { return map[string]any{"pattern": "y", "path": w.longLine} }, 300*time.Second) {
 				if m.Error != nil {
 					t.Errorf("grep: %+v", m.Error)
@@ -237,7 +237,8 @@ func TestDaemonMemoryBounds(t *testing.T) {
 	for _, pr := range probes {
 		t.Run(pr.name, func(t *testing.T) {
 			if !pr.quick {
-				testenv.SkipUnlessLong(t, "a memory probe that takes tens of CPU-seconds under -race")
+				// The quick run keeps the nested outline instead.
+				skipUnlessLong(t, "a memory probe that takes seconds of CPU under -race")
 			}
 			p, sock := daemonShared(t, 0)
 			a := startAsker(t, sock, w.small)
@@ -260,6 +261,8 @@ func TestDaemonMemoryBounds(t *testing.T) {
 // took go/ast's 290 MiB too). The quick run reads it once (go/ast took
 // 290 MiB for one), TOOLD_LONG=1 three times at once.
 func TestMCPReadLargeGo(t *testing.T) {
+	// The quick run keeps TestDaemonMemoryBounds's nested outline instead.
+	skipUnlessLong(t, "toold mcp reading a 16 MiB Go file")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newMemWorld(t)
 	cmd := exec.Command(daemonBinary(t), "mcp", "--spool-root", filepath.Join(t.TempDir(), "spool"), "--root", w.dir)

@@ -25,6 +25,8 @@ import (
 // session keyring and a signal it was started ignoring do not reach the
 // command either.
 func TestSandboxInherited(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "a sandbox inherited by descendants")
 	t.Parallel()
 	w := newSandboxWorld(t)
 	victim := filepath.Join(w.out, "victim")
@@ -119,6 +121,8 @@ func childrenNamed(pid int, cmdline string) []string {
 // then the same initialize sent again, is refused as looser, and the
 // session's commands still cannot write where it now points.
 func TestSandboxPolicyResolvedOnce(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "a policy resolved once")
 	t.Parallel()
 	w := newSandboxWorld(t)
 	nested := filepath.Join(w.proj, "nested")
@@ -164,6 +168,8 @@ func TestSandboxPolicyResolvedOnce(t *testing.T) {
 // (here one long path a thousand times: 200 KB, past the 128 KB an argv
 // string may hold, which the policy once travelled in) runs its commands.
 func TestSandboxHugePolicy(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "a huge policy")
 	t.Parallel()
 	w := newSandboxWorld(t)
 	long := filepath.Join(w.out, strings.Repeat("d", 200))
@@ -196,6 +202,8 @@ func TestSandboxHugePolicy(t *testing.T) {
 // sandbox), its session's cgroup, where the system delegates one. Where
 // neither exists (uid 65534 here) it outlives them, as the README says.
 func TestSandboxEndsEscapees(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "escapees of a sandboxed session")
 	t.Parallel()
 	h := sandboxHost(t)
 	for _, tc := range []struct {
@@ -284,6 +292,8 @@ func killPid(pid string) {
 // there. With user namespaces (the root hidden) and without (left out of
 // Landlock's rules).
 func TestSandboxSpoolRootsUnreadable(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "spool roots unreadable from the sandbox")
 	t.Parallel()
 	for _, env := range [][]string{nil, {"TOOLD_SANDBOX_USERNS=0"}} {
 		for _, mode := range []string{"read-only", "workspace-write"} {
@@ -335,6 +345,8 @@ func daemonSharedEnv(t *testing.T, env []string, args ...string) (*daemonProc, s
 // that left its group and cleared its environment; a command of an
 // unsandboxed session is served.
 func TestSandboxPeerMarked(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "a peer of the sandbox marked")
 	t.Parallel()
 	w := newSandboxWorld(t)
 	_, sock := daemonSharedEnv(t, []string{"TOOLD_SANDBOX_USERNS=0"})
@@ -360,6 +372,8 @@ func TestSandboxPeerMarked(t *testing.T) {
 // dead after a while and another starts), never another session's: the
 // daemon's starts of commands do not wait on a launcher's answer.
 func TestSandboxStoppedLauncher(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "a stopped sandbox launcher")
 	t.Parallel()
 	w := newSandboxWorld(t)
 	_, sock := daemonSharedEnv(t, []string{"TOOLD_SANDBOX_USERNS=0"})

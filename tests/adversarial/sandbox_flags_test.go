@@ -18,6 +18,8 @@ import (
 // each flag in one of the three commands, in turn (the flags are checked
 // by code the three share); TOOLD_LONG=1 each in every command.
 func TestSandboxBadFlagsStop(t *testing.T) {
+	// The quick run keeps TestSandboxWritableNotDropped instead.
+	skipUnlessLong(t, "bad sandbox flags")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	missing := filepath.Join(t.TempDir(), "nonexist")
 	file := filepath.Join(t.TempDir(), "file")

@@ -14,6 +14,8 @@ import (
 // the sandbox's notice, on every transport.
 // The quick run takes the shared socket only (sandboxTransportsIn).
 func TestSandboxNoticeLowercase(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "the sandbox notice's words")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports := sandboxTransportsIn(t, "socket")
 	bin := daemonBinary(t)
@@ -36,6 +38,8 @@ func TestSandboxNoticeLowercase(t *testing.T) {
 // and the notice says so truthfully, on every transport.
 // The quick run takes stdio only (sandboxTransportsIn).
 func TestSandboxNoticeHostLoopback(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "the sandbox notice on host loopback")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -65,6 +69,8 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 // named sandbox.writable[1].
 // The quick run takes the forwarder only (sandboxTransportsIn).
 func TestSandboxNoticeBlamesRightly(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "whom the sandbox notice blames")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	name := fmt.Sprintf("toold-test-%d", os.Getpid())
 	ln, err := net.Listen("unix", "@"+name)

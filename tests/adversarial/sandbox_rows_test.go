@@ -194,6 +194,8 @@ func sandboxInitRow(t *testing.T, c *rawClient, id int, w *sandboxWorld, h hostS
 // outside, a signal to the daemon, its environment, TCP, UDP and AF_VSOCK
 // out, a host service's unix socket in the runtime dir, an abstract socket.
 func TestSandboxRows(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "the kernel features' rows")
 	t.Parallel()
 	h := sandboxHost(t)
 	for _, r := range sandboxRows(t) {

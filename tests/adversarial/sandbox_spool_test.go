@@ -32,6 +32,8 @@ func unsafeSpoolRoots(t *testing.T) map[string]string {
 // shared socket (the forwarder's daemon is the harness's, with its own
 // spool root).
 func TestSandboxTmpDirNotInUnsafeSpoolRoot(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "a sandbox TMPDIR and an unsafe spool root")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	for rootName, root := range unsafeSpoolRoots(t) {
 		_, sock := daemonShared(t, 0, "--spool-root", root)
@@ -78,6 +80,8 @@ func TestSandboxTmpDirNotInUnsafeSpoolRoot(t *testing.T) {
 // nothing), as the spool directories of a daemon that died are; a live
 // daemon's beside it stays, and its commands still write there.
 func TestSandboxTmpDirSweptAfterKill(t *testing.T) {
+	// The quick run keeps TestSandboxReadOnly on stdio instead.
+	skipUnlessLong(t, "a sandbox TMPDIR swept after a kill")
 	t.Parallel()
 	env := []string{"TMPDIR=" + daemonPrivateDir(t)} // the daemons' temporary directory
 	root := unsafeSpoolRoots(t)["0777"]

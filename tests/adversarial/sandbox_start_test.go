@@ -15,6 +15,8 @@ import (
 // started ahead. On every transport.
 // The quick run takes the shared socket only (sandboxTransportsIn).
 func TestSandboxStartFailure(t *testing.T) {
+	// The quick run keeps TestSandboxWritableNotDropped instead.
+	skipUnlessLong(t, "sandbox start failures")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports := sandboxTransportsIn(t, "socket")
 	for name, open := range transports {

@@ -49,6 +49,8 @@ func sandboxStillConfined(t *testing.T, c *rawClient, id int, w *sandboxWorld) {
 // that names no sandbox keeps it; a stricter one is taken.
 // The quick run takes the forwarder only (sandboxTransportsIn).
 func TestSandboxReinitializeNeverLooser(t *testing.T) {
+	// The quick run keeps TestSandboxWritableNotDropped instead.
+	skipUnlessLong(t, "a re-initialize that loosens the sandbox")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	transports := sandboxTransportsIn(t, "forwarded")
 	for name, open := range transports {
@@ -87,6 +89,8 @@ func TestSandboxReinitializeNeverLooser(t *testing.T) {
 // the shared socket), a client asking for off or workspace-write is
 // -32602 naming sandbox, and its commands stay confined.
 func TestSandboxFlagIsAFloor(t *testing.T) {
+	// The quick run keeps TestSandboxWritableNotDropped instead.
+	skipUnlessLong(t, "--sandbox as a floor")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	_, sock := daemonShared(t, 0, "--sandbox=read-only")
 	for name, open := range map[string]func() *rawClient{

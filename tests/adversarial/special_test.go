@@ -103,6 +103,8 @@ func emptySysfsFile(t *testing.T) string {
 // TestSpecialFilesWalk walks static pseudo files with readBytes: the windows
 // put together give the file back, as for any file.
 func TestSpecialFilesWalk(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "special files met by walks")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	c := startStdio(t, true)
 	for _, path := range []string{"/proc/version", "/proc/self/cmdline", sysfsFile(t)} {
@@ -140,6 +142,8 @@ func TestSpecialFilesWalk(t *testing.T) {
 // "ISO-8859 text") was refused as binary; it is text, shown with U+FFFD.
 // NUL bytes and control characters still make a file binary.
 func TestTextEncodings(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "text in other encodings")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	dir := t.TempDir()
 	tests := []struct {
@@ -179,6 +183,8 @@ func TestTextEncodings(t *testing.T) {
 // decoding 100 MB of replies in the race-instrumented client took five of
 // the case's six CPU-seconds.
 func TestFileChangingWhileRead(t *testing.T) {
+	// The quick run keeps TestSpecialFiles instead.
+	skipUnlessLong(t, "files that change while read")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	reads, window := 1024, map[string]any{"maxBytes": 2048}
 	if long() {

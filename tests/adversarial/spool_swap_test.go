@@ -66,6 +66,8 @@ func spoolSession(t *testing.T) (*rawClient, string) {
 // opened the spool by path, following the link and blocking on the
 // FIFO). What the command printed before and after stays the daemon's.
 func TestSpoolSwappedBackground(t *testing.T) {
+	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
+	skipUnlessLong(t, "spools swapped under a background command")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	outside := spoolSecret(t)
 	for _, p := range spoolPlants {
@@ -120,6 +122,8 @@ func waitPlanted(t *testing.T, dir string) {
 // reads that evidence back from the spool, and must not read the planted
 // file instead (exec's evidence was read by path).
 func TestSpoolSwappedEvidence(t *testing.T) {
+	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
+	skipUnlessLong(t, "spools swapped as evidence")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	outside := spoolSecret(t)
 	for _, p := range spoolPlants {

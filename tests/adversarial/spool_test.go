@@ -30,6 +30,8 @@ func execBig(t *testing.T, c *client) execResult {
 // be kept. Main exited at start. The quick run takes stdio-lsp only,
 // TOOLD_LONG=1 every mode.
 func TestNoSpoolRoot(t *testing.T) {
+	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
+	skipUnlessLong(t, "no spool root")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	file := filepath.Join(t.TempDir(), "file")
 	write(t, file, "a regular file\n")
@@ -70,6 +72,8 @@ func deref(s *string) string {
 // symlink. The quick run plants each in one mode (the modes in turn),
 // TOOLD_LONG=1 each in every mode.
 func TestSpoolReplaced(t *testing.T) {
+	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
+	skipUnlessLong(t, "a spool replaced")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	outside := filepath.Join(t.TempDir(), "secret.txt")
 	write(t, outside, "SECRET\n")
@@ -157,6 +161,8 @@ func TestSpoolQuotas(t *testing.T) {
 // oldest spools, never another session's; with none left its new spool is
 // cut (capped) instead.
 func TestSpoolDaemonQuota(t *testing.T) {
+	// The quick run keeps TestSpoolQuotas instead.
+	skipUnlessLong(t, "the daemon's spool quota")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	dial := startSocket(t, "--spool-daemon-quota", "450000")
 	a, b := dial(), dial()
@@ -202,6 +208,8 @@ func TestSpoolDirRemoved(t *testing.T) {
 // shared daemon that names no cwd must not get the cwd of whoever started
 // the daemon (here this test's directory); the daemon works from /.
 func TestSharedDaemonCwd(t *testing.T) {
+	// The quick run keeps TestDaemonConnCapFramings instead.
+	skipUnlessLong(t, "a shared daemon's cwd per session")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	c := startSocket(t)()
 	var res execResult
@@ -218,6 +226,8 @@ func TestSharedDaemonCwd(t *testing.T) {
 // TestSharedDaemonRelativeSocket: a socket named relative to the starter's
 // cwd is still where the daemon listens, though it works from /.
 func TestSharedDaemonRelativeSocket(t *testing.T) {
+	// The quick run keeps TestDaemonConnCapFramings instead.
+	skipUnlessLong(t, "a relative socket path")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	dir, err := os.MkdirTemp("", "toold-rel-")
 	if err != nil {
@@ -237,6 +247,8 @@ func TestSharedDaemonRelativeSocket(t *testing.T) {
 // one owned by another uid is refused, and exec then keeps no output.
 // The quick run takes stdio only, TOOLD_LONG=1 every mode.
 func TestSpoolRootOpenMode(t *testing.T) {
+	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
+	skipUnlessLong(t, "a spool root of open mode")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	forModes(t, func(t *testing.T, m mode) {
 		m.quickIn(t, "stdio")

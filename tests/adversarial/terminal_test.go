@@ -128,6 +128,8 @@ var mcpInit = map[string]any{"protocolVersion": "2025-06-18", "capabilities": ma
 // answered a request typed at the terminal and waits for the next, must
 // exit within a second of the signal.
 func TestTerminalSignal(t *testing.T) {
+	// The quick run keeps TestDaemonTooManyTerminals, TestDaemonTTYSetuidPrompt and TestTerminalNotControlling instead.
+	skipUnlessLong(t, "a terminal's signals")
 	t.Parallel() // daemons of its own: it waits beside the others
 	modes := []struct {
 		name   string
@@ -175,6 +177,8 @@ func TestTerminalSignal(t *testing.T) {
 // input gets no answer to the server's roots/list: toold mcp must not
 // wait for it for ever.
 func TestMCPRepliesBeforeEOF(t *testing.T) {
+	// The quick run keeps TestTerminalNotControlling instead.
+	skipUnlessLong(t, "toold mcp's replies before EOF")
 	t.Parallel() // daemons of its own: it waits beside the others
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("hello\n"), 0o644)
