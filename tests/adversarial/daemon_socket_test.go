@@ -157,9 +157,8 @@ func readAll(c net.Conn) (string, error) {
 }
 
 // TestDaemonManyConnections: a flood of 10,000 connections, each with a
-// session: the daemon lives, its peak RSS stays
-// under 256 MiB, those past the cap are told so, and another client is
-// still answered.
+// session: the daemon lives, its peak RSS stays under 256 MiB, those past
+// the cap are told so, and another client is still answered.
 func TestDaemonManyConnections(t *testing.T) {
 	// The quick run keeps TestDaemonConnCapFramings instead.
 	skipUnlessLong(t, "many connections to the shared socket")
