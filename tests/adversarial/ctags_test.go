@@ -96,9 +96,8 @@ func TestCtagsOptionFiles(t *testing.T) {
 // TestCtagsSwap: the file outlined is swapped for a symlink to a file
 // outside the roots and back, again and again, while it is outlined; no
 // outline shows the outside file (ctags was given the
-// path, and the check after it saw the file swapped back). The quick run
-// outlines 100 times (a ctags process each: 5 CPU-seconds for 300 under
-// -race, with the swaps beside them), TOOLD_LONG=1 5000 times.
+// path, and the check after it saw the file swapped back). 5000 outlines,
+// a ctags process each, with the swaps beside them.
 func TestCtagsSwap(t *testing.T) {
 	// The quick run keeps TestCtagsPlantedOnPath instead.
 	skipUnlessLong(t, "ctags swapped between outlines")
@@ -107,10 +106,7 @@ func TestCtagsSwap(t *testing.T) {
 	symlink(t, w.secret, filepath.Join(w.root, "l.py"))
 	_, c := daemonStdio(t)
 	sandboxCall(t, c, 1, "initialize", map[string]any{"cwd": w.root, "roots": []string{w.root}}, nil)
-	reads := 100
-	if long() {
-		reads = 5000
-	}
+	const reads = 5000
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

@@ -7,33 +7,21 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/toold/toold/rpc"
 )
 
 // Protocol abuse: input that must get a JSON-RPC error with the right code,
 // or its correct answer, while the daemon goes on.
 
 // hugeDigits is how many digits TestDaemonHugeNumbers' literals have:
-// 3 million in the long run; in the quick run a thousand times
-// rpc.MaxNumberChars, past which a literal is refused unparsed, by the same
-// code at either length. The quick run attacks the -race daemon, whose
-// instrumented JSON passes took 7.8 CPU-seconds over the 3-million-digit
-// messages (1.1 as shipped), and a reply to a million digits 9.3 s of its
-// 10 s deadline among the package's parallel cases on a loaded machine.
-func hugeDigits() int {
-	if daemonLong() {
-		return 3_000_000
-	}
-	return 1000 * rpc.MaxNumberChars
-}
+// megabytes of them, far past rpc.MaxNumberChars, past which a literal is
+// refused unparsed.
+const hugeDigits = 3_000_000
 
 // TestDaemonHugeNumbers: a param written with millions of
 // digits, or with an exponent that math/big turns into a number of a
 // billion digits, is answered at once, and the next request too. On the
 // original main three million digits took some 28 s, past each reply's
-// 10 s deadline; at the quick run's 256,000 (0.2 s there) the original
-// fails on the codes: a result for the limit and for the unknown field.
+// 10 s deadline.
 //
 // Serial (no t.Parallel), as TestDaemonMalformedGoesOn: CPU-bound, the
 // daemon's parser over megabytes, each reply due within 10 s; in the
@@ -43,7 +31,7 @@ func TestDaemonHugeNumbers(t *testing.T) {
 	skipUnlessLong(t, "megabytes of huge numbers through the parser")
 	_, c := daemonStdio(t)
 	file := daemonFile(t, t.TempDir(), 10, 10)
-	digits := strings.Repeat("9", hugeDigits())
+	digits := strings.Repeat("9", hugeDigits)
 	huge := fmt.Sprintf("%dk digits", len(digits)/1000)
 	cases := []struct {
 		name   string

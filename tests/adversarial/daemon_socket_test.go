@@ -62,20 +62,14 @@ func TestDaemonAcceptEMFILE(t *testing.T) {
 // once get results or -32005 for a command that could not start, and the
 // daemon goes on.
 //
-// Each prints 10,000 lines in the quick run (100,000 with TOOLD_LONG=1):
-// past exec's 2,000-line preview, so spooled, a descriptor more, and the
-// sleep holds them all at once; under -race the daemon's scan of 4.8 MB of
-// output instead of 28 MB halved the case's CPU (1.0 to 0.5 s), and some
-// 28 of the 48 execs were still refused -32005 at either size.
+// Each prints 100,000 lines: past exec's 2,000-line preview, so spooled, a
+// descriptor more, and the sleep holds them all at once.
 func TestDaemonExecsUnderFewDescriptors(t *testing.T) {
 	// The quick run keeps TestDaemonAcceptEMFILE instead.
 	skipUnlessLong(t, "execs under a low descriptor limit")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	p, sock := daemonShared(t, 64)
-	command := "seq 10000; sleep 0.2"
-	if daemonLong() {
-		command = "seq 100000; sleep 0.2"
-	}
+	const command = "seq 100000; sleep 0.2"
 	var wg sync.WaitGroup
 	for i := range 16 {
 		c := daemonDial(t, sock)
@@ -162,18 +156,14 @@ func readAll(c net.Conn) (string, error) {
 	}
 }
 
-// TestDaemonManyConnections: a flood of connections (250; 10,000 in the
-// long run), each with a session: the daemon lives, its peak RSS stays
-// under 256 MiB, those past the cap are told so, and another client is
-// still answered.
+// TestDaemonManyConnections: a flood of 10,000 connections, each with a
+// session: the daemon lives, its peak RSS stays under 256 MiB, those past
+// the cap are told so, and another client is still answered.
 func TestDaemonManyConnections(t *testing.T) {
 	// The quick run keeps TestDaemonConnCapFramings instead.
 	skipUnlessLong(t, "many connections to the shared socket")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	n := 250
-	if daemonLong() {
-		n = 10_000
-	}
+	const n = 10_000
 	var lim syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); uint64(lim.Cur) < uint64(n+100) { // int64 on FreeBSD
 		t.Skipf("needs %d descriptors, has %d", n+100, lim.Cur)
@@ -217,19 +207,15 @@ func TestDaemonManyConnections(t *testing.T) {
 	}
 }
 
-// TestDaemonListenRace: daemons started together on one
-// socket: exactly one listens, the others exit saying so, and the socket
+// TestDaemonListenRace: three daemons started together on one socket, 25
+// rounds: exactly one listens, the others exit saying so, and the socket
 // the survivor serves on stays (the original let two listen, and a loser's
 // exit removed the winner's socket).
 func TestDaemonListenRace(t *testing.T) {
 	// The quick run keeps TestDaemonConnCapFramings instead.
 	skipUnlessLong(t, "daemons racing to listen on one socket")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	rounds := 4
-	if daemonLong() {
-		rounds = 25
-	}
-	for round := range rounds {
+	for round := range 25 {
 		dir := daemonPrivateDir(t)
 		sock := dir + "/toold.sock"
 		var procs []*daemonProc

@@ -346,15 +346,6 @@ func forModes(t *testing.T, f func(t *testing.T, m mode)) {
 	}
 }
 
-// takes reports whether case i of a table that runs in every mode runs
-// in m: with TOOLD_LONG=1 each case in every mode; in the quick run each
-// case in one mode, the modes in turn, so every mode still serves a case.
-// For rules that are the daemon's, the same on every transport, where
-// each mode costs a daemon of its own.
-func (m mode) takes(i int) bool {
-	return long() || modes[i%len(modes)].name == m.name
-}
-
 // quickIn skips t in the quick run unless m is the mode named: for a case
 // whose rules are the daemon's, the same on every transport (a daemon a
 // mode is what it costs); TOOLD_LONG=1 runs it in every mode.

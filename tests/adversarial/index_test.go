@@ -377,15 +377,12 @@ func swapNames(a, b, tmp string) error {
 // the build stayed "building" for ever, two threads blocked in open, and
 // then the stdio daemon did not exit at the end of its input. Now the
 // build opens as grep does (non-blocking, the type checked), the index is
-// made, greps answer, and the daemon ends at EOF.
+// made, greps answer, and the daemon ends at EOF. A tree of 4000 files.
 func TestIndexBuildFIFOs(t *testing.T) {
 	// The quick run keeps TestSpecialFiles instead.
 	skipUnlessLong(t, "FIFOs in an index build")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	files := 400
-	if long() {
-		files = 4000
-	}
+	const files = 4000
 	tree := t.TempDir()
 	stash := t.TempDir()
 	var swapped []string

@@ -66,19 +66,15 @@ func TestSessionDirsLockedOut(t *testing.T) {
 // TestBoundsAsNobody runs the locked-out and swapped-spool cases whose outcome could depend on
 // privilege again as uid 65534: TestSessionDirsLockedOut (the modes deny
 // that user, not root), the spools swapped (the spool dir's modes), the
-// option files of ctags and its sandbox (seccomp without privilege).
-// The quick run takes one case of each: the session dirs, the spools
-// swapped under a background command, ctags planted on PATH (7
-// CPU-seconds for the five); TOOLD_LONG=1 adds the swapped evidence and
-// ctags's option files, the same modes and the same seccomp.
+// option files of ctags and its sandbox (seccomp without privilege): the
+// session dirs, the spools swapped under a background command and as
+// evidence, ctags planted on PATH and its option files.
 func TestBoundsAsNobody(t *testing.T) {
 	// The quick run keeps TestSandboxAsNobody as uid 65534 instead.
 	skipUnlessLong(t, "the locked-out and swapped-spool cases as uid 65534")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	cases := []string{"TestSessionDirsLockedOut", "TestSpoolSwappedBackground", "TestCtagsPlantedOnPath"}
-	if long() {
-		cases = append(cases, "TestSpoolSwappedEvidence", "TestCtagsOptionFiles")
-	}
+	cases := []string{"TestSessionDirsLockedOut", "TestSpoolSwappedBackground", "TestCtagsPlantedOnPath",
+		"TestSpoolSwappedEvidence", "TestCtagsOptionFiles"}
 	out, err := testenv.AsNobody(t, "^("+strings.Join(cases, "|")+")$", func(dir string) []string {
 		return []string{"TOOLD_ADVERSARIAL_BIN=" + filepath.Join(dir, filepath.Base(daemonBinary(t)))}
 	}, daemonBinary(t))

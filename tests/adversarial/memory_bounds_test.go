@@ -13,8 +13,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/toold/toold/internal/testenv"
 )
 
 // Issue 27's memory (items 12 and 13, and their kin): each probe attacks
@@ -257,9 +255,8 @@ func TestDaemonMemoryBounds(t *testing.T) {
 
 // TestMCPReadLargeGo: a plain MCP read of a 16 MiB generated Go file,
 // which toold mcp outlines on its own (a large file, no offset or limit),
-// keeps the MCP server's peak RSS under the budget (it
-// took go/ast's 290 MiB too). The quick run reads it once (go/ast took
-// 290 MiB for one), TOOLD_LONG=1 three times at once.
+// keeps the MCP server's peak RSS under the budget (it took go/ast's
+// 290 MiB for one read too), with three reads at once.
 func TestMCPReadLargeGo(t *testing.T) {
 	// The quick run keeps TestDaemonMemoryBounds's nested outline instead.
 	skipUnlessLong(t, "toold mcp reading a 16 MiB Go file")
@@ -275,7 +272,7 @@ func TestMCPReadLargeGo(t *testing.T) {
 	}
 	defer cs.Close()
 	var wg sync.WaitGroup
-	for range testenv.Size(1, 3) {
+	for range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

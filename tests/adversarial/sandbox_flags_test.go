@@ -14,9 +14,8 @@ import (
 // TestSandboxBadFlagsStop: sandbox flags a daemon cannot honour stop it at
 // start (exit 2, naming the flag), as --sandbox=bogus does, for serve on
 // stdio and on a socket and for mcp, instead of failing every request
-// with an error naming a param the client never sent. The quick run takes
-// each flag in one of the three commands, in turn (the flags are checked
-// by code the three share); TOOLD_LONG=1 each in every command.
+// with an error naming a param the client never sent. Each flag in each
+// of the three commands.
 func TestSandboxBadFlagsStop(t *testing.T) {
 	// The quick run keeps TestSandboxWritableNotDropped instead.
 	skipUnlessLong(t, "bad sandbox flags")
@@ -29,7 +28,7 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 		name string
 		pre  []string
 	}{{"serve", []string{"serve"}}, {"serve listen", []string{"serve", "--listen", sock}}, {"mcp", []string{"mcp"}}}
-	for i, tc := range []struct {
+	for _, tc := range []struct {
 		name string
 		env  string
 		args []string
@@ -42,10 +41,7 @@ func TestSandboxBadFlagsStop(t *testing.T) {
 		{"writable with read-only", "", []string{"--sandbox=read-only", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
 		{"writable with off", "", []string{"--sandbox=off", "--writable", filepath.Dir(file)}, "--writable needs --sandbox=workspace-write"},
 	} {
-		for j, cmd := range cmds {
-			if !long() && j != i%len(cmds) {
-				continue
-			}
+		for _, cmd := range cmds {
 			t.Run(tc.name+"/"+cmd.name, func(t *testing.T) {
 				args := append(append(slices.Clone(cmd.pre), "--spool-root", filepath.Join(t.TempDir(), "spool")), tc.args...)
 				p := daemonStart(t, 0, args...)

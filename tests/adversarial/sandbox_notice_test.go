@@ -12,12 +12,11 @@ import (
 // TestSandboxNoticeLowercase: a denial worded as Go prints it ("open /x:
 // permission denied", here toold's own --logfile outside the project) gets
 // the sandbox's notice, on every transport.
-// The quick run takes the shared socket only (sandboxTransportsIn).
 func TestSandboxNoticeLowercase(t *testing.T) {
 	// The quick run keeps TestSandboxReadOnly on stdio instead.
 	skipUnlessLong(t, "the sandbox notice's words")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	transports := sandboxTransportsIn(t, "socket")
+	transports, _ := sandboxTransports(t)
 	bin := daemonBinary(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
@@ -36,7 +35,6 @@ func TestSandboxNoticeLowercase(t *testing.T) {
 // TestSandboxNoticeHostLoopback: with the network off a listener on the
 // host's 127.0.0.1 refuses the command (its loopback is its namespace's),
 // and the notice says so truthfully, on every transport.
-// The quick run takes stdio only (sandboxTransportsIn).
 func TestSandboxNoticeHostLoopback(t *testing.T) {
 	// The quick run keeps TestSandboxReadOnly on stdio instead.
 	skipUnlessLong(t, "the sandbox notice on host loopback")
@@ -47,7 +45,7 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	transports := sandboxTransportsIn(t, "stdio")
+	transports, _ := sandboxTransports(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)
@@ -67,7 +65,6 @@ func TestSandboxNoticeHostLoopback(t *testing.T) {
 // read-only with roots is named as such (not as a write), an abstract
 // socket's EPERM names abstract sockets, and a non-string writable[1] is
 // named sandbox.writable[1].
-// The quick run takes the forwarder only (sandboxTransportsIn).
 func TestSandboxNoticeBlamesRightly(t *testing.T) {
 	// The quick run keeps TestSandboxReadOnly on stdio instead.
 	skipUnlessLong(t, "whom the sandbox notice blames")
@@ -78,7 +75,7 @@ func TestSandboxNoticeBlamesRightly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	transports := sandboxTransportsIn(t, "forwarded")
+	transports, _ := sandboxTransports(t)
 	for tname, open := range transports {
 		t.Run(tname, func(t *testing.T) {
 			w := newSandboxWorld(t)

@@ -71,17 +71,12 @@ func (r sandboxRow) env() []string {
 	return env
 }
 
-// sandboxRows are the rows this kernel can show: with TOOLD_LONG=1 every
-// ABI from 1 to the kernel's with user namespaces, and the kernel's and
-// ABI 1 without; quick, ABI 1 with them and the kernel's without (the
-// kernel's own row is every other sandbox case's).
+// sandboxRows are the rows this kernel can show: every ABI from 1 to the
+// kernel's with user namespaces, and the kernel's and ABI 1 without.
 func sandboxRows(t *testing.T) []sandboxRow {
 	h := sandboxHost(t)
 	if h.LandlockABI == 0 || !h.UserNamespaces {
 		t.Skipf("needs Landlock and user namespaces to take them away: %+v", h)
-	}
-	if !long() {
-		return []sandboxRow{{1, true}, {h.LandlockABI, false}}
 	}
 	var rows []sandboxRow
 	for abi := 1; abi <= h.LandlockABI; abi++ {
@@ -188,7 +183,7 @@ func sandboxInitRow(t *testing.T, c *rawClient, id int, w *sandboxWorld, h hostS
 }
 
 // TestSandboxRows: at each row, a workspace-write session with the
-// network off (and, with TOOLD_LONG=1, on) is refused exactly when the row
+// network off and on is refused exactly when the row
 // has no mechanism for a protection, says exactly what it leaves, and
 // holds against the probes of what it enforces: writes and truncation
 // outside, a signal to the daemon, its environment, TCP, UDP and AF_VSOCK
@@ -200,9 +195,6 @@ func TestSandboxRows(t *testing.T) {
 	h := sandboxHost(t)
 	for _, r := range sandboxRows(t) {
 		for _, network := range []bool{false, true} {
-			if network && !long() {
-				continue
-			}
 			t.Run(fmt.Sprintf("%s/network=%v", r, network), func(t *testing.T) {
 				t.Parallel()
 				sandboxRowProbes(t, h, r, network)

@@ -13,12 +13,11 @@ import (
 // the launcher's exit 127 or 126); a command (bash -c) keeps bash's 127.
 // Each twice: the first starts its launcher cold, the next takes one
 // started ahead. On every transport.
-// The quick run takes the shared socket only (sandboxTransportsIn).
 func TestSandboxStartFailure(t *testing.T) {
 	// The quick run keeps TestSandboxWritableNotDropped instead.
 	skipUnlessLong(t, "sandbox start failures")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	transports := sandboxTransportsIn(t, "socket")
+	transports, _ := sandboxTransports(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)

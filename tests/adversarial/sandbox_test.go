@@ -158,8 +158,8 @@ func sandboxOpeners(sock string) map[string]func(t *testing.T) *rawClient {
 // launch that fails): the quick run takes the transport named only (its
 // sandbox cases, TestSandboxReadOnly and TestSandboxWritableNotDropped,
 // name stdio, the cheapest: no shared daemon); TOOLD_LONG=1 takes every
-// transport, and the long-only cases name each in turn. A transport
-// costs a daemon of its own, with its sandbox launchers.
+// transport. A transport costs a daemon of its own, with its sandbox
+// launchers.
 func sandboxTransportsIn(t *testing.T, quick string) map[string]func(t *testing.T) *rawClient {
 	t.Helper()
 	if long() {

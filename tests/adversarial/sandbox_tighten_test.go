@@ -47,12 +47,11 @@ func sandboxStillConfined(t *testing.T, c *rawClient, id int, w *sandboxWorld) {
 // that would loosen the session's sandbox (off, in any spelling, a looser
 // mode, the network) is -32602 naming sandbox and the sandbox stays; one
 // that names no sandbox keeps it; a stricter one is taken.
-// The quick run takes the forwarder only (sandboxTransportsIn).
 func TestSandboxReinitializeNeverLooser(t *testing.T) {
 	// The quick run keeps TestSandboxWritableNotDropped instead.
 	skipUnlessLong(t, "a re-initialize that loosens the sandbox")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	transports := sandboxTransportsIn(t, "forwarded")
+	transports, _ := sandboxTransports(t)
 	for name, open := range transports {
 		t.Run(name, func(t *testing.T) {
 			w := newSandboxWorld(t)

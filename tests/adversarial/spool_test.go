@@ -27,8 +27,7 @@ func execBig(t *testing.T, c *client) execResult {
 // TestNoSpoolRoot: a spool root that cannot be created
 // (here it would be under a regular file) no longer stops the daemon: read
 // works, and exec gives its preview with a notice that the output could not
-// be kept. Main exited at start. The quick run takes stdio-lsp only,
-// TOOLD_LONG=1 every mode.
+// be kept. Main exited at start. In every mode.
 func TestNoSpoolRoot(t *testing.T) {
 	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
 	skipUnlessLong(t, "no spool root")
@@ -36,7 +35,6 @@ func TestNoSpoolRoot(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	write(t, file, "a regular file\n")
 	forModes(t, func(t *testing.T, m mode) {
-		m.quickIn(t, "stdio-lsp")
 		c := m.start(t, "--spool-root", filepath.Join(file, "spool"))
 		var w window
 		c.ok("read", map[string]any{"path": file}, &w)
@@ -69,8 +67,7 @@ func deref(s *string) string {
 // TestSpoolReplaced: a command plants a
 // symlink, another file or a symlinked directory where a spool was. page
 // refuses (-32002) and never shows what was planted; main followed the
-// symlink. The quick run plants each in one mode (the modes in turn),
-// TOOLD_LONG=1 each in every mode.
+// symlink. Each plant in every mode.
 func TestSpoolReplaced(t *testing.T) {
 	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
 	skipUnlessLong(t, "a spool replaced")
@@ -94,10 +91,7 @@ func TestSpoolReplaced(t *testing.T) {
 		}},
 	}
 	forModes(t, func(t *testing.T, m mode) {
-		for i, tt := range tests {
-			if !m.takes(i) {
-				continue // the quick run: each plant in one mode
-			}
+		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				c := m.start(t)
 				res := execBig(t, c)
@@ -245,13 +239,12 @@ func TestSharedDaemonRelativeSocket(t *testing.T) {
 // exists already with mode 0755 is made 0700 before anything is spooled in
 // it (main refused it and kept no output, the issue saw it used as it was);
 // one owned by another uid is refused, and exec then keeps no output.
-// The quick run takes stdio only, TOOLD_LONG=1 every mode.
+// In every mode.
 func TestSpoolRootOpenMode(t *testing.T) {
 	// The quick run keeps TestSpoolDirRemoved and TestSpoolQuotas instead.
 	skipUnlessLong(t, "a spool root of open mode")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	forModes(t, func(t *testing.T, m mode) {
-		m.quickIn(t, "stdio")
 		root := filepath.Join(t.TempDir(), fmt.Sprintf("toold-%d", os.Geteuid()))
 		if err := os.Mkdir(root, 0o755); err != nil {
 			t.Fatal(err)
