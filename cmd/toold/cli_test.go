@@ -621,6 +621,11 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 		{"--remote --structured", []string{"--remote", sock, "--structured"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// The quick run has each axis once: the daemon in process
+			// without --structured, on the socket with it.
+			if tc.name == "in-process --structured" || tc.name == "--remote" {
+				testenv.SkipUnlessLong(t, "both axes at once")
+			}
 			structured := slices.Contains(tc.args, "--structured")
 			p := startMCP(t, nil, tc.args...)
 			var tools struct {
@@ -654,14 +659,20 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 // and on the shared socket.
 func TestMCPIfChangedFitted(t *testing.T) {
 	t.Parallel()
-	sock, _ := startSocketDaemon(t)
 	var b strings.Builder
 	for i := 1; i <= 5000; i++ {
 		fmt.Fprintf(&b, "abcdefghi%d\n", i)
 	}
 	path := filepath.Join(t.TempDir(), "f.txt")
 	os.WriteFile(path, []byte(b.String()), 0o644)
-	for _, args := range [][]string{{"--spool-root=" + filepath.Join(t.TempDir(), "spool")}, {"--remote", sock}} {
+	modes := [][]string{{"--spool-root=" + filepath.Join(t.TempDir(), "spool")}}
+	// The quick run has the daemon in process: TestMCPStructuredAndBudget
+	// runs toold mcp on the socket.
+	if testenv.Long() {
+		sock, _ := startSocketDaemon(t)
+		modes = append(modes, []string{"--remote", sock})
+	}
+	for _, args := range modes {
 		t.Run(args[0], func(t *testing.T) {
 			p := startMCP(t, nil, args...)
 			read := func(a map[string]any) string {
