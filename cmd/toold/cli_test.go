@@ -85,13 +85,19 @@ func TestVersion(t *testing.T) {
 		!strings.Contains(out, "go        go1.") {
 		t.Errorf("toold version: %d %q", code, out)
 	}
-	for _, args := range [][]string{{"--version"}, {"-version"}, {"serve", "--version"}} {
+	// The quick run has one of the spellings (the others are parsed alike).
+	for _, args := range testenv.Size([][]string{{"serve", "--version"}}, [][]string{{"--version"}, {"-version"}, {"serve", "--version"}}) {
 		if o, _, c := runBin(t, "", nil, args...); c != 0 || o != out {
 			t.Errorf("toold %v: %d %q, want what toold version prints", args, c, o)
 		}
 	}
 	// A release build: the version set at link time is the one reported,
-	// here and in initialize's serverInfo.
+	// here and in initialize's serverInfo. It is a build of its own (a link
+	// of the -race binary in a cold cache): in the quick run buildinfo's
+	// TestRead holds Override.
+	if !testenv.Long() {
+		return
+	}
 	exe, err := testenv.Build(testenv.Race, "-X github.com/toold/toold/internal/buildinfo.Override=v9.8.7")
 	if err != nil {
 		t.Fatal(err)
@@ -146,13 +152,18 @@ func TestHelpPerCommand(t *testing.T) {
 		if !strings.Contains(overview, "\n  "+name+" ") {
 			t.Errorf("the overview does not list %s", name)
 		}
-		help, _, code := runBin(t, "", nil, "help", name)
+		// The quick run has the binary print two commands' help, and
+		// the rest as `toold COMMAND --help` parsed in this process.
+		help, _, code := runArgs(t, name, "--help")
+		if testenv.Long() || name == "mcp" || name == "serve" || name == "help" {
+			help, _, code = runBin(t, "", nil, "help", name)
+		}
 		helps[name] = help
 		if code != 0 || !strings.HasPrefix(help, "Usage: toold "+name) {
 			t.Errorf("toold help %s: %d %q", name, code, help)
 			continue
 		}
-		if name != "help" {
+		if name != "help" && (testenv.Long() || name == "mcp" || name == "serve") {
 			if o, _, c := runArgs(t, name, "--help"); c != 0 || o != help {
 				t.Errorf("toold %s --help: %d, differs from toold help %s:\n%s", name, c, name, o)
 			}
@@ -202,8 +213,8 @@ func TestRefusedFlags(t *testing.T) {
 	t.Parallel()
 	// Every command with every flag of the others it does not take: through
 	// the binary with TOOLD_LONG=1; in the quick run in this process
-	// (runArgs), and through the binary each command with the first such
-	// flag.
+	// (runArgs), and through the binary toold mcp with the first such flag
+	// and the three cases below.
 	pairs, runs := 0, 0
 	for _, name := range slices.Sorted(maps.Keys(commandFlags)) {
 		for i, f := range refusedFlags(name) {
@@ -217,7 +228,7 @@ func TestRefusedFlags(t *testing.T) {
 			}
 			_, e, code := runArgs(t, args...)
 			wantRefused(t, args, name, f, e, code)
-			if i == 0 && !testenv.Long() {
+			if i == 0 && name == "mcp" && !testenv.Long() {
 				_, e, code = runBin(t, "", nil, args...)
 				wantRefused(t, args, name, f, e, code)
 				runs++
@@ -388,10 +399,11 @@ func TestVersionNamedSockets(t *testing.T) {
 		!strings.Contains(e, socks[0]) || !strings.Contains(e, socks[1]) {
 		t.Errorf("status of a third build: %d %q", code, e)
 	}
+	for _, exe := range []string{binPath, other} {
+		runExe(t, exe, "", env, "stop")
+	}
 	for pid := range pids {
-		for _, exe := range []string{binPath, other} {
-			runExe(t, exe, "", env, "stop")
-		}
+		testenv.Until(5*time.Second, func() bool { return !alive(pid) })
 		if alive(pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Errorf("daemon %d not stopped", pid)
@@ -621,6 +633,11 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 		{"--remote --structured", []string{"--remote", sock, "--structured"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// The quick run has each axis once: the daemon in process
+			// without --structured, on the socket with it.
+			if tc.name == "in-process --structured" || tc.name == "--remote" {
+				testenv.SkipUnlessLong(t, "both axes at once")
+			}
 			structured := slices.Contains(tc.args, "--structured")
 			p := startMCP(t, nil, tc.args...)
 			var tools struct {
@@ -654,14 +671,20 @@ func TestMCPStructuredAndBudget(t *testing.T) {
 // and on the shared socket.
 func TestMCPIfChangedFitted(t *testing.T) {
 	t.Parallel()
-	sock, _ := startSocketDaemon(t)
 	var b strings.Builder
 	for i := 1; i <= 5000; i++ {
 		fmt.Fprintf(&b, "abcdefghi%d\n", i)
 	}
 	path := filepath.Join(t.TempDir(), "f.txt")
 	os.WriteFile(path, []byte(b.String()), 0o644)
-	for _, args := range [][]string{{"--spool-root=" + filepath.Join(t.TempDir(), "spool")}, {"--remote", sock}} {
+	modes := [][]string{{"--spool-root=" + filepath.Join(t.TempDir(), "spool")}}
+	// The quick run has the daemon in process: TestMCPStructuredAndBudget
+	// runs toold mcp on the socket.
+	if testenv.Long() {
+		sock, _ := startSocketDaemon(t)
+		modes = append(modes, []string{"--remote", sock})
+	}
+	for _, args := range modes {
 		t.Run(args[0], func(t *testing.T) {
 			p := startMCP(t, nil, args...)
 			read := func(a map[string]any) string {

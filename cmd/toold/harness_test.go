@@ -469,17 +469,16 @@ func startExe(t testing.TB, exe string, headers bool, args []string, env ...stri
 // (which keeps t sequential); one that called t.Parallel itself is fine.
 //
 // With TOOLD_LONG=1 (CI) every case runs in all six. The quick run runs
-// each case in the daemon in process with line framing, where the race
-// detector sees the daemon's code and wholeTable runs whole tables, and in
-// one of the other five, chosen by the case's name (quickMode): each mode
-// and framing runs about a fifth of the cases on every quick run, as gopls
-// runs its default mode alone in -short. The race detector in the
-// binaries is checked too (startExe).
+// each case in one of them, chosen by the test's name (quickMode), as
+// gopls runs its default mode alone in -short: across the package every
+// mode and framing runs some of the cases on every quick run
+// (TestQuickModesCoverAll holds that). The race detector in the binaries
+// is checked too (startExe).
 func forEachMode(t *testing.T, f func(t *testing.T, start func(t testing.TB) *peer)) {
 	parallel(t)
-	other := quickMode(t.Name())
+	quick := quickMode(t.Name())
 	for i, mf := range modeFramings() {
-		if i != 0 && i != other && !testenv.Long() {
+		if i != quick && !testenv.Long() {
 			continue
 		}
 		t.Run(mf.name, func(t *testing.T) {
@@ -487,6 +486,16 @@ func forEachMode(t *testing.T, f func(t *testing.T, start func(t testing.TB) *pe
 			f(t, func(t testing.TB) *peer { return mf.mode.start(t, mf.headers) })
 		})
 	}
+}
+
+// framings are the framings (headers or not) a test that picks its own
+// mode runs in: both with TOOLD_LONG=1, in the quick run the one of its
+// quickMode.
+func framings(t testing.TB) []bool {
+	if testenv.Long() {
+		return []bool{false, true}
+	}
+	return []bool{modeFramings()[quickMode(t.Name())].headers}
 }
 
 // modeFraming is a mode and a framing: a subtest of forEachMode.
@@ -511,21 +520,21 @@ func modeFramings() []modeFraming {
 	return all
 }
 
-// quickMode is the index in modeFramings of the mode and framing other
-// than in-process/lines that the quick run runs the case named test in.
+// quickMode is the index in modeFramings of the mode and framing that the
+// quick run runs the test named test in.
 func quickMode(test string) int {
 	h := fnv.New32a()
 	h.Write([]byte(test))
-	return 1 + int(h.Sum32()%5)
+	return int(h.Sum32() % uint32(len(modes)*2))
 }
 
 // wholeTable reports whether a forEachMode case runs the whole of a long
-// table: in every mode with TOOLD_LONG=1, in the quick run in one (the
-// daemon in process, line framing). The other modes run a sample of it
-// (sample): what a mode adds is the transport, which a few rows show as
-// well as all of them.
-func wholeTable(t testing.TB) bool {
-	return testenv.Long() || strings.HasSuffix(t.Name(), "/in-process/lines")
+// table: with TOOLD_LONG=1, in every mode. The quick run runs a sample of
+// it (sample): the rules of the rows are their packages' own unit tests';
+// what this package adds is the daemon and a transport, which a few rows
+// show as well as all of them.
+func wholeTable(testing.TB) bool {
+	return testenv.Long()
 }
 
 // sample returns all when wholeTable(t), else the rows of all named few.

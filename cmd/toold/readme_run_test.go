@@ -9,12 +9,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // TestReadmeDevServer runs the README's background-process example as it
 // is written, beside the built binary.
 func TestReadmeDevServer(t *testing.T) {
 	t.Parallel()
+	// The quick run runs the README's methods examples (TestReadmeExamples).
+	testenv.SkipUnlessLong(t, "a README example beside TestReadmeExamples")
 	for _, tool := range []string{"bash", "python3", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
@@ -55,6 +59,8 @@ func TestReadmeDevServer(t *testing.T) {
 // checks the counts and notice the README shows after each.
 func TestReadmeSearchExamples(t *testing.T) {
 	t.Parallel()
+	// The quick run runs the README's methods examples (TestReadmeExamples).
+	testenv.SkipUnlessLong(t, "a README example beside TestReadmeExamples")
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +116,8 @@ func TestReadmeSearchExamples(t *testing.T) {
 // answered through a terminal, as it is written, beside the built binary.
 func TestReadmeWaitingForInput(t *testing.T) {
 	t.Parallel()
+	// The quick run runs the README's methods examples (TestReadmeExamples).
+	testenv.SkipUnlessLong(t, "a README example beside TestReadmeExamples")
 	for _, tool := range []string{"bash", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
