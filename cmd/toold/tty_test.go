@@ -69,11 +69,20 @@ func answer(t *testing.T, p *peer, id, stdin string) protocol.ProcessOutput {
 	return waitExit(t, p, id)
 }
 
-// waitExit waits up to 30 s for process id to exit.
+// waitExit waits up to 30 s for process id to exit. A wait that ends for
+// input is waited again: what was just typed is echoed by the terminal
+// while the program may still sit in its read (a Ctrl-C's "^C" comes
+// before bash takes the SIGINT), which a loaded machine shows as waiting.
 func waitExit(t *testing.T, p *peer, id string) protocol.ProcessOutput {
 	t.Helper()
 	var w protocol.ProcessOutput
-	p.mustCall("process/wait", map[string]any{"id": id, "timeoutMs": 30000}, &w)
+	testenv.Until(30*time.Second, func() bool {
+		head := w.Stdout.Head
+		w = protocol.ProcessOutput{}
+		p.mustCall("process/wait", map[string]any{"id": id, "timeoutMs": 30000}, &w)
+		w.Stdout.Head = head + w.Stdout.Head // the output of every wait, for the callers' checks
+		return w.Reason != protocol.ReasonInput
+	})
 	if w.Reason != protocol.ReasonExit || w.Running {
 		t.Fatalf("wait: reason %q, running %v: %q %v", w.Reason, w.Running, w.Stdout.Head+w.Stdout.Tail, w.Notice)
 	}
