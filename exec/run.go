@@ -274,6 +274,17 @@ drain:
 		case <-p.readerDone:
 			pending--
 		case <-idle.C:
+			if p.tty.master != nil {
+				// A terminal's last output can wait in the kernel's
+				// buffer between slave and master, which FIONREAD on
+				// the master does not count, for as long as a loaded
+				// machine delays the work that moves it (300 of seq's
+				// 3,000 lines were lost so). The master's read ends, EIO,
+				// only after that buffer is read and no one holds the
+				// slave (finish ended the group): wait for it, within
+				// drainMax.
+				continue
+			}
 			// Output left in a pipe is not silence: its reader is behind
 			// (not scheduled for drainIdle on a loaded machine, and a
 			// cut then lost the rest of cat's 300 KB).
