@@ -22,14 +22,7 @@ func BenchmarkReadDeep(b *testing.B) {
 	defer files.Close()
 	svc := &Service{Files: files}
 	lr := &lineRequest{LineOptions: truncate.LineOptions{Limit: 2000, MaxBytes: protocol.MaxWindowBytes, MaxLineChars: 2000}}
-	lr.offset = 1
-	open := pathOpener(path)
-	w, err := svc.window(context.Background(), path, open, lr, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	lr.offset = w.TotalLines / 2
-	b.ResetTimer()
+	open := middleOf(b, svc, path, lr)
 	for i := 0; i < b.N; i++ {
 		w, err := svc.window(context.Background(), path, open, lr, nil)
 		if err != nil {
@@ -98,16 +91,10 @@ func BenchmarkReadFitted(b *testing.B) {
 		path   string
 		budget int
 	}{{"plain", long, 0}, {"fitted", long, protocol.MCPResultBytes}, {"short lines, plain", short, 0}, {"short lines, fitted", short, protocol.MCPResultBytes}} {
-		path, budget, open := tc.path, tc.budget, pathOpener(tc.path)
+		path, budget := tc.path, tc.budget
 		b.Run(tc.name, func(b *testing.B) {
 			lr := &lineRequest{LineOptions: truncate.LineOptions{Limit: 2000, MaxBytes: protocol.MCPWindowBytes, MaxLineChars: 2000}, render: budget}
-			lr.offset = 1
-			w, err := svc.window(context.Background(), path, open, lr, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			lr.offset = w.TotalLines / 2
-			b.ResetTimer()
+			open := middleOf(b, svc, path, lr)
 			for i := 0; i < b.N; i++ {
 				if _, err := svc.window(context.Background(), path, open, lr, nil); err != nil {
 					b.Fatal(err)
@@ -115,4 +102,19 @@ func BenchmarkReadFitted(b *testing.B) {
 			}
 		})
 	}
+}
+
+// middleOf reads path's first window (building its line index), sets lr
+// to start in the file's middle, resets b's timer and returns the opener
+// the benchmark reads path with.
+func middleOf(b *testing.B, svc *Service, path string, lr *lineRequest) opener {
+	open := pathOpener(path)
+	lr.offset = 1
+	w, err := svc.window(context.Background(), path, open, lr, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lr.offset = w.TotalLines / 2
+	b.ResetTimer()
+	return open
 }
