@@ -22,8 +22,9 @@ import (
 // chunks, or reading on from a spool file, finds what a scan of the same
 // whole bytes finds, and a tail past the scanner's block of 64 KiB crosses
 // a block's end as the whole output does. The corpus's 6.6 MB took 8 of
-// the two tests' 11 CPU-seconds under -race, its tails (3.4 MB) half
-// that; TOOLD_LONG=1 scans every output whole.
+// the two tests' 11 CPU-seconds under -race, its tails of 80 KiB (3.4 MB)
+// half that, of 68 KiB (a line's start past the block's 64 KiB) less
+// again; TOOLD_LONG=1 scans every output whole.
 var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) {
 	cs, err := corpus.LoadForTests("../testdata/outputs")
 	if !testenv.Long() {
@@ -37,7 +38,7 @@ var loadCorpus = sync.OnceValues(func() ([]corpus.Case, error) {
 // quickTail is the bytes of each corpus output that the quick run scans:
 // past a scan block (64 KiB), and the end of an output, where a failure
 // most often is.
-const quickTail = 80 << 10
+const quickTail = 68 << 10
 
 // tailFrom returns out's last n bytes or so, from the start of a line:
 // the line that holds out[len(out)-n] is left out. An output that has no
@@ -107,8 +108,9 @@ func TestScanner(t *testing.T) {
 func TestScannerSkips(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	// 50,000 lines (3 MB) in the quick run, 200,000 with TOOLD_LONG=1.
-	for i := range testenv.Size(50000, 200000) {
+	// 20,000 lines (1.2 MB, 4 errors) in the quick run, 200,000 with
+	// TOOLD_LONG=1: more lines only skip more.
+	for i := range testenv.Size(20000, 200000) {
 		if i%5000 == 4999 {
 			fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR job %d failed\n", i)
 			continue
@@ -167,10 +169,12 @@ func TestScannerFollowsSpool(t *testing.T) {
 		t.Fatal("no highlight shown: the comparison proves nothing")
 	}
 
-	// Past the spool's cap: 30,000 lines (1.5 MB, 30 errors) in the quick
-	// run, 100,000 with TOOLD_LONG=1; the spool keeps half.
+	// Past the spool's cap: 12,000 lines (0.6 MB, 12 errors, 6 of them in
+	// what the spool keeps) in the quick run, 100,000 with TOOLD_LONG=1;
+	// the spool keeps half. Past the cap the scanner skips from the first
+	// capped chunk on, at any size.
 	var out bytes.Buffer
-	n := testenv.Size(30000, 100000)
+	n := testenv.Size(12000, 100000)
 	out.Grow(n * 64) // at once, as the handed capture's spool
 	for i := 1; i <= n; i++ {
 		if i%1000 == 0 {
@@ -207,9 +211,9 @@ func TestScannerFollowsSpool(t *testing.T) {
 func TestScannerStop(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	// Every line an error: 50,000 (3.5 MB, 14 chunks) in the quick run,
-	// 200,000 with TOOLD_LONG=1.
-	lineCount := testenv.Size(50000, 200000)
+	// Every line an error: 20,000 (1.4 MB, 6 chunks, stopped after the
+	// third) in the quick run, 200,000 with TOOLD_LONG=1.
+	lineCount := testenv.Size(20000, 200000)
 	for i := 1; i <= lineCount; i++ {
 		fmt.Fprintf(&out, "2026-11-22 02:00:00 ERROR [db] job %d failed: connection refused\n", i)
 	}
