@@ -21,19 +21,38 @@ import (
 // (VmHWM) stays under daemonRSSBudget and the other session is answered
 // throughout.
 
-// memWorld holds the probes' files, written once for the test.
+// memWorld holds the probes' files, written once for the test: the
+// large ones (bindata, newlines, longLine) by writeLarge, when a probe
+// first needs them. The quick run's probe, the nested outline, needs none
+// of them: their 22 MiB took half a CPU-second to write under -race.
 type memWorld struct {
 	dir                       string
 	bindata, nested, newlines string // Go files; a file of empty lines
 	longLine                  string // one line
 	small                     string
+	large                     *sync.Once
 }
 
 func newMemWorld(t *testing.T) memWorld {
 	t.Helper()
 	dir := t.TempDir()
 	w := memWorld{dir: dir, bindata: filepath.Join(dir, "bindata.go"), nested: filepath.Join(dir, "nested.go"),
-		newlines: filepath.Join(dir, "newlines.txt"), longLine: filepath.Join(dir, "long.txt"), small: filepath.Join(dir, "small.txt")}
+		newlines: filepath.Join(dir, "newlines.txt"), longLine: filepath.Join(dir, "long.txt"), small: filepath.Join(dir, "small.txt"),
+		large: new(sync.Once)}
+	const depth = 100_000
+	writeBytes(t, w.nested, []byte("package p\n\nvar x = "+strings.Repeat("(", depth)+"1"+strings.Repeat(")", depth)+"\n"))
+	writeBytes(t, w.small, []byte("small\n"))
+	return w
+}
+
+// writeLarge writes the large files, the first time it is called.
+func (w memWorld) writeLarge(t *testing.T) {
+	t.Helper()
+	w.large.Do(func() { w.writeLargeFiles(t) })
+}
+
+func (w memWorld) writeLargeFiles(t *testing.T) {
+	t.Helper()
 	var b bytes.Buffer
 	b.WriteString("package data\n\nvar _bindata = []byte{\n")
 	// Within the outline's 16 MiB: go/ast was given it whole. One Repeat:
@@ -42,8 +61,6 @@ func newMemWorld(t *testing.T) memWorld {
 	b.WriteString(strings.Repeat(line, (16<<20-4096-b.Len()+len(line)-1)/len(line)))
 	b.WriteString("}\n\nfunc Asset() []byte { return _bindata }\n")
 	writeBytes(t, w.bindata, b.Bytes())
-	const depth = 100_000
-	writeBytes(t, w.nested, []byte("package p\n\nvar x = "+strings.Repeat("(", depth)+"1"+strings.Repeat(")", depth)+"\n"))
 	// The quick run attacks the -race build, whose shadow memory is held
 	// to the same budget: smaller files (a 4 MiB line is still longer
 	// than a search buffer, 2M lines still 8 windows of 256K).
@@ -53,8 +70,6 @@ func newMemWorld(t *testing.T) memWorld {
 	}
 	writeBytes(t, w.newlines, bytes.Repeat([]byte{'\n'}, lines))
 	writeBytes(t, w.longLine, append(bytes.Repeat([]byte("x"), lineBytes), '\n'))
-	writeBytes(t, w.small, []byte("small\n"))
-	return w
 }
 
 // windows is how many windows of 256K lines the file of empty lines has.
@@ -237,6 +252,7 @@ func TestDaemonMemoryBounds(t *testing.T) {
 			if !pr.quick {
 				// The quick run keeps the nested outline instead.
 				skipUnlessLong(t, "a memory probe that takes seconds of CPU under -race")
+				w.writeLarge(t)
 			}
 			p, sock := daemonShared(t, 0)
 			a := startAsker(t, sock, w.small)
@@ -262,6 +278,7 @@ func TestMCPReadLargeGo(t *testing.T) {
 	skipUnlessLong(t, "toold mcp reading a 16 MiB Go file")
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	w := newMemWorld(t)
+	w.writeLarge(t)
 	cmd := exec.Command(daemonBinary(t), "mcp", "--spool-root", filepath.Join(t.TempDir(), "spool"), "--root", w.dir)
 	client := sdk.NewClient(&sdk.Implementation{Name: "adversarial", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
