@@ -6,13 +6,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 )
 
-// bigOutput prints about 290 KB, enough to be spooled.
-const bigOutput = "seq 1 50000"
+// bigOutput prints bigLines lines, 60,894 bytes (bigBytes): past exec's
+// default preview (2,000 lines, 51,200 bytes), so spooled. It was seq's
+// 50,000 lines (290 KB), whose capture in the -race daemon cost as much
+// as the rest of a case; the quotas below are in proportion.
+const (
+	bigLines  = 12000
+	bigBytes  = 60894
+	bigOutput = "seq 1 12000"
+)
 
 func execBig(t *testing.T, c *client) execResult {
 	t.Helper()
@@ -43,7 +51,7 @@ func TestNoSpoolRoot(t *testing.T) {
 		}
 		var res execResult
 		c.ok("exec", map[string]any{"command": bigOutput}, &res)
-		if !strings.HasPrefix(res.Stdout.Head, "1\n2\n") || !strings.HasSuffix(res.Stdout.Tail, "50000\n") {
+		if !strings.HasPrefix(res.Stdout.Head, "1\n2\n") || !strings.HasSuffix(res.Stdout.Tail, "\n12000\n") {
 			t.Errorf("no preview: %+v", res.Stdout)
 		}
 		if res.Stdout.Spool != nil || res.Notice == nil || !strings.Contains(*res.Notice, "could not be kept") {
@@ -123,13 +131,15 @@ func TestSpoolQuotas(t *testing.T) {
 	t.Parallel() // daemons and files of its own: it waits beside the others
 	forModes(t, func(t *testing.T, m mode) {
 		m.quickIn(t, "socket")
-		c := m.start(t, "--spool-session-quota", "700000")
+		// Two spools of bigOutput fit, three do not.
+		const quota = bigBytes * 5 / 2
+		c := m.start(t, "--spool-session-quota", strconv.Itoa(quota))
 		var spools []string
 		for range 4 {
 			spools = append(spools, execBig(t, c).Stdout.Spool.ID)
 		}
 		for i, id := range spools {
-			r := c.call("page", map[string]any{"spool": id, "offset": 49999})
+			r := c.call("page", map[string]any{"spool": id, "offset": bigLines - 1})
 			if i < 2 {
 				if r.Error == nil || r.Error.Code != codeNoSuchFile || !strings.Contains(r.Error.Message, "evicted") {
 					t.Errorf("spool %d of 4: want -32001 evicted, got %v %s", i+1, r.Error, r.Result)
@@ -137,7 +147,7 @@ func TestSpoolQuotas(t *testing.T) {
 				continue
 			}
 			var w window
-			if r.Error != nil || json.Unmarshal(r.Result, &w) != nil || w.Content != "49999\n50000\n" {
+			if r.Error != nil || json.Unmarshal(r.Result, &w) != nil || w.Content != "11999\n12000\n" {
 				t.Errorf("spool %d of 4: want its last lines, got %v %s", i+1, r.Error, r.Result)
 			}
 		}
@@ -145,7 +155,7 @@ func TestSpoolQuotas(t *testing.T) {
 			SpoolBytes int64 `json:"spoolBytes"`
 		}
 		c.ok("stats", nil, &stats)
-		if stats.SpoolBytes > 700000 {
+		if stats.SpoolBytes > quota {
 			t.Errorf("spoolBytes %d past the quota", stats.SpoolBytes)
 		}
 	})
@@ -158,17 +168,20 @@ func TestSpoolDaemonQuota(t *testing.T) {
 	// The quick run keeps TestSpoolQuotas instead.
 	skipUnlessLong(t, "the daemon's spool quota")
 	t.Parallel() // daemons and files of its own: it waits beside the others
-	dial := startSocket(t, "--spool-daemon-quota", "450000")
+	// One spool of bigOutput fits and a capped part of another (as 450 KB
+	// held seq's 50,000 lines, 290 KB, and a part).
+	const quota = bigBytes * 156 / 100
+	dial := startSocket(t, "--spool-daemon-quota", strconv.Itoa(quota))
 	a, b := dial(), dial()
 	first := execBig(t, a).Stdout.Spool
 	var res execResult
 	b.ok("exec", map[string]any{"command": bigOutput}, &res)
-	if res.Stdout.Spool == nil || !res.Stdout.Spool.Capped || res.Stdout.Spool.Bytes > 450000-first.Bytes {
+	if res.Stdout.Spool == nil || !res.Stdout.Spool.Capped || res.Stdout.Spool.Bytes > quota-first.Bytes {
 		t.Errorf("b's spool: want capped within what a left, got %+v", res.Stdout.Spool)
 	}
 	var w window
-	a.ok("page", map[string]any{"spool": first.ID, "offset": 50000}, &w)
-	if w.Content != "50000\n" {
+	a.ok("page", map[string]any{"spool": first.ID, "offset": bigLines}, &w)
+	if w.Content != "12000\n" {
 		t.Errorf("a's spool was touched: %+v", w)
 	}
 	// a's own next spool evicts a's first.
@@ -189,7 +202,7 @@ func TestSpoolDirRemoved(t *testing.T) {
 	c.ok("initialize", map[string]any{}, &init)
 	var res execResult
 	c.ok("exec", map[string]any{"command": fmt.Sprintf("rm -rf %q; %s", init.SpoolDir, bigOutput)}, &res)
-	if !strings.HasSuffix(res.Stdout.Tail, "50000\n") || res.Notice == nil || !strings.Contains(*res.Notice, "could not be kept") {
+	if !strings.HasSuffix(res.Stdout.Tail, "\n12000\n") || res.Notice == nil || !strings.Contains(*res.Notice, "could not be kept") {
 		t.Errorf("want the preview and a notice, got %+v %v", res.Stdout, deref(res.Notice))
 	}
 	if _, err := os.Stat(init.SpoolDir); err == nil {
