@@ -441,8 +441,9 @@ func TestOutputRebuilt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	// With TOOLD_LONG=1 the largest output is more than the 1 MiB a grown
 	// pipe holds: 3 MB in every mode (its three runs took 10 s under
-	// -race). In the quick run it is 400,000 bytes in headTail (300,000,
-	// past what the capture keeps, go in every mode): an output past the
+	// -race). In the quick run it is 250,000 bytes in headTail (240,000,
+	// past the 204,800 bytes the capture keeps of a 51,200-byte preview,
+	// go in every mode; it was 300,000): an output past the
 	// pipe's 1 MiB is TestLargeOutputSpooled's (seq's 1.3 MB, its spool
 	// compared byte for byte); 1.2 MB here took half a CPU-second more
 	// under -race. The smaller ones have a failure word in most lines, so
@@ -450,7 +451,7 @@ func TestOutputRebuilt(t *testing.T) {
 	// largest one in a line of fifty: the detector's regular expressions
 	// over lines that nearly all match took 1.1 of the test's 2.2
 	// CPU-seconds under -race for it, and its highlights fit.
-	sizes := []int{0, 10, 5000, 51200, 51201, 300000, testenv.Size(400_000, 3<<20)}
+	sizes := []int{0, 10, 5000, 51200, 51201, 240_000, testenv.Size(250_000, 3<<20)}
 	for i, size := range sizes {
 		failEvery := 0
 		if i == len(sizes)-1 {
@@ -490,7 +491,7 @@ func TestOutputRebuilt(t *testing.T) {
 			if s.Head+string(mid)+s.Tail != string(out) || int64(len(mid)) != s.Omitted.Bytes {
 				t.Fatalf("%d/%s: head+omitted+tail != output (omitted %+v)", size, mode, *s.Omitted)
 			}
-			if size >= 300000 && len(s.Highlights) == 0 {
+			if size >= 240_000 && len(s.Highlights) == 0 {
 				t.Fatalf("%d/%s: no highlight: the failure lines were not found", size, mode)
 			}
 		}
