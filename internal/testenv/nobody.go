@@ -39,7 +39,7 @@ func AsNobody(t testing.TB, run string, env func(dir string) []string, bins ...s
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	os.Chmod(dir, 0o755)
 	for _, src := range append([]string{self}, bins...) {
-		if err := copyFile(filepath.Join(dir, filepath.Base(src)), src); err != nil {
+		if err := CopyFile(src, filepath.Join(dir, filepath.Base(src))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,16 +54,17 @@ func AsNobody(t testing.TB, run string, env func(dir string) []string, bins ...s
 	return string(out), err
 }
 
-// copyFile copies src to a new executable file dst in the kernel
-// (copy_file_range through io.Copy): read into memory, a -race test
-// binary's 40 MB of binaries took a third of TestSandboxAsNobody's CPU.
-func copyFile(dst, src string) error {
-	in, err := os.Open(src)
+// CopyFile copies from to a new executable file to, in the kernel
+// (io.Copy: copy_file_range). AsNobody copies the binaries so: read into
+// memory, a -race test binary's 40 MB of them took a third of
+// TestSandboxAsNobody's CPU.
+func CopyFile(from, to string) error {
+	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
 	if err != nil {
 		return err
 	}

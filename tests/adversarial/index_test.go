@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +73,7 @@ func binFor(t testing.TB, u asUser) string {
 		os.Chmod(dir, 0o755)
 		path := filepath.Join(dir, "toold")
 		if os.Link(daemonBinary(t), path) != nil {
-			nobodyBin.err = copyFile(daemonBinary(t), path)
+			nobodyBin.err = testenv.CopyFile(daemonBinary(t), path)
 		}
 		os.Chmod(path, 0o755)
 		nobodyBin.path = path
@@ -83,23 +82,6 @@ func binFor(t testing.TB, u asUser) string {
 		t.Fatal(nobodyBin.err)
 	}
 	return nobodyBin.path
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // publicDir is a directory of the test's that any uid may enter and
