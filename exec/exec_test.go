@@ -475,7 +475,7 @@ func TestOutputRebuilt(t *testing.T) {
 			}
 			s := res.Stdout
 			if s.TotalBytes != int64(len(out)) || s.TotalLines != testtext.CountLines(out) {
-				t.Fatalf("%d/%s: totals %d %d, want %d %d", size, mode, s.TotalBytes, s.TotalLines, len(out), testtext.CountLines(out))
+				t.Fatalf("%d/%s: totals %d %d, want %d %d (exit %v, signal %v, stderr %q)", size, mode, s.TotalBytes, s.TotalLines, len(out), testtext.CountLines(out), deref(res.ExitCode), deref(res.Signal), res.Stderr.Head)
 			}
 			if !s.Truncated {
 				if s.Spool != nil || s.Head != string(out) {
@@ -703,4 +703,14 @@ func TestRareShare(t *testing.T) {
 			t.Errorf("%s: %d bytes of rare highlights (want some: %v, at most %d)", tt.name, rare, tt.rare, preview.RareBytes)
 		}
 	}
+}
+
+// deref is *p, or the zero value for nil: a result's optional fields in a
+// failure's message.
+func deref[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
+	}
+	return v
 }
