@@ -28,9 +28,12 @@ func TestParallelBuild(t *testing.T) {
 	contents := map[string][]byte{
 		"mixed":            mixed,
 		"no final newline": append(append([]byte{}, mixed...), "tail"...),
-		"newlines":         bytes.Repeat([]byte{'\n'}, 1<<20+3),
-		"one line":         bytes.Repeat([]byte{'y'}, 1<<20),
-		"tiny":             []byte("a\nb"),
+		// Ranges of newlines only and of no newline at all: 512 KiB in the
+		// quick run (what a range holds, not how many reads, is what they
+		// are for: mixed spans several reads), 1 MiB with TOOLD_LONG=1.
+		"newlines": bytes.Repeat([]byte{'\n'}, testenv.Size(512<<10, 1<<20)+3),
+		"one line": bytes.Repeat([]byte{'y'}, testenv.Size(512<<10, 1<<20)),
+		"tiny":     []byte("a\nb"),
 	}
 	ctx := context.Background()
 	// One worker (the whole range) and three (ranges that split unevenly,

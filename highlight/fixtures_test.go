@@ -76,6 +76,19 @@ var quickErrorLog = sync.OnceValue(func() []byte {
 	return errorLog(testenv.Size(256<<10, 1<<20))
 })
 
+// quickScans are Scan(out, Options{}) of quickCorpus's outputs, in order,
+// made once: TestBlockIsLine compares them with Line's, and TestCorpus
+// checks their groups in the quick run (the corpus whole cost it 1.4 CPU-s
+// under -race, a scan TestBlockIsLine had made of the same lines).
+var quickScans = sync.OnceValues(func() ([]Result, error) {
+	outs, err := quickCorpus()
+	var rs []Result
+	for _, out := range outs {
+		rs = append(rs, Scan(out, Options{}))
+	}
+	return rs, err
+})
+
 // corpusScans are Scan(c.Output, Options{}) of the corpus's cases by name,
 // each made once, at its first call (TestCorpus scans every case,
 // TestPytestEvidence two of them, twice each).
@@ -96,4 +109,17 @@ func corpusScan(t testing.TB, name string) Result {
 		t.Fatalf("no corpus case %s", name)
 	}
 	return scan()
+}
+
+// quickPick is what of all the quick run's case i takes: one of them, in
+// turn, so that each is taken by every len(all)th case; all of them with
+// TOOLD_LONG=1. For tests that hold two ways to the same result over many
+// outputs, each at several settings: every setting still meets many
+// outputs.
+func quickPick[T any](all []T, i int) []T {
+	if testenv.Long() {
+		return all
+	}
+	j := i % len(all)
+	return all[j : j+1]
 }

@@ -159,24 +159,33 @@ func TestEveryRuleHasASample(t *testing.T) {
 }
 
 // TestCorpus: the groups of the corpus show every key line, and the clean
-// runs have none.
+// runs have none. The clean runs are scanned whole; the others' groups,
+// in the quick run, as quickOutput cuts them (the lines around each key, the
+// starts and ends: TestBlockIsLine's scans, made once), whole with
+// TOOLD_LONG=1.
 func TestCorpus(t *testing.T) {
 	t.Parallel()
 	cs := testCorpus(t)
 	if len(cs) < 12 {
 		t.Fatalf("%d cases, want at least 12", len(cs))
 	}
-	for _, c := range cs {
+	quick := fixture(t, quickCorpus)
+	for i, c := range cs {
 		t.Run(c.Name, func(t *testing.T) {
-			r := corpusScan(t, c.Name)
 			if c.Clean {
-				if gs := failureGroups(r.Groups); len(gs) > 0 {
+				if gs := failureGroups(corpusScan(t, c.Name).Groups); len(gs) > 0 {
 					t.Fatalf("clean run: %d groups, the first %d-%d %q", len(gs), gs[0].FromLine, gs[0].ToLine, gs[0].Lines)
 				}
 				return
 			}
+			out, r := c.Output, Result{}
+			if testenv.Long() {
+				r = corpusScan(t, c.Name)
+			} else {
+				out, r = quick[i], fixture(t, quickScans)[i]
+			}
 			for _, g := range r.Groups {
-				checkLines(t, c.Output, g)
+				checkLines(t, out, g)
 			}
 		})
 	}

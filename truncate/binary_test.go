@@ -3,6 +3,7 @@ package truncate
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,12 +15,16 @@ import (
 
 // binarySamples are files whose kind file(1) and git agree on; margin marks
 // those where IsBinary keeps its margin over file(1)'s one-control-byte rule.
-func binarySamples(t *testing.T) []struct {
+// binarySample is a sample of bytes and whether it is binary; margin
+// ones are where tools may disagree.
+type binarySample struct {
 	name   string
 	data   []byte
 	binary bool
 	margin bool
-} {
+}
+
+func binarySamples(t *testing.T) []binarySample {
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := make([]byte, 4096)
 	for i := range random {
@@ -29,7 +34,7 @@ func binarySamples(t *testing.T) []struct {
 	zw := gzip.NewWriter(&gz)
 	zw.Write(bytes.Repeat([]byte("compress me "), 500))
 	zw.Close()
-	exe, err := os.ReadFile("/proc/self/exe")
+	exe, err := readHead("/proc/self/exe", 8192) // not the whole -race binary, tens of MB, thrice a run
 	if err != nil || len(exe) < 8192 {
 		exe = append([]byte("\x7fELF\x02\x01\x01\x00"), random...)
 	}
@@ -37,12 +42,7 @@ func binarySamples(t *testing.T) []struct {
 	for _, r := range utf16.Encode([]rune("hello, wide world\n")) {
 		u16 = append(u16, byte(r), byte(r>>8))
 	}
-	return []struct {
-		name   string
-		data   []byte
-		binary bool
-		margin bool
-	}{
+	return []binarySample{
 		{"ascii", []byte("plain text\n"), false, false},
 		{"utf-8", []byte("Grüße, 日本語\n"), false, false},
 		{"short latin-1", []byte("\xe9t\xe9 \xe0 Z\xfcrich\n"), false, false},
@@ -56,6 +56,22 @@ func binarySamples(t *testing.T) []struct {
 		{"utf-16", u16, true, false},
 		{"control soup", bytes.Repeat([]byte{1, 2, 3, 'a'}, 50), true, false},
 	}
+}
+
+// readHead reads the first n bytes of the file at path, fewer if it is
+// shorter.
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(f, b)
+	if err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return b[:k], err
 }
 
 func TestIsBinaryTable(t *testing.T) {
@@ -72,7 +88,12 @@ func TestIsBinaryAgreesWithFile(t *testing.T) {
 	if _, err := exec.LookPath("file"); err != nil {
 		t.Skip("file(1) is not installed")
 	}
+	// One file(1) for every sample (a process each cost a quarter of a
+	// CPU-second a run under a loaded machine): it prints one line a path,
+	// in their order.
 	dir := t.TempDir()
+	var samples []binarySample
+	args := []string{"-b", "--mime-encoding"}
 	for _, tt := range binarySamples(t) {
 		if tt.margin {
 			continue
@@ -81,11 +102,18 @@ func TestIsBinaryAgreesWithFile(t *testing.T) {
 		if err := os.WriteFile(path, tt.data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command("file", "-b", "--mime-encoding", path).Output()
-		if err != nil {
-			t.Fatalf("file %s: %v", path, err)
-		}
-		enc := strings.TrimSpace(string(out))
+		samples, args = append(samples, tt), append(args, path)
+	}
+	out, err := exec.Command("file", args...).Output()
+	if err != nil {
+		t.Fatalf("file: %v", err)
+	}
+	encs := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(encs) != len(samples) {
+		t.Fatalf("file(1) printed %d lines for %d files: %q", len(encs), len(samples), out)
+	}
+	for i, tt := range samples {
+		enc := strings.TrimSpace(encs[i])
 		// UTF-16 is text to file(1) but binary to git, for its NUL bytes.
 		if fileSays := enc == "binary" || enc == "utf-16le"; fileSays != tt.binary {
 			t.Errorf("%s: file(1) says %q, the table says binary=%v", tt.name, enc, tt.binary)
@@ -130,20 +158,45 @@ func TestIsBinaryAgreesWithGit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	dir := t.TempDir()
-	for _, tt := range binarySamples(t) {
-		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
-		if err := os.WriteFile(path, tt.data, 0o600); err != nil {
+	// One git diff of an empty directory against the samples' (a process
+	// a sample cost a quarter of a CPU-second a run): --numstat prints a
+	// line a file, "-\t-\t" for a binary one, the path after "=> ".
+	root := t.TempDir()
+	dir, empty := filepath.Join(root, "s"), filepath.Join(root, "e")
+	for _, d := range []string{dir, empty} {
+		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		// --numstat prints "-\t-\t" for a binary file; exit status 1 means "differs".
-		out, _ := exec.Command("git", "diff", "--no-index", "--numstat", os.DevNull, path).Output()
-		gitSays := strings.HasPrefix(string(out), "-\t-\t")
+	}
+	samples := map[string]binarySample{}
+	for _, tt := range binarySamples(t) {
+		name := strings.ReplaceAll(tt.name, " ", "_")
+		if err := os.WriteFile(filepath.Join(dir, name), tt.data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		samples["s/"+name] = tt
+	}
+	// Exit status 1 means "differs".
+	cmd := exec.Command("git", "diff", "--no-index", "--numstat", "e", "s")
+	cmd.Dir = root
+	out, _ := cmd.Output()
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		_, name, _ := strings.Cut(line, "=> ")
+		tt, ok := samples[name]
+		if !ok {
+			t.Fatalf("git diff --numstat: a line of no sample: %q", line)
+		}
+		seen++
+		gitSays := strings.HasPrefix(line, "-\t-\t")
 		if gitSays && !IsBinary(tt.data) {
 			t.Errorf("%s: git says binary, IsBinary says text", tt.name)
 		}
 		if !gitSays && IsBinary(tt.data) && bytes.IndexByte(tt.data, 0) >= 0 {
-			t.Errorf("%s: a NUL byte, and git says text (%q)", tt.name, out)
+			t.Errorf("%s: a NUL byte, and git says text (%q)", tt.name, line)
 		}
+	}
+	if seen != len(samples) {
+		t.Errorf("git diff --numstat: %d lines for %d samples: %q", seen, len(samples), out)
 	}
 }
