@@ -213,6 +213,9 @@ func TestRenderParam(t *testing.T) {
 	svc, s := newExecService(t, nil)
 	// Error lines all through the output: highlight groups to give up.
 	const cmd = `for i in $(seq 1 3000); do echo "line $i"; if [ $((i % 37)) = 0 ]; then echo "error: failure number $i in module m$i"; fi; done`
+	// The plain rendering, the same for every budget: run once.
+	whole := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd})
+	plain := notice.ExecText(&whole)
 	for _, tc := range []struct {
 		name   string
 		budget int
@@ -224,8 +227,6 @@ func TestRenderParam(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			render := map[string]any{"maxBytes": tc.budget}
-			whole := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd})
-			plain := notice.ExecText(&whole)
 			r := call[protocol.ExecResult](t, svc.Exec, s, map[string]any{"command": cmd, "render": render})
 			text := notice.ExecText(&r)
 			if len(text) > tc.budget {
