@@ -22,10 +22,10 @@ import (
 const buildCmd = `for i in $(seq 1 3000); do if [ $i = 1500 ]; then echo "src/main.c:12:5: error: 'foo' undeclared (first use in this function)"; else echo "[$i/3000] compiling pkg/mod$i/file.c"; fi; done; exit 2`
 
 // denseLines is how many lines errorDense and manyKinds print: 60,000
-// with TOOLD_LONG=1, 12,000 in the quick run (400 and 600 KB, still
-// sixteen times the budget and more; the -race daemon's scans of 2 and 3
-// MB were half of TestBudget's commands).
-var denseLines = testenv.Size(12000, 60000)
+// with TOOLD_LONG=1, 6,000 in the quick run (200 and 300 KB, still eight
+// times the budget and more; the -race daemon's scans of them were the
+// bulk of TestBudget's commands).
+var denseLines = testenv.Size(6000, 60000)
 
 // errorDense prints a log of denseLines lines, one in six an error.
 var errorDense = fmt.Sprintf(`awk 'BEGIN{for(i=1;i<=%d;i++) if(i%%6==0) print "ERROR [db] query " i " failed: connection refused"; else print "INFO request " i " served in 3ms"}'`, denseLines)
@@ -54,9 +54,12 @@ func startWith(t *testing.T, set func(*Server)) *session {
 // Structured (toold mcp --structured) turns both on.
 func TestStructuredFlag(t *testing.T) {
 	t.Parallel()
+	dm := newDaemon(t) // one daemon, a session (and a launcher) per server
 	for _, structured := range []bool{false, true} {
 		t.Run(fmt.Sprint("structured=", structured), func(t *testing.T) {
-			s := startWith(t, func(srv *Server) { srv.Structured = structured })
+			srv := NewServer("test", dm.connect, testLogger(t))
+			srv.Structured = structured
+			s := open(t, srv)
 			res, err := s.ListTools(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -119,8 +122,11 @@ func codexOutput(t *testing.T, res *sdk.CallToolResult) string {
 // notice) and no JSON result; with it on, the JSON result in its place.
 func TestCodexReadsTheText(t *testing.T) {
 	t.Parallel()
+	dm := newDaemon(t) // one daemon, a session per server
 	for _, structured := range []bool{false, true} {
-		s := startWith(t, func(srv *Server) { srv.Structured = structured })
+		srv := NewServer("test", dm.connect, testLogger(t))
+		srv.Structured = structured
+		s := open(t, srv)
 		text, res := s.call(t, "exec", map[string]any{"command": buildCmd})
 		got := codexOutput(t, res)
 		var items []struct{ Type, Text string }
@@ -143,9 +149,9 @@ func TestBudget(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.txt")
 	var b strings.Builder
-	// 5 MB with TOOLD_LONG=1, 1 MB (still 40 times the budget, 3,300
+	// 5 MB with TOOLD_LONG=1, 256 KB (still 10 times the budget, 800
 	// lines with "needle 3") in the quick run.
-	for i := 0; b.Len() < testenv.Size(1<<20, 5<<20); i++ {
+	for i := 0; b.Len() < testenv.Size(256<<10, 5<<20); i++ {
 		fmt.Fprintf(&b, "line %d of a five megabyte file, needle %d\n", i, i%7)
 	}
 	if err := os.WriteFile(big, []byte(b.String()), 0o644); err != nil {
@@ -170,10 +176,10 @@ func TestBudget(t *testing.T) {
 	if m := regexp.MustCompile(`page spool=(\S+)`).FindStringSubmatch(out); m != nil {
 		spool = m[1]
 	}
-	// seq's million lines (6.9 MB) with TOOLD_LONG=1, 200,000 (1.3 MB,
-	// still 50 times the budget) in the quick run: the detector's scan of
+	// seq's million lines (6.9 MB) with TOOLD_LONG=1, 50,000 (290 KB,
+	// still 12 times the budget) in the quick run: the detector's scan of
 	// them under -race was a third of the test.
-	seqN := testenv.Size(200000, 1000000)
+	seqN := testenv.Size(50000, 1000000)
 	seq := fmt.Sprint("seq 1 ", seqN)
 	for _, c := range []struct {
 		name, tool string
@@ -185,10 +191,10 @@ func TestBudget(t *testing.T) {
 		{"seq", "exec", map[string]any{"command": seq}, []string{"\n1\n", fmt.Sprintf("\n%d\n", seqN), "omitted"}, false},
 		{"both streams", "exec", map[string]any{"command": seq + "; " + seq + " >&2"}, []string{"--- stderr ---"}, false},
 		{"error-dense", "exec", map[string]any{"command": errorDense}, []string{"failed: connection refused",
-			testenv.Size(`[kind of failure: 2,000× "ERROR [db] query <*> failed: connection refused" lines 6-12000]`,
+			testenv.Size(`[kind of failure: 1,000× "ERROR [db] query <*> failed: connection refused" lines 6-6000]`,
 				`[kind of failure: 10,000× "ERROR [db] query <*> failed: connection refused" lines 6-60000]`)}, false},
 		{"error-dense, many kinds", "exec", map[string]any{"command": manyKinds}, []string{"could not be verified",
-			testenv.Size(`[kind of failure: 334× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-11997]`,
+			testenv.Size(`[kind of failure: 167× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-5985]`,
 				`[kind of failure: 1,667× "certificate chain could not be verified ERROR: request <*> for tenant <*> failed, the worker pool was busy for <*> ms" lines 9-59985]`)}, false},
 		{"one-line JSON", "exec", map[string]any{"command": oneLine}, []string{`{"data":"xxx`}, false},
 		{"read big file", "read", map[string]any{"path": big}, []string{"     1\tline 0 of", "offset="}, false},

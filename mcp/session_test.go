@@ -21,18 +21,22 @@ import (
 // first tool call).
 func TestSessionNamedAfterClient(t *testing.T) {
 	t.Parallel()
+	// One daemon for the three clients, one after another: each case
+	// reads the lines its client's session logged.
+	var log testenv.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: filepath.Join(t.TempDir(), "spool"), Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm := &daemon{d: d}
+	defer d.Close()
 	for _, tc := range []struct {
 		withRoots bool
 		protocol  string // 2026-07-28: no handshake, clientInfo in each request's _meta
 	}{{false, "2025-11-25"}, {true, "2025-11-25"}, {false, "2026-07-28"}} {
 		withRoots := tc.withRoots
-		var log testenv.Buffer
-		logger := slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: filepath.Join(t.TempDir(), "spool"), Logger: logger})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dm := &daemon{d: d}
+		logged := len(log.String())
 		srv := NewServer("test", dm.connect, testLogger(t))
 		srv.Init = map[string]any{}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -57,9 +61,8 @@ func TestSessionNamedAfterClient(t *testing.T) {
 			t.Errorf("Run: %v", err)
 		}
 		cancel()
-		dm.conns.Wait()
-		d.Close()
-		got := log.String()
+		dm.conns.Wait() // the daemon's end of the session is done
+		got := log.String()[logged:]
 		if n := strings.Count(got, "level=INFO msg=\"client initialized\""); n != 1 || !strings.Contains(got, "client=gemini-cli-mcp-client version=0.61.0") {
 			t.Errorf("%+v: %d INFO lines of a client, want one naming gemini-cli-mcp-client:\n%s", tc, n, got)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toold/toold/exec"
 	"github.com/toold/toold/fileindex"
+	"github.com/toold/toold/internal/testenv"
 	"github.com/toold/toold/process"
 	"github.com/toold/toold/protocol"
 	"github.com/toold/toold/spool"
@@ -127,7 +128,9 @@ func TestExecPageRoundTrip(t *testing.T) {
 	t.Parallel() // a service of its own; runs beside the waits
 	svc, s := newExecService(t, nil)
 	var b strings.Builder
-	for i := range 3000 {
+	// 1,000 lines in the quick run (each count of é and of x below, well
+	// past the cases' maxLines and maxBytes), 3,000 with TOOLD_LONG=1.
+	for i := range testenv.Size(1000, 3000) {
 		b.WriteString(strings.Repeat("é", i%13) + strings.Repeat("x", i%101) + "\n")
 	}
 	tests := []struct {
@@ -143,7 +146,9 @@ func TestExecPageRoundTrip(t *testing.T) {
 		{"by bytes", b.String(), 2000, 1000},
 		{"long lines", strings.Repeat(strings.Repeat("z", 5000)+"\n", 40), 10, 2000},
 		{"crlf", strings.Repeat("line\r\n", 500), 10, 100},
-		{"one giant line", strings.Repeat("日本", 100000), 10, 1000},
+		// 300 KB in the quick run, 600 KB with TOOLD_LONG=1: longer than
+		// a window (MaxWindowBytes) either way, so paged in byte slices.
+		{"one giant line", strings.Repeat("日本", testenv.Size(50000, 100000)), 10, 1000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkRoundTrip(t, svc, s, []byte(tt.out), tt.maxLines, tt.maxBytes) })

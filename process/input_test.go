@@ -21,6 +21,9 @@ func TestWaitingForInput(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("found through Linux's /proc")
 	}
+	// Parallel: its cases mostly wait (1.5 s for each that must not be
+	// found waiting), which held the package's serial slot.
+	t.Parallel()
 	for _, tty := range []bool{true, false} {
 		t.Run(map[bool]string{true: "tty", false: "pipe"}[tty], func(t *testing.T) {
 			t.Parallel()

@@ -432,10 +432,14 @@ func TestCloseLeavesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, _ := m.Open("s")
-		tb := process.NewTable(r, 0)
+		// A table full at a limit of 4 in the quick run (Close does not
+		// look at the limit; each process cost 0.1 CPU-s under -race), of
+		// DefaultLimit with TOOLD_LONG=1.
+		n := testenv.Size(4, process.DefaultLimit)
+		tb := process.NewTable(r, n)
 		// Each writes on while Close runs, twice a second: ten times a
 		// second, the sixteen loops' sleeps were 160 forks a second.
-		for range process.DefaultLimit {
+		for range n {
 			p, err := tb.Start(withOutput(exec.Spec{Command: `sleep 60 & echo $!; while :; do echo x; sleep 0.5; done`,
 				Spool: func(s string) (exec.SpoolFile, error) { return d.Create(s) }}), "x", nil)
 			if err != nil {

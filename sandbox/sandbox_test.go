@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/toold/toold/internal/testenv"
 )
 
 // policy is mode over t's temp dirs at what this kernel enforces, its
@@ -89,6 +91,12 @@ func TestLauncher(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
+	// The interpreter itself, not a shim that finds it (pyenv's cost 0.8
+	// CPU-s and seconds of wall a start, most of the test).
+	python, err := testenv.Python()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		script string
 		ok     bool
@@ -100,8 +108,8 @@ func TestLauncher(t *testing.T) {
 		{"echo hi > /dev/null", true, ""},
 		{"kill -0 " + strconv.Itoa(os.Getpid()), false, ""},
 		{"exec 3<>/dev/tcp/127.0.0.1/" + port, false, ""},
-		{"python3 -S -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"lo ok\")'", true, "lo ok"},
-		{"python3 -S -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)'", false, "Permission denied"},
+		{python + " -S -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); c=socket.create_connection(s.getsockname()); print(\"lo ok\")'", true, "lo ok"},
+		{python + " -S -c 'import socket; socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)'", false, "Permission denied"},
 	} {
 		t.Run(tc.script, func(t *testing.T) {
 			out, st := spawn(t, in, tc.script, os.Environ())

@@ -1,11 +1,9 @@
 package proc
 
 import (
-	"errors"
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -13,26 +11,11 @@ import (
 	"github.com/toold/toold/internal/testenv"
 )
 
-// pythonPath is the interpreter that python3 runs (its sys.executable):
-// where python3 is a shim (pyenv's), each start through it took 0.8
-// CPU-seconds, six of the test's eight.
-func pythonPath() (string, error) {
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		return "", err
-	}
-	path := strings.TrimSpace(string(out))
-	if path == "" {
-		return "", errors.New("no sys.executable")
-	}
-	return path, nil
-}
-
 // TestWaitingForInputWays: a process blocked reading its stdin pipe is
 // found however it waits (read, select, poll, epoll), and not when the
 // wait also watches a socket, nor when it reads another pipe or sleeps.
 func TestWaitingForInputWays(t *testing.T) {
-	python, err := pythonPath()
+	python, err := testenv.Python()
 	if err != nil {
 		t.Skipf("python3: %v", err)
 	}

@@ -198,3 +198,19 @@ func TestUntil(t *testing.T) {
 		})
 	}
 }
+
+// TestPython: Python gives an interpreter that runs a program, and not a
+// script that starts one (a shim).
+func TestPython(t *testing.T) {
+	t.Parallel()
+	path, err := Python()
+	if err != nil {
+		t.Skip(err)
+	}
+	if !isProgram(path) {
+		t.Errorf("%s is not a program", path)
+	}
+	if out, err := exec.Command(path, "-S", "-c", "print(6*7)").Output(); err != nil || strings.TrimSpace(string(out)) != "42" {
+		t.Errorf("%s: %q %v", path, out, err)
+	}
+}
