@@ -315,7 +315,11 @@ var modes = []mode{
 }
 
 func startInProcess(t testing.TB, headers bool, _ ...string) *peer {
-	root := filepath.Join(t.TempDir(), "spool")
+	return inProcessOn(t, filepath.Join(t.TempDir(), "spool"), headers)
+}
+
+// inProcessOn starts a daemon in this process on the spool root root.
+func inProcessOn(t testing.TB, root string, headers bool) *peer {
 	d, err := lifecycle.New(lifecycle.Options{Version: "test", SpoolRoot: root, Index: &index.Options{},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {

@@ -704,7 +704,14 @@ func TestSweepAfterSIGKILL(t *testing.T) {
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		return cmd, newPeer(t, in, out, false)
 	}
-	_, pa := start()
+	// The live daemon is one in this process in the quick run (its pid
+	// lives as a daemon's does), a start of the -race binary saved.
+	var pa *peer
+	if testenv.Long() {
+		_, pa = start()
+	} else {
+		pa = inProcessOn(t, root, false)
+	}
 	var ra initResult
 	pa.mustCall("initialize", nil, &ra)
 
