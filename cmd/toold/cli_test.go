@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -298,6 +299,53 @@ func startSocketDaemon(t *testing.T, args ...string) (string, *exec.Cmd) {
 	return sock, cmd
 }
 
+// shared is the quick run's plain socket daemon (plainSocket); TestMain
+// ends it.
+var shared struct {
+	once sync.Once
+	sock string
+	dir  string
+	cmd  *exec.Cmd
+	err  error
+}
+
+// plainSocket returns the socket of a toold serve --listen started with no
+// flags but its spool root, for a test that asks nothing of the daemon's
+// state (its sessions, its log): with TOOLD_LONG=1 the test's own, in the
+// quick run one that the package's tests share, a start of the -race
+// binary saved per test.
+func plainSocket(t *testing.T) string {
+	t.Helper()
+	if testenv.Long() {
+		sock, _ := startSocketDaemon(t)
+		return sock
+	}
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "toold-shared-"); shared.err != nil {
+			return
+		}
+		shared.sock = filepath.Join(shared.dir, "private", "d.sock")
+		shared.cmd = exec.Command(binPath, "serve", "--listen", shared.sock, "--spool-root", filepath.Join(shared.dir, "spool"))
+		shared.err = shared.cmd.Start()
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	testenv.WaitFor(t, 15*time.Second, "the shared daemon to listen", func() bool { _, err := os.Stat(shared.sock); return err == nil })
+	return shared.sock
+}
+
+// endPlainSocket ends plainSocket's shared daemon, if it started.
+func endPlainSocket() {
+	if shared.cmd != nil && shared.cmd.Process != nil {
+		shared.cmd.Process.Kill()
+		shared.cmd.Wait()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+}
+
 func TestStatusStop(t *testing.T) {
 	t.Parallel()
 	log := filepath.Join(t.TempDir(), "d.log")
@@ -576,7 +624,7 @@ func TestRPCTrace(t *testing.T) {
 // and toold mcp all forward through one remote.Forward.
 func TestRPCTraceForwarded(t *testing.T) {
 	t.Parallel()
-	sock, _ := startSocketDaemon(t) // no --rpc.trace
+	sock := plainSocket(t) // no --rpc.trace
 	cases := []struct {
 		name  string
 		stdin string
@@ -721,7 +769,7 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 // its process and on the shared socket.
 func TestMCPStructuredAndBudget(t *testing.T) {
 	t.Parallel()
-	sock, _ := startSocketDaemon(t)
+	sock := plainSocket(t)
 	spool := "--spool-root=" + filepath.Join(t.TempDir(), "spool")
 	for _, tc := range []struct {
 		name string

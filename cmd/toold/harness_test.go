@@ -52,6 +52,7 @@ func TestMain(m *testing.M) {
 	os.Setenv(configEnv, os.DevNull)
 	testenv.Parallel()
 	code := m.Run()
+	endPlainSocket()
 	os.RemoveAll(cache)
 	testenv.Exit(code)
 }
