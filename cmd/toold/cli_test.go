@@ -505,7 +505,7 @@ func TestVersionNamedSockets(t *testing.T) {
 		}
 	}
 	for pid := range pids {
-		testenv.Until(5*time.Second, func() bool { return !alive(pid) })
+		testenv.Until(15*time.Second, func() bool { return !alive(pid) }) // stop waited 10 s of it
 		if alive(pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Errorf("daemon %d not stopped", pid)
@@ -517,7 +517,8 @@ func TestVersionNamedSockets(t *testing.T) {
 // (TOOLD_RUNTIME_DIR): with TOOLD_LONG=1 by toold stop; in the quick run
 // by the SIGTERM that stop's request amounts to (TestStatusStop holds
 // stop), sent to the pid its lock file names, a start of the -race binary
-// saved.
+// saved. Either way it waits, as stop does, for the daemon to exit (its
+// socket and lock go with it, before t's TempDir is removed).
 func stopShared(t *testing.T, runtime string) {
 	t.Helper()
 	if testenv.Long() {
@@ -528,6 +529,9 @@ func stopShared(t *testing.T, runtime string) {
 	for _, l := range locks {
 		if pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(l), ".lock")); pid > 0 {
 			syscall.Kill(pid, syscall.SIGTERM)
+			if !testenv.Until(10*time.Second, func() bool { return !alive(pid) }) {
+				t.Errorf("the shared daemon %d did not exit on SIGTERM", pid)
+			}
 		}
 	}
 }
