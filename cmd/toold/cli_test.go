@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -128,15 +130,16 @@ var commandFlags = map[string][]string{
 
 // TestHelpPerCommand: each command's help lists the flags it takes and no
 // other, and says what is true. Each `toold help COMMAND` runs the binary
-// once, its text checked for all (it ran twice, 9 more starts of the -race
-// binary).
+// once with TOOLD_LONG=1, its text checked for all (it ran twice, 9 more
+// starts of the -race binary).
 func TestHelpPerCommand(t *testing.T) {
 	t.Parallel()
 	overview, _, code := runBin(t, "", nil, "help")
 	if code != 0 {
 		t.Fatalf("toold help: %d", code)
 	}
-	for _, args := range [][]string{{"--help"}, {"-h"}} {
+	// The quick run has one of the spellings (the other is parsed alike).
+	for _, args := range testenv.Size([][]string{{"-h"}}, [][]string{{"--help"}, {"-h"}}) {
 		if o, _, c := runBin(t, "", nil, args...); c != 0 || o != overview {
 			t.Errorf("toold %v: %d, not the overview", args, c)
 		}
@@ -152,10 +155,11 @@ func TestHelpPerCommand(t *testing.T) {
 		if !strings.Contains(overview, "\n  "+name+" ") {
 			t.Errorf("the overview does not list %s", name)
 		}
-		// The quick run has the binary print two commands' help, and
-		// the rest as `toold COMMAND --help` parsed in this process.
+		// The quick run has the binary print toold mcp's help (the
+		// longest, which names the tools), and the rest as `toold
+		// COMMAND --help` parsed in this process.
 		help, _, code := runArgs(t, name, "--help")
-		if testenv.Long() || name == "mcp" || name == "serve" || name == "help" {
+		if testenv.Long() || name == "mcp" {
 			help, _, code = runBin(t, "", nil, "help", name)
 		}
 		helps[name] = help
@@ -163,7 +167,7 @@ func TestHelpPerCommand(t *testing.T) {
 			t.Errorf("toold help %s: %d %q", name, code, help)
 			continue
 		}
-		if name != "help" && (testenv.Long() || name == "mcp" || name == "serve") {
+		if name != "help" && (testenv.Long() || name == "mcp") {
 			if o, _, c := runArgs(t, name, "--help"); c != 0 || o != help {
 				t.Errorf("toold %s --help: %d, differs from toold help %s:\n%s", name, c, name, o)
 			}
@@ -244,10 +248,14 @@ func TestRefusedFlags(t *testing.T) {
 	if _, e, code := runBin(t, "", nil, "--listen=x", "mcp"); code != 2 || e != "toold mcp: does not take --listen (see: toold help mcp)\n" {
 		t.Errorf("toold --listen=x mcp: %d %q", code, e)
 	}
-	if _, e, code := runBin(t, "", nil, "--frob"); code != 2 || strings.Count(e, "\n") != 1 {
+	// An unknown flag and an unknown command: parsed in this process in
+	// the quick run (runArgs), as the other refused flags are; the binary
+	// refuses toold --listen=x mcp above, and toold help frob
+	// (TestHelpPerCommand).
+	if _, e, code := runArgs(t, "--frob"); code != 2 || strings.Count(e, "\n") != 1 {
 		t.Errorf("toold --frob: %d %q", code, e)
 	}
-	if _, e, code := runBin(t, "", nil, "frob"); code != 2 || !strings.Contains(e, `unknown command "frob"`) {
+	if _, e, code := runArgs(t, "frob"); code != 2 || !strings.Contains(e, `unknown command "frob"`) {
 		t.Errorf("toold frob: %d %q", code, e)
 	}
 }
@@ -291,6 +299,53 @@ func startSocketDaemon(t *testing.T, args ...string) (string, *exec.Cmd) {
 	return sock, cmd
 }
 
+// shared is the quick run's plain socket daemon (plainSocket); TestMain
+// ends it.
+var shared struct {
+	once sync.Once
+	sock string
+	dir  string
+	cmd  *exec.Cmd
+	err  error
+}
+
+// plainSocket returns the socket of a toold serve --listen started with no
+// flags but its spool root, for a test that asks nothing of the daemon's
+// state (its sessions, its log): with TOOLD_LONG=1 the test's own, in the
+// quick run one that the package's tests share, a start of the -race
+// binary saved per test.
+func plainSocket(t *testing.T) string {
+	t.Helper()
+	if testenv.Long() {
+		sock, _ := startSocketDaemon(t)
+		return sock
+	}
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "toold-shared-"); shared.err != nil {
+			return
+		}
+		shared.sock = filepath.Join(shared.dir, "private", "d.sock")
+		shared.cmd = exec.Command(binPath, "serve", "--listen", shared.sock, "--spool-root", filepath.Join(shared.dir, "spool"))
+		shared.err = shared.cmd.Start()
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	testenv.WaitFor(t, 15*time.Second, "the shared daemon to listen", func() bool { _, err := os.Stat(shared.sock); return err == nil })
+	return shared.sock
+}
+
+// endPlainSocket ends plainSocket's shared daemon, if it started.
+func endPlainSocket() {
+	if shared.cmd != nil && shared.cmd.Process != nil {
+		shared.cmd.Process.Kill()
+		shared.cmd.Wait()
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+}
+
 func TestStatusStop(t *testing.T) {
 	t.Parallel()
 	log := filepath.Join(t.TempDir(), "d.log")
@@ -307,24 +362,34 @@ func TestStatusStop(t *testing.T) {
 		}
 		return st, code
 	}
+	// query is status's query made in this process: the quick run asks it
+	// for the facts after the first (status --json prints what it
+	// returns), a start of the -race binary saved per fact and per poll.
+	query := func() daemonState {
+		if testenv.Long() {
+			st, _ := status()
+			return st
+		}
+		st, err := queryDaemon(sock)
+		if err != nil {
+			t.Fatalf("status: %v", err)
+		}
+		return *st
+	}
 	st, code := status()
 	if code != 0 || st.Pid != cmd.Process.Pid || st.Socket != sock || st.LogFile != log || st.Sessions != 0 || st.Version != "devel" {
 		t.Errorf("status: %d %+v (pid %d)", code, st, cmd.Process.Pid)
 	}
-	// A client's session counts; status's own does not.
-	client := exec.Command(binPath, "--remote", sock)
-	in, _ := client.StdinPipe()
-	out, _ := client.StdoutPipe()
-	if err := client.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := newPeer(t, in, out, false)
+	// A client's session counts; status's own does not. The client is a
+	// forwarder with TOOLD_LONG=1, in the quick run a connection of this
+	// process (the forwarder's own tests are forEachMode's forwarded mode).
+	p, closeClient := socketClient(t, sock)
 	p.mustCall("read", map[string]any{"path": testdata("read/utf8.txt")}, nil)
-	if st, _ = status(); st.Sessions != 1 || st.Cache.Entries != 1 || st.Cache.Misses != 1 || st.UptimeMs <= 0 {
+	if st = query(); st.Sessions != 1 || st.Cache.Entries != 1 || st.Cache.Misses != 1 || st.UptimeMs <= 0 {
 		t.Errorf("status with a client: %+v", st)
 	}
 	p.start("exec", map[string]any{"command": "sleep 30"}) // cancelled by stop
-	testenv.WaitFor(t, 15*time.Second, "the exec to run", func() bool { st, _ := status(); return st.ExecsRunning == 1 })
+	testenv.WaitFor(t, 15*time.Second, "the exec to run", func() bool { return query().ExecsRunning == 1 })
 	text, _, _ := runBin(t, "", nil, "status", "--remote", sock)
 	for _, want := range []string{"socket    " + sock, "pid       " + strconv.Itoa(cmd.Process.Pid), "sessions  1", "running   1 command\n", "log       " + log} {
 		if !strings.Contains(text, want) {
@@ -340,8 +405,12 @@ func TestStatusStop(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("the daemon exited with %v", err)
 	}
-	in.Close()
-	client.Wait()
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Errorf("the client's connection did not end with the daemon")
+	}
+	closeClient()
 	if _, err := os.Stat(sock); !os.IsNotExist(err) {
 		t.Errorf("socket left: %v", err)
 	}
@@ -355,6 +424,29 @@ func TestStatusStop(t *testing.T) {
 	if !strings.Contains(string(logged), "listening") {
 		t.Errorf("the log file lacks the daemon's log:\n%s", logged)
 	}
+}
+
+// socketClient is a client of the daemon on sock: with TOOLD_LONG=1 a
+// forwarder (toold --remote SOCK), in the quick run a connection of this
+// process, which saves a start of the -race binary. close ends it.
+func socketClient(t *testing.T, sock string) (p *peer, close func()) {
+	t.Helper()
+	if !testenv.Long() {
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return newPeer(t, conn, conn, false), func() { conn.Close() }
+	}
+	client := exec.Command(binPath, "--remote", sock)
+	in, _ := client.StdinPipe()
+	out, _ := client.StdoutPipe()
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); client.Wait() })
+	return newPeer(t, in, out, false), func() { in.Close(); client.Wait() }
 }
 
 // Two builds of toold never share a daemon: each --remote=auto reaches the
@@ -399,14 +491,47 @@ func TestVersionNamedSockets(t *testing.T) {
 		!strings.Contains(e, socks[0]) || !strings.Contains(e, socks[1]) {
 		t.Errorf("status of a third build: %d %q", code, e)
 	}
+	// toold stop of each build with TOOLD_LONG=1; the quick run sends
+	// the SIGTERM that stop's request amounts to (TestStatusStop holds
+	// stop), two starts of the -race binary saved.
 	for _, exe := range []string{binPath, other} {
-		runExe(t, exe, "", env, "stop")
+		if testenv.Long() {
+			runExe(t, exe, "", env, "stop")
+		}
+	}
+	if !testenv.Long() {
+		for pid := range pids {
+			syscall.Kill(pid, syscall.SIGTERM)
+		}
 	}
 	for pid := range pids {
-		testenv.Until(5*time.Second, func() bool { return !alive(pid) })
+		testenv.Until(15*time.Second, func() bool { return !alive(pid) }) // stop waited 10 s of it
 		if alive(pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Errorf("daemon %d not stopped", pid)
+		}
+	}
+}
+
+// stopShared stops the shared daemon of the runtime dir runtime
+// (TOOLD_RUNTIME_DIR): with TOOLD_LONG=1 by toold stop; in the quick run
+// by the SIGTERM that stop's request amounts to (TestStatusStop holds
+// stop), sent to the pid its lock file names, a start of the -race binary
+// saved. Either way it waits, as stop does, for the daemon to exit (its
+// socket and lock go with it, before t's TempDir is removed).
+func stopShared(t *testing.T, runtime string) {
+	t.Helper()
+	if testenv.Long() {
+		runBin(t, "", []string{"TOOLD_RUNTIME_DIR=" + runtime}, "stop")
+		return
+	}
+	locks, _ := filepath.Glob(filepath.Join(runtime, "toold-"+strconv.Itoa(os.Geteuid()), "*.lock"))
+	for _, l := range locks {
+		if pid, _ := strconv.Atoi(strings.TrimSuffix(filepath.Base(l), ".lock")); pid > 0 {
+			syscall.Kill(pid, syscall.SIGTERM)
+			if !testenv.Until(10*time.Second, func() bool { return !alive(pid) }) {
+				t.Errorf("the shared daemon %d did not exit on SIGTERM", pid)
+			}
 		}
 	}
 }
@@ -442,7 +567,7 @@ func TestCallDropsSpools(t *testing.T) {
 	t.Parallel()
 	runtime := t.TempDir()
 	env := []string{"TOOLD_RUNTIME_DIR=" + runtime}
-	t.Cleanup(func() { runBin(t, "", env, "stop") })
+	t.Cleanup(func() { stopShared(t, runtime) })
 	for _, remote := range []string{"", "--remote=auto"} {
 		args := []string{"call", "exec", `{"command":"seq 1 3000; seq 1 3 | od -c >&2; printf '\\0\\1' >&2; head -c 300000 /dev/zero >&2","maxLines":4}`}
 		if remote != "" {
@@ -475,18 +600,23 @@ func TestRPCTrace(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "d.log")
 	sock, _ := startSocketDaemon(t, "--logfile", log, "--rpc.trace")
 	runBin(t, "", nil, "call", "--remote", sock, "read", `{"path":"/nonexistent"}`)
-	runBin(t, "", nil, "call", "--remote", sock, "stats")
-	var logged []byte
-	testenv.WaitFor(t, 15*time.Second, "the trace", func() bool {
-		logged, _ = os.ReadFile(log)
-		return bytes.Contains(logged, []byte("method=stats"))
-	})
-	for _, want := range []string{
+	// A request that succeeds is traced as initialize is: the quick run
+	// has initialize's, a start of the -race binary saved.
+	last, wants := "method=read", []string{
 		`msg=rpc method=initialize durationMs=`,
 		`msg=rpc method=read durationMs=`,
 		`id=2 code=-32001 err="no such file`,
-		`msg=rpc method=stats durationMs=`,
-	} {
+	}
+	if testenv.Long() {
+		runBin(t, "", nil, "call", "--remote", sock, "stats")
+		last, wants = "method=stats", append(wants, `msg=rpc method=stats durationMs=`)
+	}
+	var logged []byte
+	testenv.WaitFor(t, 15*time.Second, "the trace", func() bool {
+		logged, _ = os.ReadFile(log)
+		return bytes.Contains(logged, []byte(last))
+	})
+	for _, want := range wants {
 		if !bytes.Contains(logged, []byte(want)) {
 			t.Errorf("the trace lacks %q:\n%s", want, logged)
 		}
@@ -498,7 +628,7 @@ func TestRPCTrace(t *testing.T) {
 // and toold mcp all forward through one remote.Forward.
 func TestRPCTraceForwarded(t *testing.T) {
 	t.Parallel()
-	sock, _ := startSocketDaemon(t) // no --rpc.trace
+	sock := plainSocket(t) // no --rpc.trace
 	cases := []struct {
 		name  string
 		stdin string
@@ -538,11 +668,21 @@ func TestInitializeCwdErrors(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	os.WriteFile(file, nil, 0o644)
-	for _, tt := range []struct{ cwd, want string }{
+	for i, tt := range []struct{ cwd, want string }{
 		{"rel/dir", `"rel/dir" is not an absolute path`},
 		{filepath.Join(dir, "missing"), `: no such directory`},
 		{file, `is not a directory`},
 	} {
+		// The daemon's answer, in this process; and through toold call
+		// (its exit status and stderr) for the first with TOOLD_LONG=1
+		// for all, a start of the -race binary each.
+		p := startInProcess(t, false)
+		if err := p.call("initialize", map[string]string{"cwd": tt.cwd}, nil); err == nil || err.Code != -32602 || !strings.Contains(err.Message, tt.want) {
+			t.Errorf("cwd %q: %v, want -32602 %q", tt.cwd, err, tt.want)
+		}
+		if i > 0 && !testenv.Long() {
+			continue
+		}
 		params, _ := json.Marshal(map[string]string{"cwd": tt.cwd})
 		_, e, code := runBin(t, "", nil, "--spool-root", filepath.Join(t.TempDir(), "spool"), "call", "initialize", string(params))
 		var werr wireError
@@ -601,10 +741,22 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 	if !res.IsError || !strings.HasPrefix(res.Content[0].Text, "error -32002: ") {
 		t.Errorf("read outside the root: %+v", res)
 	}
-	// Its session is on the daemon: status counts it.
-	out, _, _ := runBin(t, "", nil, "status", "--remote", sock, "--json")
+	// Its session is on the daemon: status counts it (status's query in
+	// this process in the quick run: TestStatusStop has the binary print
+	// it; a start of the -race binary saved).
 	var st daemonState
-	if json.Unmarshal([]byte(out), &st) != nil || st.Sessions != 1 || st.Cache.Entries != 1 {
+	var out string
+	if testenv.Long() {
+		out, _, _ = runBin(t, "", nil, "status", "--remote", sock, "--json")
+		json.Unmarshal([]byte(out), &st)
+	} else if q, err := queryDaemon(sock); err == nil {
+		st = *q
+		b, _ := json.Marshal(q)
+		out = string(b)
+	} else {
+		out = err.Error()
+	}
+	if st.Sessions != 1 || st.Cache.Entries != 1 {
 		t.Errorf("status: %s", out)
 	}
 	// Bad limit flags are refused before anything starts.
@@ -621,7 +773,7 @@ func TestMCPRemoteRootsLimits(t *testing.T) {
 // its process and on the shared socket.
 func TestMCPStructuredAndBudget(t *testing.T) {
 	t.Parallel()
-	sock, _ := startSocketDaemon(t)
+	sock := plainSocket(t)
 	spool := "--spool-root=" + filepath.Join(t.TempDir(), "spool")
 	for _, tc := range []struct {
 		name string

@@ -141,6 +141,5 @@ func TestMCPMissingRoot(t *testing.T) {
 }
 
 func mustSocket(t *testing.T) string {
-	sock, _ := startSocketDaemon(t)
-	return sock
+	return plainSocket(t)
 }

@@ -37,6 +37,8 @@ func TestSearchHugeDirectory(t *testing.T) {
 	}
 	last := strconv.Itoa(n - 1)
 	const maxRSS = 64 << 20
+	var reqs []request
+	var checks []func([]byte) bool
 	for _, tt := range []struct {
 		method, params string
 		check          func(raw []byte) bool
@@ -58,6 +60,14 @@ func TestSearchHugeDirectory(t *testing.T) {
 			return json.Unmarshal(raw, &r) == nil && r.Total == n && len(r.Entries) == 500
 		}},
 	} {
+		// The quick run asks one daemon the four (its peak RSS bounds
+		// each), three starts of the -race binary saved; TOOLD_LONG=1 runs
+		// toold call for each, its peak its own.
+		if !testenv.Long() {
+			reqs = append(reqs, request{tt.method, tt.params})
+			checks = append(checks, tt.check)
+			continue
+		}
 		out, rss, measured := runPeakRSS(t, bin, "call", tt.method, tt.params)
 		if !tt.check(out) {
 			t.Errorf("%s %s: %.300s", tt.method, tt.params, out)
@@ -70,6 +80,76 @@ func TestSearchHugeDirectory(t *testing.T) {
 			t.Errorf("%s: peak RSS %d MiB, over %d MiB", tt.method, rss>>20, maxRSS>>20)
 		}
 	}
+	if len(reqs) == 0 {
+		return
+	}
+	outs, rss, measured := servePeakRSS(t, bin, reqs)
+	for i, r := range reqs {
+		if !checks[i](outs[i]) {
+			t.Errorf("%s %s: %.300s", r.method, r.params, outs[i])
+		}
+	}
+	t.Logf("one daemon, the %d requests: peak RSS %.1f MiB", len(reqs), float64(rss)/(1<<20))
+	if !measured {
+		t.Logf("not checked: no /usr/bin/time, and the test process's own peak is over 64 MiB")
+	}
+	if measured && rss > maxRSS {
+		t.Errorf("peak RSS %d MiB, over %d MiB", rss>>20, maxRSS>>20)
+	}
+}
+
+// request is a method and its params, as JSON.
+type request struct{ method, params string }
+
+// servePeakRSS runs bin as a daemon on stdio (a spool root of its own),
+// asks it reqs one after another, and returns their results and its peak
+// RSS in bytes, measured as runPeakRSS does.
+func servePeakRSS(t *testing.T, bin string, reqs []request) (outs [][]byte, rss int64, measured bool) {
+	t.Helper()
+	const mark = "toold-test-maxrss-kib "
+	_, gnuTime := os.Stat("/usr/bin/time")
+	args := []string{"--spool-root", filepath.Join(t.TempDir(), "spool")}
+	cmd := exec.Command(bin, args...)
+	if gnuTime == nil {
+		cmd = exec.Command("/usr/bin/time", append([]string{"-f", mark + "%M", bin}, args...)...)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := newPeer(t, in, out, false)
+	for _, r := range reqs {
+		var res json.RawMessage
+		p.mustCall(r.method, json.RawMessage(r.params), &res)
+		outs = append(outs, res)
+	}
+	p.mustCall("shutdown", nil, nil)
+	p.notify("exit", nil)
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s: %v\n%.2000s", bin, err, stderr.String())
+	}
+	if gnuTime == nil {
+		_, kib, ok := strings.Cut(stderr.String(), mark)
+		n, err := strconv.ParseInt(strings.TrimSpace(kib), 10, 64)
+		if !ok || err != nil {
+			t.Fatalf("/usr/bin/time said %q", stderr.String())
+		}
+		return outs, n << 10, true
+	}
+	var self syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	return outs, rss, self.Maxrss<<10 < 64<<20
 }
 
 // runPeakRSS runs bin with args and returns its stdout and peak RSS in
