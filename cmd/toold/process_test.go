@@ -21,13 +21,11 @@ import (
 // TestBackgroundServer: a dev server started in the background, waited for
 // with a pattern, read, written to and killed, in every mode and framing.
 func TestBackgroundServer(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	py := python3(t)
 	forEachMode(t, func(t *testing.T, start func(t testing.TB) *peer) {
 		p := start(t)
 		var r protocol.ExecResult
-		p.mustCall("exec", map[string]any{"command": "python3 -u -m http.server 0 --bind 127.0.0.1", "cwd": t.TempDir(), "background": true}, &r)
+		p.mustCall("exec", map[string]any{"command": py + " -u -m http.server 0 --bind 127.0.0.1", "cwd": t.TempDir(), "background": true}, &r)
 		if r.Process == nil || r.ExitCode != nil {
 			t.Fatalf("exec: %+v", r)
 		}

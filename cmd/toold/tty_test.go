@@ -37,6 +37,19 @@ func needProgram(t testing.TB, program string) {
 	}
 }
 
+// python3 is the command that starts the python3 interpreter itself
+// (testenv.Python), quoted for the shell, or the test is skipped: where
+// PATH's python3 is a version manager's shim, each start through it cost
+// 0.8 CPU-seconds of shell and pyenv before the interpreter ran.
+func python3(t testing.TB) string {
+	t.Helper()
+	py, err := testenv.Python()
+	if err != nil {
+		t.Skip(err)
+	}
+	return "'" + strings.ReplaceAll(py, "'", `'\''`) + "'"
+}
+
 // execWaiting runs params as exec and checks that it returned because the
 // command waits for input: a process id, no exit code, waitingForInput
 // within detectWithin of the prompt, and a notice that names the write
@@ -157,7 +170,7 @@ func TestTTYPromptsInTurn(t *testing.T) {
 // false; the secret typed in is in no reply nor notification, and the
 // program got it.
 func TestTTYGetpass(t *testing.T) {
-	needProgram(t, "python3")
+	py := python3(t)
 	const secret = "hunter2-Zq8v"
 	forEachMode(t, func(t *testing.T, start func(t testing.TB) *peer) {
 		p := start(t)
@@ -175,7 +188,7 @@ func TestTTYGetpass(t *testing.T) {
 			}
 		}
 		var r protocol.ExecResult
-		call("exec", map[string]any{"command": `python3 -c 'import getpass; s = getpass.getpass("Password: "); print("length", len(s))'`,
+		call("exec", map[string]any{"command": py + ` -c 'import getpass; s = getpass.getpass("Password: "); print("length", len(s))'`,
 			"tty": true, "workDoneToken": "t1"}, &r)
 		if r.WaitingForInput == nil || r.WaitingForInput.Echo || !strings.Contains(r.WaitingForInput.Prompt, "Password:") {
 			t.Fatalf("exec: %+v %q", r.WaitingForInput, r.Stdout.Head)
@@ -208,11 +221,11 @@ func TestTTYGetpass(t *testing.T) {
 // TestInputOnPipe: input() on a background process's stdin pipe (no tty)
 // is found waiting within 2 s of its prompt, long before the yield ends.
 func TestInputOnPipe(t *testing.T) {
-	needProgram(t, "python3")
+	py := python3(t)
 	forEachMode(t, func(t *testing.T, start func(t testing.TB) *peer) {
 		p := start(t)
 		began := time.Now()
-		r := execWaiting(t, p, map[string]any{"command": `python3 -c 'print("got", input("name: "))'`, "yieldMs": 60000})
+		r := execWaiting(t, p, map[string]any{"command": py + ` -c 'print("got", input("name: "))'`, "yieldMs": 60000})
 		if took := time.Since(began); took > 30*time.Second {
 			t.Errorf("exec took %v: the yield, not the prompt, ended it", took)
 		}
@@ -257,12 +270,11 @@ func TestTTYLess(t *testing.T) {
 // wait are never called waiting, on a terminal or on a pipe: exec returns
 // at its yield and a wait at its timeout. 10 s with TOOLD_LONG=1.
 func TestTTYNeverWaiting(t *testing.T) {
-	needProgram(t, "python3")
 	cases := map[string]string{
 		"sleep":      "sleep 60",
 		"busy loop":  "while :; do :; done",
 		"sleep|cat":  "sleep 60 | cat",
-		"network":    `python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print("listening", flush=True); s.accept()'`,
+		"network":    python3(t) + ` -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); print("listening", flush=True); s.accept()'`,
 		"quiet echo": `echo started; sleep 60`,
 	}
 	yield := testenv.Size(2500, 10000)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -228,15 +227,14 @@ var python3 = sync.OnceValue(func() string {
 	return "python3 -S"
 })
 
-// python3Exe is the interpreter itself (sys.executable), "python3" when
+// python3Exe is the interpreter itself (testenv.Python), "python3" when
 // it cannot be told.
-var python3Exe = sync.OnceValue(func() string {
-	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if p := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(p) {
+func python3Exe() string {
+	if p, err := testenv.Python(); err == nil {
 		return p
 	}
 	return "python3"
-})
+}
 
 // runProbe runs p and checks its result and the outside dir.
 func runProbe(t *testing.T, c *rawClient, id int, w *sandboxWorld, p sandboxProbe) sandboxResult {
