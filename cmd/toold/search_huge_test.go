@@ -106,13 +106,7 @@ type request struct{ method, params string }
 // RSS in bytes, measured as runPeakRSS does.
 func servePeakRSS(t *testing.T, bin string, reqs []request) (outs [][]byte, rss int64, measured bool) {
 	t.Helper()
-	const mark = "toold-test-maxrss-kib "
-	_, gnuTime := os.Stat("/usr/bin/time")
-	args := []string{"--spool-root", filepath.Join(t.TempDir(), "spool")}
-	cmd := exec.Command(bin, args...)
-	if gnuTime == nil {
-		cmd = exec.Command("/usr/bin/time", append([]string{"-f", mark + "%M", bin}, args...)...)
-	}
+	cmd := peakCommand(bin, "--spool-root", filepath.Join(t.TempDir(), "spool"))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
@@ -138,18 +132,8 @@ func servePeakRSS(t *testing.T, bin string, reqs []request) (outs [][]byte, rss 
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%s: %v\n%.2000s", bin, err, stderr.String())
 	}
-	if gnuTime == nil {
-		_, kib, ok := strings.Cut(stderr.String(), mark)
-		n, err := strconv.ParseInt(strings.TrimSpace(kib), 10, 64)
-		if !ok || err != nil {
-			t.Fatalf("/usr/bin/time said %q", stderr.String())
-		}
-		return outs, n << 10, true
-	}
-	var self syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
-	return outs, rss, self.Maxrss<<10 < 64<<20
+	rss, measured = peakOf(t, cmd, stderr.String())
+	return outs, rss, measured
 }
 
 // runPeakRSS runs bin with args and returns its stdout and peak RSS in
@@ -160,30 +144,46 @@ func servePeakRSS(t *testing.T, bin string, reqs []request) (outs [][]byte, rss 
 // peak is under 64 MiB, and measured is false past it.
 func runPeakRSS(t *testing.T, bin string, args ...string) (out []byte, rss int64, measured bool) {
 	t.Helper()
-	const mark = "toold-test-maxrss-kib "
-	_, gnuTime := os.Stat("/usr/bin/time")
-	cmd := exec.Command(bin, args...)
-	if gnuTime == nil {
-		cmd = exec.Command("/usr/bin/time", append([]string{"-f", mark + "%M", bin}, args...)...)
-	}
+	cmd := peakCommand(bin, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("%s %v: %v\n%.2000s", bin, args, err, stderr.String())
 	}
-	if gnuTime == nil {
-		_, kib, ok := strings.Cut(stderr.String(), mark)
+	rss, measured = peakOf(t, cmd, stderr.String())
+	return out, rss, measured
+}
+
+// peakMark starts the line in which GNU time reports the peak RSS in KiB.
+const peakMark = "toold-test-maxrss-kib "
+
+// peakCommand is bin with args run under GNU time, which reports its peak
+// RSS (see runPeakRSS), or bin itself where there is no /usr/bin/time.
+func peakCommand(bin string, args ...string) *exec.Cmd {
+	if _, err := os.Stat("/usr/bin/time"); err != nil {
+		return exec.Command(bin, args...)
+	}
+	return exec.Command("/usr/bin/time", append([]string{"-f", peakMark + "%M", bin}, args...)...)
+}
+
+// peakOf is the peak RSS in bytes of peakCommand's ended cmd, from GNU
+// time's line in its stderr, or else from the child's rusage, measured
+// only while the test process's own peak is under 64 MiB.
+func peakOf(t *testing.T, cmd *exec.Cmd, stderr string) (rss int64, measured bool) {
+	t.Helper()
+	if cmd.Path == "/usr/bin/time" {
+		_, kib, ok := strings.Cut(stderr, peakMark)
 		n, err := strconv.ParseInt(strings.TrimSpace(kib), 10, 64)
 		if !ok || err != nil {
-			t.Fatalf("/usr/bin/time said %q", stderr.String())
+			t.Fatalf("/usr/bin/time said %q", stderr)
 		}
-		return out, n << 10, true
+		return n << 10, true
 	}
 	var self syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
 	rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
-	return out, rss, self.Maxrss<<10 < 64<<20
+	return rss, self.Maxrss<<10 < 64<<20
 }
 
 // hugeDir writes n files f0.txt, f1.txt ... in dir, the last "file N\nneedle
